@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Parsers shared by the admin library and the runtime: sizes, node lists. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The libhugetlbfs size grammar (reference §1.1): strtol with base 0 (decimal,
+ * 0x hex, leading-0 octal), one optional K/M/G suffix in either case, anything
+ * after the first suffix character ignored. The value must be > 0.
+ * -EINVAL for bad input, -EOVERFLOW when it does not fit.
+ */
+int hkc_parse_size_legacy(const char *s, uint64_t *ret);
+
+/*
+ * The strict grammar for new options: decimal digits, then optionally one of
+ * K, M, G, T (binary multiples, either case) optionally followed by "B" or
+ * "iB". No sign, space, fraction or trailing text. -EINVAL, -ERANGE.
+ */
+int hkc_parse_size(const char *s, uint64_t *ret);
+
+static inline bool hkc_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* Largest node number accepted in a node list (the kernel's MAX_NUMNODES). */
+#define HKC_MAX_NODES 1024
+
+/*
+ * A node list as the kernel writes it and numactl reads it: "0", "0,2-3".
+ * One trailing newline is allowed; an empty string gives an empty list.
+ * The result is sorted and without duplicates. -EINVAL, -ERANGE, -ENOMEM.
+ */
+int hkc_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n);

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel paths hugekit reads and writes, relative to the root of the tree.
+ * These are the only spellings of /proc and /sys in the source.
+ */
+#pragma once
+
+#define HK_PROC_MEMINFO "proc/meminfo"
+#define HK_PROC_ZONEINFO "proc/zoneinfo"
+#define HK_PROC_MOUNTINFO "proc/self/mountinfo"
+#define HK_PROC_SMAPS "proc/self/smaps"
+#define HK_PROC_SYS_VM "proc/sys/vm"
+#define HK_PROC_SYS_KERNEL "proc/sys/kernel"
+#define HK_SYS_HUGEPAGES "sys/kernel/mm/hugepages"
+#define HK_SYS_THP "sys/kernel/mm/transparent_hugepage"
+#define HK_SYS_NODE "sys/devices/system/node"
+
+/* Printable absolute form, for messages and dry-run lines. */
+#define HK_ABS(rel) "/" rel

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+HK_EXPORT int hk_new(const char *sysroot, struct hk_ctx **ret_ctx)
+{
+	struct hk_ctx *ctx;
+	int rc;
+
+	if (!ret_ctx)
+		return -EINVAL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->refcount = 1;
+	ctx->log_priority = getenv("HK_DEBUG") ? LOG_DEBUG : LOG_ERR;
+	rc = hk_path_init(&ctx->path, sysroot);
+	if (rc < 0) {
+		free(ctx);
+		return rc;
+	}
+	*ret_ctx = ctx;
+	return 0;
+}
+
+HK_EXPORT struct hk_ctx *hk_ref(struct hk_ctx *ctx)
+{
+	if (ctx)
+		ctx->refcount++;
+	return ctx;
+}
+
+HK_EXPORT struct hk_ctx *hk_unref(struct hk_ctx *ctx)
+{
+	if (!ctx || --ctx->refcount > 0)
+		return NULL;
+	hk_path_fini(&ctx->path);
+	free(ctx);
+	return NULL;
+}
+
+HK_EXPORT const char *hk_get_sysroot(const struct hk_ctx *ctx)
+{
+	return ctx->path.root;
+}
+
+HK_EXPORT bool hk_is_live(const struct hk_ctx *ctx)
+{
+	return ctx->path.live;
+}
+
+HK_EXPORT void hk_set_log_fn(struct hk_ctx *ctx, hk_log_fn fn, void *data)
+{
+	ctx->log_fn = fn;
+	ctx->log_data = data;
+}
+
+HK_EXPORT void hk_set_log_priority(struct hk_ctx *ctx, int priority)
+{
+	ctx->log_priority = priority;
+}
+
+HK_EXPORT int hk_get_log_priority(const struct hk_ctx *ctx)
+{
+	return ctx->log_priority;
+}
+
+HK_EXPORT const char *hk_get_library_version(void)
+{
+	return HK_VERSION_STRING;
+}
+
+void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!ctx->log_fn || priority > ctx->log_priority)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ctx->log_fn(ctx->log_data, priority, msg);
+}
+
+HK_EXPORT int hk_parse_size_legacy(const char *s, uint64_t *ret)
+{
+	return hkc_parse_size_legacy(s, ret);
+}
+
+HK_EXPORT int hk_parse_size(const char *s, uint64_t *ret)
+{
+	return hkc_parse_size(s, ret);
+}
+
+HK_EXPORT int hk_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n)
+{
+	return hkc_nodelist_parse(s, ret_nodes, ret_n);
+}

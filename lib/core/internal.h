@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Private to libhugekit: never installed. */
+#pragma once
+
+#include <syslog.h>
+
+#include <hugekit/hugekit.h>
+
+#include "pagesizes.h"
+#include "parse.h"
+#include "path.h"
+
+#define HK_EXPORT __attribute__((visibility("default")))
+
+struct hk_ctx {
+	int refcount;
+	struct hk_path path;
+	hk_log_fn log_fn;
+	void *log_data;
+	int log_priority;
+};
+
+void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRINTF(3, 4);
+
+#define hk_dbg(ctx, ...) hk_log(ctx, LOG_DEBUG, __VA_ARGS__)
+#define hk_info(ctx, ...) hk_log(ctx, LOG_INFO, __VA_ARGS__)
+#define hk_warn(ctx, ...) hk_log(ctx, LOG_WARNING, __VA_ARGS__)
+#define hk_err(ctx, ...) hk_log(ctx, LOG_ERR, __VA_ARGS__)
+
+/* Largest buddy allocation: pages above base << this are "gigantic" (MAX_PAGE_ORDER). */
+#define HK_MAX_PAGE_ORDER 10

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <libmount.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct hk_mount {
+	char *target;
+	char *options;
+	uint64_t page_size;
+};
+
+struct hk_mounts {
+	struct hk_mount *m;
+	size_t n;
+};
+
+
+static int parser_err(struct libmnt_table *tb, const char *filename, int line)
+{
+	struct hk_ctx *ctx = mnt_table_get_userdata(tb);
+
+	hk_warn(ctx, "%s:%d: cannot parse the line, ignoring it", filename, line);
+	return 1; /* skip the line, go on */
+}
+
+static uint64_t fs_page_size(struct libmnt_fs *fs, uint64_t def)
+{
+	char *val = NULL, buf[32];
+	size_t len = 0;
+	uint64_t sz;
+
+	if (mnt_fs_get_option(fs, "pagesize", &val, &len) != 0 || !val || len == 0 ||
+	    len >= sizeof(buf))
+		return def;
+	memcpy(buf, val, len);
+	buf[len] = '\0';
+	return hkc_parse_size(buf, &sz) == 0 ? sz : def;
+}
+
+static int add_mount(struct hk_mounts *ms, struct libmnt_fs *fs, uint64_t def)
+{
+	struct hk_mount *nm, *m;
+	const char *target = mnt_fs_get_target(fs);
+
+	nm = realloc(ms->m, (ms->n + 1) * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	ms->m = nm;
+	m = &ms->m[ms->n];
+	m->target = strdup(target ? target : "");
+	/* VFS and superblock options merged, as the kernel writes /proc/mounts. */
+	m->options = mnt_fs_strdup_options(fs);
+	m->page_size = fs_page_size(fs, def);
+	if (!m->target || !m->options) {
+		free(m->target);
+		free(m->options);
+		return -ENOMEM;
+	}
+	ms->n++;
+	return 0;
+}
+
+HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
+{
+	struct libmnt_table *tb = NULL;
+	struct libmnt_iter *it = NULL;
+	struct hk_mounts *ms;
+	struct libmnt_fs *fs;
+	uint64_t def = 0;
+	FILE *f = NULL;
+	int rc;
+
+	ms = calloc(1, sizeof(*ms));
+	if (!ms)
+		return -ENOMEM;
+	rc = hk_path_fopenf(&ctx->path, &f, HK_PROC_MOUNTINFO);
+	if (rc < 0) {
+		hk_err(ctx, "%s: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
+		goto out;
+	}
+	tb = mnt_new_table();
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!tb || !it) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	mnt_table_set_userdata(tb, ctx);
+	mnt_table_set_parser_errcb(tb, parser_err);
+	/* libmount reads lines of any length and decodes \040-style escapes. */
+	rc = mnt_table_parse_stream(tb, f, HK_ABS(HK_PROC_MOUNTINFO));
+	if (rc < 0) {
+		hk_err(ctx, "%s: cannot parse: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
+		goto out;
+	}
+	hkc_default_page_size(&ctx->path, &def);
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		if (!mnt_fs_match_fstype(fs, "hugetlbfs"))
+			continue;
+		rc = add_mount(ms, fs, def);
+		if (rc < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	if (rc < 0) {
+		hk_mounts_unref(ms);
+		return rc;
+	}
+	*ret_mounts = ms;
+	return 0;
+}
+
+HK_EXPORT void hk_mounts_unref(struct hk_mounts *ms)
+{
+	if (!ms)
+		return;
+	for (size_t i = 0; i < ms->n; i++) {
+		free(ms->m[i].target);
+		free(ms->m[i].options);
+	}
+	free(ms->m);
+	free(ms);
+}
+
+HK_EXPORT size_t hk_mounts_count(const struct hk_mounts *ms)
+{
+	return ms->n;
+}
+
+HK_EXPORT const char *hk_mount_target(const struct hk_mounts *ms, size_t i)
+{
+	return i < ms->n ? ms->m[i].target : NULL;
+}
+
+HK_EXPORT const char *hk_mount_options(const struct hk_mounts *ms, size_t i)
+{
+	return i < ms->n ? ms->m[i].options : NULL;
+}
+
+HK_EXPORT uint64_t hk_mount_page_size(const struct hk_mounts *ms, size_t i)
+{
+	return i < ms->n ? ms->m[i].page_size : 0;
+}

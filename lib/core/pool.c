@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define POOL_DIR HK_SYS_HUGEPAGES "/hugepages-%" PRIu64 "kB"
+#define NODE_POOL_DIR HK_SYS_NODE "/node%d/hugepages/hugepages-%" PRIu64 "kB"
+
+struct hk_pool_counters {
+	uint64_t nr, free, resv, surplus, overcommit;
+};
+
+struct hk_pool_node {
+	int id;
+	uint64_t nr, free, surplus;
+};
+
+struct hk_pool {
+	uint64_t size;
+	bool is_default, gigantic;
+	struct hk_pool_counters c;
+	struct hk_pool_node *nodes;
+	size_t n_nodes;
+};
+
+HK_EXPORT int hk_default_page_size(struct hk_ctx *ctx, uint64_t *ret)
+{
+	int rc = hkc_default_page_size(&ctx->path, ret);
+
+	if (rc == -ENOENT) {
+		hk_dbg(ctx, "no Hugepagesize in meminfo: kernel without hugetlb");
+		return -EOPNOTSUPP;
+	}
+	return rc;
+}
+
+HK_EXPORT int hk_page_sizes(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *ret_n)
+{
+	return hkc_page_sizes(&ctx->path, ret_sizes, ret_n);
+}
+
+HK_EXPORT int hk_base_page_size(struct hk_ctx *ctx, uint64_t *ret)
+{
+	return hkc_base_page_size(&ctx->path, ret);
+}
+
+HK_EXPORT int hk_node_list(struct hk_ctx *ctx, int **ret_nodes, size_t *ret_n)
+{
+	char *buf;
+	int rc;
+
+	rc = hk_path_read_stringf(&ctx->path, &buf, HK_SYS_NODE "/online");
+	if (rc == -ENOENT)
+		return hkc_nodelist_parse("", ret_nodes, ret_n);
+	if (rc < 0)
+		return rc;
+	rc = hkc_nodelist_parse(buf, ret_nodes, ret_n);
+	if (rc < 0)
+		hk_err(ctx, "%s/online: cannot parse \"%s\"", HK_ABS(HK_SYS_NODE), buf);
+	free(buf);
+	return rc;
+}
+
+static int read_counters(struct hk_ctx *ctx, uint64_t kb, struct hk_pool_counters *c)
+{
+	static const struct {
+		const char *file;
+		size_t off;
+	} files[] = {
+		{"nr_hugepages", offsetof(struct hk_pool_counters, nr)},
+		{"free_hugepages", offsetof(struct hk_pool_counters, free)},
+		{"resv_hugepages", offsetof(struct hk_pool_counters, resv)},
+		{"surplus_hugepages", offsetof(struct hk_pool_counters, surplus)},
+		{"nr_overcommit_hugepages", offsetof(struct hk_pool_counters, overcommit)},
+	};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		uint64_t *v = (uint64_t *)((char *)c + files[i].off);
+		int rc = hk_path_read_u64f(&ctx->path, v, POOL_DIR "/%s", kb, files[i].file);
+
+		if (rc < 0) {
+			hk_dbg(ctx, "%s/hugepages-%" PRIu64 "kB/%s: %s", HK_ABS(HK_SYS_HUGEPAGES),
+			       kb, files[i].file, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int read_nodes(struct hk_ctx *ctx, struct hk_pool *pool)
+{
+	uint64_t kb = pool->size / 1024;
+	int *ids;
+	size_t n;
+	int rc;
+
+	rc = hk_node_list(ctx, &ids, &n);
+	if (rc < 0)
+		return rc;
+	pool->nodes = calloc(n ? n : 1, sizeof(*pool->nodes));
+	if (!pool->nodes) {
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct hk_pool_node *nd = &pool->nodes[pool->n_nodes];
+
+		/* A node without hugepages files (memoryless, old kernel) is left out. */
+		if (!hk_path_existsf(&ctx->path, NODE_POOL_DIR, ids[i], kb))
+			continue;
+		nd->id = ids[i];
+		rc = hk_path_read_u64f(&ctx->path, &nd->nr, NODE_POOL_DIR "/nr_hugepages", ids[i], kb);
+		if (rc == 0)
+			rc = hk_path_read_u64f(&ctx->path, &nd->free, NODE_POOL_DIR "/free_hugepages",
+					       ids[i], kb);
+		if (rc == 0)
+			rc = hk_path_read_u64f(&ctx->path, &nd->surplus,
+					       NODE_POOL_DIR "/surplus_hugepages", ids[i], kb);
+		if (rc < 0) {
+			hk_err(ctx, "node%d: cannot read the %" PRIu64 "kB pool: %s", ids[i], kb,
+			       strerror(-rc));
+			break;
+		}
+		pool->n_nodes++;
+	}
+	free(ids);
+	return rc;
+}
+
+HK_EXPORT int hk_pool_read(struct hk_ctx *ctx, uint64_t page_size, struct hk_pool **ret_pool)
+{
+	struct hk_pool_counters again;
+	uint64_t def = 0, base = 4096;
+	struct hk_pool *pool;
+	int rc, tries;
+
+	if (!ret_pool || page_size < 1024 || page_size % 1024)
+		return -EINVAL;
+	if (!hk_path_existsf(&ctx->path, POOL_DIR, page_size / 1024))
+		return -ENOENT;
+	pool = calloc(1, sizeof(*pool));
+	if (!pool)
+		return -ENOMEM;
+	pool->size = page_size;
+	/*
+	 * The counters move while pages are faulted and freed: sample until two
+	 * consecutive reads agree, so Minimum and Maximum are computed from one
+	 * state (libhugetlbfs does the same).
+	 */
+	rc = read_counters(ctx, page_size / 1024, &pool->c);
+	for (tries = 0; rc == 0 && tries < 10; tries++) {
+		rc = read_counters(ctx, page_size / 1024, &again);
+		if (rc == 0 && memcmp(&again, &pool->c, sizeof(again)) == 0)
+			break;
+		pool->c = again;
+	}
+	if (rc == 0)
+		rc = read_nodes(ctx, pool);
+	if (rc < 0) {
+		hk_pool_unref(pool);
+		return rc;
+	}
+	pool->is_default = hkc_default_page_size(&ctx->path, &def) == 0 && def == page_size;
+	hkc_base_page_size(&ctx->path, &base);
+	pool->gigantic = page_size > (base << HK_MAX_PAGE_ORDER);
+	*ret_pool = pool;
+	return 0;
+}
+
+HK_EXPORT void hk_pool_unref(struct hk_pool *pool)
+{
+	if (!pool)
+		return;
+	free(pool->nodes);
+	free(pool);
+}
+
+HK_EXPORT uint64_t hk_pool_get(const struct hk_pool *pool, enum hk_pool_field field)
+{
+	const struct hk_pool_counters *c = &pool->c;
+	uint64_t min = c->nr > c->surplus ? c->nr - c->surplus : 0;
+
+	switch (field) {
+	case HK_POOL_SIZE:
+		return pool->size;
+	case HK_POOL_NR:
+		return c->nr;
+	case HK_POOL_FREE:
+		return c->free;
+	case HK_POOL_RESV:
+		return c->resv;
+	case HK_POOL_SURPLUS:
+		return c->surplus;
+	case HK_POOL_OVERCOMMIT:
+		return c->overcommit;
+	case HK_POOL_MINIMUM:
+		return min;
+	case HK_POOL_MAXIMUM:
+		return c->overcommit > UINT64_MAX - min ? UINT64_MAX : min + c->overcommit;
+	}
+	return 0;
+}
+
+HK_EXPORT bool hk_pool_is_default(const struct hk_pool *pool)
+{
+	return pool->is_default;
+}
+
+HK_EXPORT bool hk_pool_is_gigantic(const struct hk_pool *pool)
+{
+	return pool->gigantic;
+}
+
+HK_EXPORT size_t hk_pool_node_count(const struct hk_pool *pool)
+{
+	return pool->n_nodes;
+}
+
+HK_EXPORT int hk_pool_node_id(const struct hk_pool *pool, size_t i)
+{
+	return i < pool->n_nodes ? pool->nodes[i].id : -1;
+}
+
+HK_EXPORT uint64_t hk_pool_node_get(const struct hk_pool *pool, size_t i, enum hk_pool_field field)
+{
+	const struct hk_pool_node *nd;
+
+	if (i >= pool->n_nodes)
+		return 0;
+	nd = &pool->nodes[i];
+	switch (field) {
+	case HK_POOL_SIZE:
+		return pool->size;
+	case HK_POOL_NR:
+		return nd->nr;
+	case HK_POOL_FREE:
+		return nd->free;
+	case HK_POOL_SURPLUS:
+		return nd->surplus;
+	default:
+		return 0;
+	}
+}

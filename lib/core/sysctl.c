@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const sysctl_files[] = {
+	[HK_SYSCTL_NR_HUGEPAGES] = HK_PROC_SYS_VM "/nr_hugepages",
+	[HK_SYSCTL_NR_HUGEPAGES_MEMPOLICY] = HK_PROC_SYS_VM "/nr_hugepages_mempolicy",
+	[HK_SYSCTL_NR_OVERCOMMIT_HUGEPAGES] = HK_PROC_SYS_VM "/nr_overcommit_hugepages",
+	[HK_SYSCTL_HUGETLB_SHM_GROUP] = HK_PROC_SYS_VM "/hugetlb_shm_group",
+	[HK_SYSCTL_MIN_FREE_KBYTES] = HK_PROC_SYS_VM "/min_free_kbytes",
+	[HK_SYSCTL_SHMMAX] = HK_PROC_SYS_KERNEL "/shmmax",
+	[HK_SYSCTL_SHMALL] = HK_PROC_SYS_KERNEL "/shmall",
+};
+
+static const char *const sysctl_paths[] = {
+	[HK_SYSCTL_NR_HUGEPAGES] = HK_ABS(HK_PROC_SYS_VM "/nr_hugepages"),
+	[HK_SYSCTL_NR_HUGEPAGES_MEMPOLICY] = HK_ABS(HK_PROC_SYS_VM "/nr_hugepages_mempolicy"),
+	[HK_SYSCTL_NR_OVERCOMMIT_HUGEPAGES] = HK_ABS(HK_PROC_SYS_VM "/nr_overcommit_hugepages"),
+	[HK_SYSCTL_HUGETLB_SHM_GROUP] = HK_ABS(HK_PROC_SYS_VM "/hugetlb_shm_group"),
+	[HK_SYSCTL_MIN_FREE_KBYTES] = HK_ABS(HK_PROC_SYS_VM "/min_free_kbytes"),
+	[HK_SYSCTL_SHMMAX] = HK_ABS(HK_PROC_SYS_KERNEL "/shmmax"),
+	[HK_SYSCTL_SHMALL] = HK_ABS(HK_PROC_SYS_KERNEL "/shmall"),
+};
+
+#define N_SYSCTLS (sizeof(sysctl_files) / sizeof(sysctl_files[0]))
+
+HK_EXPORT const char *hk_sysctl_path(enum hk_sysctl which)
+{
+	return (unsigned)which < N_SYSCTLS ? sysctl_paths[which] : NULL;
+}
+
+HK_EXPORT int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t *ret)
+{
+	int rc;
+
+	if ((unsigned)which >= N_SYSCTLS || !ret)
+		return -EINVAL;
+	rc = hk_path_read_u64f(&ctx->path, ret, "%s", sysctl_files[which]);
+	if (rc < 0)
+		hk_dbg(ctx, "%s: %s", sysctl_paths[which], strerror(-rc));
+	return rc;
+}
+
+HK_EXPORT int hk_meminfo_read(struct hk_ctx *ctx, const char *key, uint64_t *ret)
+{
+	char *buf;
+	int rc;
+
+	if (!key || !ret)
+		return -EINVAL;
+	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_MEMINFO);
+	if (rc < 0)
+		return rc;
+	rc = hk_kv_find_u64(buf, key, ret);
+	free(buf);
+	return rc;
+}
+
+HK_EXPORT int hk_zone_count(struct hk_ctx *ctx, unsigned *ret)
+{
+	unsigned n = 0;
+	char *buf, *line;
+	int rc;
+
+	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_ZONEINFO);
+	if (rc < 0)
+		return rc;
+	for (line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (strncmp(line, "Node ", 5) == 0)
+			n++;
+	}
+	free(buf);
+	*ret = n;
+	return 0;
+}
+
+HK_EXPORT int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value)
+{
+	char *buf, *open, *close;
+	int rc;
+
+	if (!knob || !*knob || strchr(knob, '/') || !ret_value)
+		return -EINVAL;
+	rc = hk_path_read_stringf(&ctx->path, &buf, HK_SYS_THP "/%s", knob);
+	if (rc < 0)
+		return rc;
+	/* "always [madvise] never": the bracketed word is the selection. */
+	open = strchr(buf, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (open && close) {
+		*close = '\0';
+		memmove(buf, open + 1, (size_t)(close - open));
+	} else if (strchr(buf, ' ')) {
+		free(buf);
+		return -EINVAL;
+	}
+	*ret_value = buf;
+	return 0;
+}
+
+HK_EXPORT int hk_recommended_min_free_kbytes(struct hk_ctx *ctx, uint64_t *ret)
+{
+	uint64_t def;
+	unsigned zones;
+	int rc;
+
+	rc = hk_default_page_size(ctx, &def);
+	if (rc == 0)
+		rc = hk_zone_count(ctx, &zones);
+	if (rc < 0)
+		return rc;
+	/*
+	 * libhugetlbfs's rule: per zone, two pageblocks for the reserve plus
+	 * 3 x 3 for fallbacks between the three migrate types.
+	 */
+	*ret = 11 * (def / 1024) * zones;
+	return 0;
+}
+
+HK_EXPORT int hk_recommended_shmmax(struct hk_ctx *ctx, uint64_t *ret)
+{
+	uint64_t *sizes, sum = 0;
+	size_t n;
+	int rc;
+
+	rc = hk_page_sizes(ctx, &sizes, &n);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		struct hk_pool *pool;
+		uint64_t max, bytes;
+
+		rc = hk_pool_read(ctx, sizes[i], &pool);
+		if (rc < 0)
+			break;
+		max = hk_pool_get(pool, HK_POOL_MAXIMUM);
+		hk_pool_unref(pool);
+		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
+		sum = bytes > UINT64_MAX - sum ? UINT64_MAX : sum + bytes;
+	}
+	free(sizes);
+	if (rc < 0)
+		return rc;
+	*ret = sum;
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libhugekit: read (and later change) the Linux huge page state of a machine.
+ *
+ * Every call returns 0 or a negative errno value. The library never prints
+ * and never exits; details go to the log function set on the context.
+ * A context is bound to a root directory: "/" for the running system, or a
+ * dump of its /proc and /sys files (a "sysroot") for tests and post-mortems.
+ */
+#ifndef HUGEKIT_HUGEKIT_H
+#define HUGEKIT_HUGEKIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hugekit/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Context */
+
+struct hk_ctx;
+
+/* Open a context on sysroot (NULL or "/" for the running system). */
+int hk_new(const char *sysroot, struct hk_ctx **ret_ctx);
+struct hk_ctx *hk_ref(struct hk_ctx *ctx);
+struct hk_ctx *hk_unref(struct hk_ctx *ctx);
+
+/* The root the context reads, and whether it is the running system's. */
+const char *hk_get_sysroot(const struct hk_ctx *ctx);
+bool hk_is_live(const struct hk_ctx *ctx);
+
+/* syslog(3) priorities: LOG_ERR 3, LOG_WARNING 4, LOG_INFO 6, LOG_DEBUG 7. */
+typedef void (*hk_log_fn)(void *data, int priority, const char *msg);
+/* Default: no output at all. The environment variable HK_DEBUG raises the priority to 7. */
+void hk_set_log_fn(struct hk_ctx *ctx, hk_log_fn fn, void *data);
+void hk_set_log_priority(struct hk_ctx *ctx, int priority);
+int hk_get_log_priority(const struct hk_ctx *ctx);
+
+const char *hk_get_library_version(void);
+
+/* Parsers */
+
+/* The libhugetlbfs size grammar: base 0 (hex, octal), one K/M/G suffix, rest ignored, > 0. */
+int hk_parse_size_legacy(const char *s, uint64_t *ret);
+/* Strict: decimal digits, optional K/M/G/T with optional B or iB (binary, any case). */
+int hk_parse_size(const char *s, uint64_t *ret);
+/* "0,2-3" -> {0,2,3}, sorted and unique; free(*ret_nodes) afterwards. */
+int hk_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n);
+
+/* Page sizes (bytes) */
+
+/* The kernel's default huge page size; -EOPNOTSUPP when the kernel has no hugetlb. */
+int hk_default_page_size(struct hk_ctx *ctx, uint64_t *ret);
+/* All huge page sizes, the default first, then ascending; free(*ret_sizes) afterwards. */
+int hk_page_sizes(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *ret_n);
+/* The base page size. */
+int hk_base_page_size(struct hk_ctx *ctx, uint64_t *ret);
+
+/* NUMA nodes that are online, ascending; an empty list on a kernel without NUMA sysfs. */
+int hk_node_list(struct hk_ctx *ctx, int **ret_nodes, size_t *ret_n);
+
+/* Pools: one per huge page size, read as one consistent snapshot */
+
+enum hk_pool_field {
+	HK_POOL_SIZE,	    /* page size in bytes */
+	HK_POOL_NR,	    /* nr_hugepages: persistent plus surplus ("Current") */
+	HK_POOL_FREE,	    /* free_hugepages */
+	HK_POOL_RESV,	    /* resv_hugepages */
+	HK_POOL_SURPLUS,    /* surplus_hugepages */
+	HK_POOL_OVERCOMMIT, /* nr_overcommit_hugepages */
+	HK_POOL_MINIMUM,    /* nr - surplus (libhugetlbfs "Minimum") */
+	HK_POOL_MAXIMUM,    /* minimum + overcommit (libhugetlbfs "Maximum") */
+};
+
+struct hk_pool;
+
+int hk_pool_read(struct hk_ctx *ctx, uint64_t page_size, struct hk_pool **ret_pool);
+void hk_pool_unref(struct hk_pool *pool);
+uint64_t hk_pool_get(const struct hk_pool *pool, enum hk_pool_field field);
+bool hk_pool_is_default(const struct hk_pool *pool);
+/* A gigantic size is one the buddy allocator cannot provide (1 GiB on x86): no overcommit. */
+bool hk_pool_is_gigantic(const struct hk_pool *pool);
+
+/* Per node: HK_POOL_NR, HK_POOL_FREE and HK_POOL_SURPLUS exist; others read 0. */
+size_t hk_pool_node_count(const struct hk_pool *pool);
+int hk_pool_node_id(const struct hk_pool *pool, size_t i);
+uint64_t hk_pool_node_get(const struct hk_pool *pool, size_t i, enum hk_pool_field field);
+
+/* hugetlbfs mounts, from /proc/self/mountinfo */
+
+struct hk_mounts;
+
+int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts);
+void hk_mounts_unref(struct hk_mounts *mounts);
+size_t hk_mounts_count(const struct hk_mounts *mounts);
+/* The mount point, escapes decoded. */
+const char *hk_mount_target(const struct hk_mounts *mounts, size_t i);
+/* The options as /proc/mounts shows them ("rw,relatime,pagesize=2M"). */
+const char *hk_mount_options(const struct hk_mounts *mounts, size_t i);
+/* The page size of the mount in bytes (its pagesize= option, else the default size). */
+uint64_t hk_mount_page_size(const struct hk_mounts *mounts, size_t i);
+
+/* Kernel settings */
+
+enum hk_sysctl {
+	HK_SYSCTL_NR_HUGEPAGES,		   /* vm.nr_hugepages */
+	HK_SYSCTL_NR_HUGEPAGES_MEMPOLICY,  /* vm.nr_hugepages_mempolicy */
+	HK_SYSCTL_NR_OVERCOMMIT_HUGEPAGES, /* vm.nr_overcommit_hugepages */
+	HK_SYSCTL_HUGETLB_SHM_GROUP,	   /* vm.hugetlb_shm_group */
+	HK_SYSCTL_MIN_FREE_KBYTES,	   /* vm.min_free_kbytes */
+	HK_SYSCTL_SHMMAX,		   /* kernel.shmmax */
+	HK_SYSCTL_SHMALL,		   /* kernel.shmall */
+};
+
+int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t *ret);
+/* The file behind a setting, for messages: "/proc/sys/vm/min_free_kbytes". */
+const char *hk_sysctl_path(enum hk_sysctl which);
+
+/* A /proc/meminfo field as the kernel writes it (kB for sizes, a count for HugePages_*). */
+int hk_meminfo_read(struct hk_ctx *ctx, const char *key, uint64_t *ret);
+/* Number of memory zones ("Node N, zone ..." lines of /proc/zoneinfo, empty zones too). */
+int hk_zone_count(struct hk_ctx *ctx, unsigned *ret);
+
+/*
+ * A transparent huge page knob ("enabled", "defrag", "shmem_enabled") of
+ * /sys/kernel/mm/transparent_hugepage: the selected value ("madvise").
+ * -ENOENT on a kernel without THP. free(*ret_value) afterwards.
+ */
+int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value);
+
+/* Recommendations of libhugetlbfs, kept for compatibility. */
+/* 11 x default huge page size in kB x number of zones. */
+int hk_recommended_min_free_kbytes(struct hk_ctx *ctx, uint64_t *ret);
+/* The sum over pools of Maximum x page size, saturated at UINT64_MAX; 0 without pools. */
+int hk_recommended_shmmax(struct hk_ctx *ctx, uint64_t *ret);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HUGEKIT_HUGEKIT_H */

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts.h"
+
+int hk_getopt_init(struct hk_getopt *g, const struct hk_opt *opts, const char *prefix)
+{
+	size_t n = 0, nl = 0, ns;
+	char *s;
+
+	while (opts[n].name || opts[n].short_name)
+		n++;
+	g->longopts = calloc(n + 1, sizeof(*g->longopts));
+	g->shortopts = calloc(strlen(prefix) + 3 * n + 1, 1);
+	if (!g->longopts || !g->shortopts) {
+		hk_getopt_fini(g);
+		return -1;
+	}
+	strcpy(g->shortopts, prefix);
+	ns = strlen(prefix);
+	s = g->shortopts;
+	for (size_t i = 0; i < n; i++) {
+		const struct hk_opt *o = &opts[i];
+
+		if (o->name) {
+			g->longopts[nl].name = o->name;
+			g->longopts[nl].has_arg = (int)o->arg;
+			g->longopts[nl].val = o->id;
+			nl++;
+		}
+		if (o->short_name) {
+			s[ns++] = (char)o->short_name;
+			if (o->arg == HK_ARG_REQUIRED)
+				s[ns++] = ':';
+			else if (o->arg == HK_ARG_OPTIONAL) {
+				s[ns++] = ':';
+				s[ns++] = ':';
+			}
+		}
+	}
+	return 0;
+}
+
+void hk_getopt_fini(struct hk_getopt *g)
+{
+	free(g->longopts);
+	free(g->shortopts);
+	g->longopts = NULL;
+	g->shortopts = NULL;
+}
+
+#define HELP_COLUMN 30
+
+void hk_opts_print_help(FILE *out, const struct hk_opt *opts)
+{
+	for (const struct hk_opt *o = opts; o->name || o->short_name; o++) {
+		char left[128];
+		const char *h;
+		int n;
+
+		if (o->flags & HK_OPT_HIDDEN)
+			continue;
+		if (o->short_name && o->name)
+			n = snprintf(left, sizeof(left), " -%c, --%s", o->short_name, o->name);
+		else if (o->short_name)
+			n = snprintf(left, sizeof(left), " -%c", o->short_name);
+		else
+			n = snprintf(left, sizeof(left), "     --%s", o->name);
+		if (o->argname && (size_t)n < sizeof(left)) {
+			bool eq = o->name && o->arg == HK_ARG_OPTIONAL;
+
+			snprintf(left + n, sizeof(left) - (size_t)n, eq ? "[=%s]" : " %s", o->argname);
+		}
+		if (strlen(left) >= HELP_COLUMN) {
+			fprintf(out, "%s\n%*s", left, HELP_COLUMN, "");
+		} else {
+			fprintf(out, "%-*s", HELP_COLUMN, left);
+		}
+		/* Continuation lines of the help text line up under the first. */
+		for (h = o->help; *h;) {
+			size_t len = strcspn(h, "\n");
+
+			fprintf(out, "%.*s\n", (int)len, h);
+			h += len;
+			if (*h == '\n') {
+				h++;
+				fprintf(out, "%*s", HELP_COLUMN, "");
+			}
+		}
+	}
+}
+
+void hk_opts_print_list(FILE *out, const struct hk_opt *opts)
+{
+	for (const struct hk_opt *o = opts; o->name || o->short_name; o++) {
+		if (o->flags & HK_OPT_HIDDEN)
+			continue;
+		if (o->name)
+			fprintf(out, "--%s\n", o->name);
+		if (o->short_name)
+			fprintf(out, "-%c\n", o->short_name);
+	}
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One declarative option table per tool. From it come the getopt_long input,
+ * the --help text and the hidden --list-options listing that the man page and
+ * completion checks compare against.
+ */
+#pragma once
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+enum hk_opt_arg {
+	HK_ARG_NONE = no_argument,
+	HK_ARG_REQUIRED = required_argument,
+	HK_ARG_OPTIONAL = optional_argument,
+};
+
+enum {
+	HK_OPT_HIDDEN = 1 << 0, /* not in --help, --list-options, man page or completion */
+};
+
+/* Long-only option ids start here (util-linux style). */
+#define HK_OPT_LONG_BASE (CHAR_MAX + 1)
+
+struct hk_opt {
+	const char *name;     /* long name, or NULL for a short-only option */
+	int short_name;	      /* short option character, or 0 */
+	enum hk_opt_arg arg;  /* argument kind */
+	int id;		      /* what getopt_long returns */
+	const char *argname;  /* shown in --help, e.g. "SIZE" */
+	const char *help;     /* one line; "\n" starts a continuation line */
+	unsigned flags;
+};
+
+struct hk_getopt {
+	struct option *longopts;
+	char *shortopts;
+};
+
+/* prefix: getopt mode characters ("+" to stop at the first non-option). */
+int hk_getopt_init(struct hk_getopt *g, const struct hk_opt *opts, const char *prefix);
+void hk_getopt_fini(struct hk_getopt *g);
+
+/* --help body: the options, aligned. */
+void hk_opts_print_help(FILE *out, const struct hk_opt *opts);
+/* Every visible option, one per line ("--pool-list", "-h"), for checks and completions. */
+void hk_opts_print_list(FILE *out, const struct hk_opt *opts);

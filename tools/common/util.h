@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "exitcodes.h"
+
+/* Register once in main(): a failed flush of stdout at exit becomes exit 1 (EPIPE excepted). */
+void hk_close_stdout_atexit(void);
+
+/* "Try 'prog --help' for more information." on stderr, then exit(HK_EXIT_FAILURE). */
+__attribute__((noreturn)) void hk_errtryhelp(void);
+
+/* The running program's short name. */
+const char *hk_prog(void);
+
+/*
+ * A small streaming JSON writer for the report shapes that do not fit a table
+ * (nested arrays). The writer lives in a struct, not in a global.
+ */
+struct hk_json {
+	FILE *out;
+	int depth;
+	bool need_comma[16];
+};
+
+void hk_json_init(struct hk_json *j, FILE *out);
+/* key is NULL inside arrays and for the top-level value. */
+void hk_json_open_object(struct hk_json *j, const char *key);
+void hk_json_close_object(struct hk_json *j);
+void hk_json_open_array(struct hk_json *j, const char *key);
+void hk_json_close_array(struct hk_json *j);
+void hk_json_u64(struct hk_json *j, const char *key, uint64_t v);
+void hk_json_int(struct hk_json *j, const char *key, long long v);
+void hk_json_bool(struct hk_json *j, const char *key, bool v);
+void hk_json_string(struct hk_json *j, const char *key, const char *s);
+/* After the top-level value: the final newline. */
+void hk_json_end(struct hk_json *j);

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * hugeadm's reports. The text forms are libhugetlbfs's, byte for byte
+ * (reference §2.3 and §2.7); JSON and the per-node table are new.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <libsmartcols.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hugeadm.h"
+
+struct pools {
+	struct hk_pool **p;
+	size_t n;
+};
+
+static int cmp_pool(const void *a, const void *b)
+{
+	uint64_t x = hk_pool_get(*(struct hk_pool *const *)a, HK_POOL_SIZE);
+	uint64_t y = hk_pool_get(*(struct hk_pool *const *)b, HK_POOL_SIZE);
+
+	return (x > y) - (x < y);
+}
+
+static void pools_free(struct pools *ps)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		hk_pool_unref(ps->p[i]);
+	free(ps->p);
+	ps->p = NULL;
+	ps->n = 0;
+}
+
+/* Every pool, ascending by page size. */
+static int pools_load(struct hugeadm_ctl *ctl, struct pools *ps)
+{
+	uint64_t *sizes;
+	size_t n;
+	int rc;
+
+	ps->n = 0;
+	rc = hk_page_sizes(ctl->ctx, &sizes, &n);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "unable to obtain pools list: %s", strerror(-rc));
+		return rc;
+	}
+	ps->p = calloc(n ? n : 1, sizeof(*ps->p));
+	if (!ps->p) {
+		free(sizes);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rc = hk_pool_read(ctl->ctx, sizes[i], &ps->p[ps->n]);
+		if (rc < 0) {
+			ha_msg(ctl, HA_ERROR, "cannot read the pool of %" PRIu64 " byte pages: %s",
+			       sizes[i], strerror(-rc));
+			free(sizes);
+			pools_free(ps);
+			return rc;
+		}
+		ps->n++;
+	}
+	free(sizes);
+	qsort(ps->p, ps->n, sizeof(*ps->p), cmp_pool);
+	return 0;
+}
+
+static void print_pool_list(const struct pools *ps)
+{
+	printf("%10s %8s %8s %8s %8s\n", "Size", "Minimum", "Current", "Maximum", "Default");
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct hk_pool *p = ps->p[i];
+
+		printf("%10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8s\n",
+		       hk_pool_get(p, HK_POOL_SIZE), hk_pool_get(p, HK_POOL_MINIMUM),
+		       hk_pool_get(p, HK_POOL_NR), hk_pool_get(p, HK_POOL_MAXIMUM),
+		       hk_pool_is_default(p) ? "*" : "");
+	}
+}
+
+enum { COL_NODE, COL_SIZE, COL_TOTAL, COL_FREE, COL_SURPLUS };
+
+// clang-format off
+static const struct {
+	const char *name;
+	enum hk_pool_field field;
+} node_cols[] = {
+	[COL_NODE]    = { "Node",    HK_POOL_SIZE },
+	[COL_SIZE]    = { "Size",    HK_POOL_SIZE },
+	[COL_TOTAL]   = { "Total",   HK_POOL_NR },
+	[COL_FREE]    = { "Free",    HK_POOL_FREE },
+	[COL_SURPLUS] = { "Surplus", HK_POOL_SURPLUS },
+};
+// clang-format on
+
+/* One row per (page size, node), through libsmartcols. */
+static int print_per_node(struct hugeadm_ctl *ctl, const struct pools *ps)
+{
+	struct libscols_table *tb = scols_new_table();
+	int rc = 0;
+
+	if (!tb)
+		return -ENOMEM;
+	for (size_t c = 0; c < sizeof(node_cols) / sizeof(node_cols[0]); c++) {
+		if (!scols_table_new_column(tb, node_cols[c].name, 0, SCOLS_FL_RIGHT)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct hk_pool *p = ps->p[i];
+
+		for (size_t k = 0; k < hk_pool_node_count(p); k++) {
+			struct libscols_line *ln = scols_table_new_line(tb, NULL);
+			char buf[32];
+
+			if (!ln) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			for (size_t c = 0; c < sizeof(node_cols) / sizeof(node_cols[0]); c++) {
+				if (c == COL_NODE)
+					snprintf(buf, sizeof(buf), "%d", hk_pool_node_id(p, k));
+				else
+					snprintf(buf, sizeof(buf), "%" PRIu64,
+						 hk_pool_node_get(p, k, node_cols[c].field));
+				if (scols_line_set_data(ln, c, buf) != 0) {
+					rc = -ENOMEM;
+					goto out;
+				}
+			}
+		}
+	}
+	rc = scols_print_table(tb);
+out:
+	scols_unref_table(tb);
+	if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "cannot print the per-node table: %s", strerror(-rc));
+	return rc;
+}
+
+/* A mount of this size that the caller may use (libhugetlbfs: R, W and X access). */
+static bool has_usable_mount(struct hugeadm_ctl *ctl, const struct hk_mounts *ms, uint64_t size)
+{
+	for (size_t i = 0; ms && i < hk_mounts_count(ms); i++) {
+		if (hk_mount_page_size(ms, i) != size)
+			continue;
+		/* In a dumped tree the mount points are not ours to test. */
+		if (!hk_is_live(ctl->ctx) || access(hk_mount_target(ms, i), R_OK | W_OK | X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool configured(struct hugeadm_ctl *ctl, const struct hk_mounts *ms, const struct hk_pool *p)
+{
+	return hk_pool_get(p, HK_POOL_MAXIMUM) > 0 &&
+	       has_usable_mount(ctl, ms, hk_pool_get(p, HK_POOL_SIZE));
+}
+
+static void print_page_sizes(struct hugeadm_ctl *ctl, const struct pools *ps,
+			     const struct hk_mounts *ms, bool all)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		if (all || configured(ctl, ms, ps->p[i]))
+			printf("%" PRIu64 "\n", hk_pool_get(ps->p[i], HK_POOL_SIZE));
+	}
+}
+
+static void print_mounts(struct hugeadm_ctl *ctl, const struct hk_mounts *ms)
+{
+	size_t n = ms ? hk_mounts_count(ms) : 0;
+	int width = 20;
+
+	if (n == 0) {
+		ha_msg(ctl, HA_ERROR, "No hugetlbfs mount points found");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(hk_mount_target(ms, i));
+
+		if (len > (size_t)width)
+			width = (int)len;
+	}
+	printf("%-*s %s\n", width, "Mount Point", "Options");
+	for (size_t i = 0; i < n; i++)
+		printf("%-*s %s\n", width, hk_mount_target(ms, i), hk_mount_options(ms, i));
+}
+
+static int read_mounts(struct hugeadm_ctl *ctl, struct hk_mounts **ms)
+{
+	int rc = hk_mounts_read(ctl->ctx, ms);
+
+	if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "cannot read the mount table: %s", strerror(-rc));
+	return rc;
+}
+
+/* "2M", "1G", "64K": the form the kernel command line takes. */
+static void format_size(char *buf, size_t sz, uint64_t v)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (v >= 1024 && v % 1024 == 0 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, sz, "%" PRIu64, v);
+	else
+		snprintf(buf, sz, "%" PRIu64 "%c", v, units[u]);
+}
+
+static void explain_min_free_kbytes(struct hugeadm_ctl *ctl)
+{
+	uint64_t cur, rec;
+
+	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_MIN_FREE_KBYTES, &cur) < 0 ||
+	    hk_recommended_min_free_kbytes(ctl->ctx, &rec) < 0) {
+		ha_msg(ctl, HA_WARNING, "cannot read %s or %s",
+		       hk_sysctl_path(HK_SYSCTL_MIN_FREE_KBYTES), "the zone list");
+		return;
+	}
+	if (rec > cur) {
+		printf("\n");
+		printf("The %s of %" PRIu64 " is too small. To maximiuse efficiency\n",
+		       hk_sysctl_path(HK_SYSCTL_MIN_FREE_KBYTES), cur);
+		printf("of fragmentation avoidance, there should be at least one huge page free per zone\n");
+		printf("in the system which minimally requires a min_free_kbytes value of %" PRIu64 "\n",
+		       rec);
+	}
+}
+
+static void explain_shmmax(struct hugeadm_ctl *ctl)
+{
+	uint64_t cur, rec;
+
+	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_SHMMAX, &cur) < 0 ||
+	    hk_recommended_shmmax(ctl->ctx, &rec) < 0) {
+		ha_msg(ctl, HA_WARNING, "cannot read %s", hk_sysctl_path(HK_SYSCTL_SHMMAX));
+		return;
+	}
+	/* libhugetlbfs read shmmax as a signed long and showed 2^63-1; this is the real value. */
+	if (cur != rec) {
+		printf("\n");
+		printf("A %s value of %" PRIu64 " bytes may be sub-optimal. To maximise\n",
+		       hk_sysctl_path(HK_SYSCTL_SHMMAX), cur);
+		printf("shared memory usage, this should be set to the size of the largest shared memory\n");
+		printf("segment size you want to be able to use. Alternatively, set it to a size matching\n");
+		printf("the maximum possible allocation size of all huge pages. This can be done\n");
+		printf("automatically, using the --set-recommended-shmmax option.\n");
+	}
+	if (rec == 0) {
+		printf("\n");
+		ha_msg(ctl, HA_WARNING,
+		       "We can't make a shmmax recommendation until huge pages are configured!");
+		return;
+	}
+	printf("\n");
+	printf("The recommended shmmax for your currently allocated huge pages is %" PRIu64 " bytes.\n",
+	       rec);
+	printf("To make shmmax settings persistent, add the following line to /etc/sysctl.conf:\n");
+	printf("  kernel.shmmax = %" PRIu64 "\n", rec);
+}
+
+static void explain_swap(struct hugeadm_ctl *ctl, uint64_t def)
+{
+	uint64_t total = 0, free_kb = 0;
+
+	hk_meminfo_read(ctl->ctx, "SwapTotal", &total);
+	if (total == 0) {
+		ha_msg(ctl, HA_WARNING,
+		       "There is no swap space configured, resizing hugepage pool may fail");
+		ha_msg(ctl, HA_WARNING,
+		       "Use --add-temp-swap option to temporarily add swap during the resize");
+		return;
+	}
+	hk_meminfo_read(ctl->ctx, "SwapFree", &free_kb);
+	if (free_kb * 1024 <= def) {
+		ha_msg(ctl, HA_WARNING,
+		       "There is very little swap space free, resizing hugepage pool may fail");
+		ha_msg(ctl, HA_WARNING,
+		       "Use --add-temp-swap option to temporarily add swap during the resize");
+	}
+}
+
+static bool in_group(const struct group *gr, const char *name)
+{
+	for (char *const *m = gr->gr_mem; m && *m; m++)
+		if (strcmp(*m, name) == 0)
+			return true;
+	return false;
+}
+
+static void explain_shm_group(struct hugeadm_ctl *ctl)
+{
+	const struct passwd *pw;
+	const struct group *gr;
+	uint64_t gid;
+	uid_t uid = getuid();
+
+	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGETLB_SHM_GROUP, &gid) < 0) {
+		ha_msg(ctl, HA_WARNING, "cannot read %s",
+		       hk_sysctl_path(HK_SYSCTL_HUGETLB_SHM_GROUP));
+		return;
+	}
+	gr = getgrgid((gid_t)gid);
+	if (!gr) {
+		printf("\n");
+		ha_msg(ctl, HA_WARNING,
+		       "Group ID %" PRIu64 " in hugetlb_shm_group doesn't appear to be a valid group!",
+		       gid);
+		return;
+	}
+	pw = getpwuid(uid);
+	if (!pw) {
+		printf("\n");
+		ha_msg(ctl, HA_WARNING, "User uid %u is not in the password file!", (unsigned)uid);
+		return;
+	}
+	if (uid != 0 && pw->pw_gid != (gid_t)gid && !in_group(gr, pw->pw_name)) {
+		printf("\n");
+		ha_msg(ctl, HA_WARNING,
+		       "User %s (uid: %u) is not a member of the hugetlb_shm_group %s (gid: %" PRIu64
+		       ")!",
+		       pw->pw_name, (unsigned)uid, gr->gr_name, gid);
+		return;
+	}
+	printf("\n");
+	printf("To make your hugetlb_shm_group settings persistent, add the following line to /etc/sysctl.conf:\n");
+	printf("  vm.hugetlb_shm_group = %" PRIu64 "\n", gid);
+}
+
+/* What libhugetlbfs did not say: nodes, THP, gigantic pages. */
+static void explain_today(struct hugeadm_ctl *ctl, const struct pools *ps)
+{
+	char *enabled = NULL, *defrag = NULL;
+	bool any_nodes = false;
+
+	for (size_t i = 0; i < ps->n; i++)
+		any_nodes |= hk_pool_node_count(ps->p[i]) > 0;
+	if (any_nodes) {
+		printf("\nHuge page pools per NUMA node:\n");
+		fflush(stdout);
+		print_per_node(ctl, ps);
+	}
+
+	if (hk_thp_read(ctl->ctx, "enabled", &enabled) == 0) {
+		printf("\nTransparent huge pages: enabled=%s", enabled);
+		if (hk_thp_read(ctl->ctx, "defrag", &defrag) == 0)
+			printf(" defrag=%s", defrag);
+		printf("\n");
+	} else {
+		printf("\nTransparent huge pages: not supported by this kernel\n");
+	}
+	free(enabled);
+	free(defrag);
+
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct hk_pool *p = ps->p[i];
+		char sz[32];
+
+		if (!hk_pool_is_gigantic(p))
+			continue;
+		format_size(sz, sizeof(sz), hk_pool_get(p, HK_POOL_SIZE));
+		printf("\n%s pages are gigantic: the kernel cannot overcommit them, and a running\n"
+		       "system often has no free %s ranges left. Reserve them at boot with the kernel\n"
+		       "parameters \"hugepagesz=%s hugepages=N\" (per node: \"hugepagesz=%s "
+		       "hugepages=0:N,1:M\").\n",
+		       sz, sz, sz, sz);
+	}
+}
+
+static int explain(struct hugeadm_ctl *ctl, const struct pools *ps, const struct hk_mounts *ms)
+{
+	uint64_t mem_kb = 0, def = 0;
+
+	hk_meminfo_read(ctl->ctx, "MemTotal", &mem_kb);
+	hk_default_page_size(ctl->ctx, &def);
+	printf("Total System Memory: %" PRIu64 " MB\n\n", mem_kb / 1024);
+	print_mounts(ctl, ms);
+	printf("\nHuge page pools:\n");
+	print_pool_list(ps);
+	printf("\nHuge page sizes with configured pools:\n");
+	print_page_sizes(ctl, ps, ms, false);
+	explain_min_free_kbytes(ctl);
+	explain_shmmax(ctl);
+	explain_swap(ctl, def);
+	explain_shm_group(ctl);
+	printf("\nNote: Permanent swap space should be preferred when dynamic huge page pools are used.\n");
+	explain_today(ctl, ps);
+	return 0;
+}
+
+int ha_report_text(struct hugeadm_ctl *ctl)
+{
+	struct hk_mounts *ms = NULL;
+	struct pools ps = {0};
+	int rc = 0;
+
+	if ((ctl->list_mounts || ctl->page_sizes || ctl->explain) && read_mounts(ctl, &ms) < 0)
+		return HK_EXIT_FAILURE;
+	if ((ctl->pool_list || ctl->page_sizes || ctl->page_sizes_all || ctl->explain) &&
+	    pools_load(ctl, &ps) < 0) {
+		hk_mounts_unref(ms);
+		return HK_EXIT_FAILURE;
+	}
+	if (ctl->list_mounts)
+		print_mounts(ctl, ms);
+	if (ctl->pool_list) {
+		if (ctl->per_node) {
+			fflush(stdout);
+			rc = print_per_node(ctl, &ps);
+		} else {
+			print_pool_list(&ps);
+		}
+	}
+	if (ctl->page_sizes)
+		print_page_sizes(ctl, &ps, ms, false);
+	if (ctl->page_sizes_all)
+		print_page_sizes(ctl, &ps, ms, true);
+	if (ctl->explain)
+		explain(ctl, &ps, ms);
+	pools_free(&ps);
+	hk_mounts_unref(ms);
+	return rc < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
+}
+
+static void json_pool(struct hk_json *j, const struct hk_pool *p)
+{
+	static const struct {
+		const char *key;
+		enum hk_pool_field field;
+	} fields[] = {
+		{"minimum", HK_POOL_MINIMUM}, {"current", HK_POOL_NR},
+		{"maximum", HK_POOL_MAXIMUM}, {"free", HK_POOL_FREE},
+		{"reserved", HK_POOL_RESV},   {"surplus", HK_POOL_SURPLUS},
+		{"overcommit", HK_POOL_OVERCOMMIT},
+	};
+
+	hk_json_open_object(j, NULL);
+	hk_json_u64(j, "size", hk_pool_get(p, HK_POOL_SIZE));
+	hk_json_bool(j, "default", hk_pool_is_default(p));
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+		hk_json_u64(j, fields[f].key, hk_pool_get(p, fields[f].field));
+	hk_json_open_array(j, "nodes");
+	for (size_t k = 0; k < hk_pool_node_count(p); k++) {
+		hk_json_open_object(j, NULL);
+		hk_json_int(j, "node", hk_pool_node_id(p, k));
+		hk_json_u64(j, "total", hk_pool_node_get(p, k, HK_POOL_NR));
+		hk_json_u64(j, "free", hk_pool_node_get(p, k, HK_POOL_FREE));
+		hk_json_u64(j, "surplus", hk_pool_node_get(p, k, HK_POOL_SURPLUS));
+		hk_json_close_object(j);
+	}
+	hk_json_close_array(j);
+	hk_json_close_object(j);
+}
+
+static void json_per_node(struct hk_json *j, const struct pools *ps)
+{
+	hk_json_open_array(j, "nodes");
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct hk_pool *p = ps->p[i];
+
+		for (size_t k = 0; k < hk_pool_node_count(p); k++) {
+			hk_json_open_object(j, NULL);
+			hk_json_int(j, "node", hk_pool_node_id(p, k));
+			hk_json_u64(j, "size", hk_pool_get(p, HK_POOL_SIZE));
+			hk_json_u64(j, "total", hk_pool_node_get(p, k, HK_POOL_NR));
+			hk_json_u64(j, "free", hk_pool_node_get(p, k, HK_POOL_FREE));
+			hk_json_u64(j, "surplus", hk_pool_node_get(p, k, HK_POOL_SURPLUS));
+			hk_json_close_object(j);
+		}
+	}
+	hk_json_close_array(j);
+}
+
+/* One JSON document on stdout holding every report asked for; errors go to stderr. */
+int ha_report_json(struct hugeadm_ctl *ctl)
+{
+	struct hk_mounts *ms = NULL;
+	struct pools ps = {0};
+	struct hk_json j;
+
+	if ((ctl->list_mounts || ctl->page_sizes) && read_mounts(ctl, &ms) < 0)
+		return HK_EXIT_FAILURE;
+	if (pools_load(ctl, &ps) < 0) {
+		hk_mounts_unref(ms);
+		return HK_EXIT_FAILURE;
+	}
+	hk_json_init(&j, stdout);
+	hk_json_open_object(&j, NULL);
+	if (ctl->list_mounts) {
+		hk_json_open_array(&j, "mounts");
+		for (size_t i = 0; i < hk_mounts_count(ms); i++) {
+			hk_json_open_object(&j, NULL);
+			hk_json_string(&j, "target", hk_mount_target(ms, i));
+			hk_json_u64(&j, "pagesize", hk_mount_page_size(ms, i));
+			hk_json_string(&j, "options", hk_mount_options(ms, i));
+			hk_json_close_object(&j);
+		}
+		hk_json_close_array(&j);
+	}
+	if (ctl->pool_list && ctl->per_node) {
+		json_per_node(&j, &ps);
+	} else if (ctl->pool_list) {
+		hk_json_open_array(&j, "pools");
+		for (size_t i = 0; i < ps.n; i++)
+			json_pool(&j, ps.p[i]);
+		hk_json_close_array(&j);
+	}
+	if (ctl->page_sizes || ctl->page_sizes_all) {
+		/* Both asked for: the configured ones under their own key. */
+		if (ctl->page_sizes_all) {
+			hk_json_open_array(&j, "page_sizes");
+			for (size_t i = 0; i < ps.n; i++)
+				hk_json_u64(&j, NULL, hk_pool_get(ps.p[i], HK_POOL_SIZE));
+			hk_json_close_array(&j);
+		}
+		if (ctl->page_sizes) {
+			hk_json_open_array(&j, ctl->page_sizes_all ? "configured_page_sizes"
+								   : "page_sizes");
+			for (size_t i = 0; i < ps.n; i++)
+				if (configured(ctl, ms, ps.p[i]))
+					hk_json_u64(&j, NULL, hk_pool_get(ps.p[i], HK_POOL_SIZE));
+			hk_json_close_array(&j);
+		}
+	}
+	hk_json_close_object(&j);
+	hk_json_end(&j);
+	pools_free(&ps);
+	hk_mounts_unref(ms);
+	return HK_EXIT_SUCCESS;
+}

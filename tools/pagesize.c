@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pagesize: print the base page size, or the huge page sizes, one per line,
+ * ascending. Output is that of libhugetlbfs's pagesize, byte for byte.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hugekit/hugekit.h>
+
+#include "opts.h"
+#include "util.h"
+
+enum {
+	OPT_SYSROOT = HK_OPT_LONG_BASE,
+	OPT_LIST_OPTIONS,
+};
+
+// clang-format off
+static const struct hk_opt opts[] = {
+	{ "all",          'a', HK_ARG_NONE,     'a', NULL, "show the base page size and all huge page sizes", 0 },
+	{ "huge-only",    'H', HK_ARG_NONE,     'H', NULL, "show only the huge page sizes", 0 },
+	{ "sysroot",      0,   HK_ARG_REQUIRED, OPT_SYSROOT, "DIR", "read /proc and /sys under DIR", 0 },
+	{ "help",         'h', HK_ARG_NONE,     'h', NULL, "display this help", 0 },
+	{ "version",      'V', HK_ARG_NONE,     'V', NULL, "display version", 0 },
+	{ "list-options", 0,   HK_ARG_NONE,     OPT_LIST_OPTIONS, NULL, "", HK_OPT_HIDDEN },
+	{ 0 },
+};
+// clang-format on
+
+__attribute__((noreturn)) static void usage(void)
+{
+	printf("Usage:\n %s [options]\n\n", hk_prog());
+	printf("Print the page sizes of the system, in bytes, one per line, ascending.\n"
+	       "Without an option: the base page size.\n\n");
+	printf("Options:\n");
+	hk_opts_print_help(stdout, opts);
+	printf("\nSee pagesize(1).\n");
+	exit(HK_EXIT_SUCCESS);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	bool all = false, huge_only = false;
+	const char *sysroot = NULL;
+	struct hk_getopt g;
+	struct hk_ctx *ctx;
+	uint64_t *sizes, base;
+	size_t n;
+	int c, rc;
+
+	hk_close_stdout_atexit();
+	if (hk_getopt_init(&g, opts, "+") < 0)
+		return HK_EXIT_FAILURE;
+	while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			all = true;
+			break;
+		case 'H':
+			huge_only = true;
+			break;
+		case OPT_SYSROOT:
+			sysroot = optarg;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			printf("%s from hugekit %s\n", hk_prog(), HK_VERSION);
+			return HK_EXIT_SUCCESS;
+		case OPT_LIST_OPTIONS:
+			hk_opts_print_list(stdout, opts);
+			return HK_EXIT_SUCCESS;
+		default:
+			hk_errtryhelp();
+		}
+	}
+	hk_getopt_fini(&g);
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
+		hk_errtryhelp();
+	}
+
+	rc = hk_new(sysroot, &ctx);
+	if (rc < 0) {
+		fprintf(stderr, "%s: ERROR: cannot open %s: %s\n", hk_prog(), sysroot ? sysroot : "/",
+			strerror(-rc));
+		return HK_EXIT_FAILURE;
+	}
+	rc = hk_base_page_size(ctx, &base);
+	if (rc == 0 && (all || huge_only))
+		rc = hk_page_sizes(ctx, &sizes, &n);
+	hk_unref(ctx);
+	if (rc < 0) {
+		/* The legacy message, then why. */
+		fprintf(stderr, "%s: ERROR: failed to get list of supported page sizes\n", hk_prog());
+		fprintf(stderr, "%s: ERROR: %s\n", hk_prog(), strerror(-rc));
+		return HK_EXIT_FAILURE;
+	}
+	if (!all && !huge_only) {
+		printf("%" PRIu64 "\n", base);
+		return HK_EXIT_SUCCESS;
+	}
+	/* -H wins over -a, as in libhugetlbfs. */
+	if (!huge_only)
+		printf("%" PRIu64 "\n", base);
+	qsort(sizes, n, sizeof(*sizes), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		printf("%" PRIu64 "\n", sizes[i]);
+	free(sizes);
+	return HK_EXIT_SUCCESS;
+}

@@ -75,9 +75,11 @@ int main(int argc, char **argv)
 		case 'h':
 			usage();
 		case 'V':
+			hk_getopt_fini(&g);
 			printf("%s from hugekit %s\n", hk_prog(), HK_VERSION);
 			return HK_EXIT_SUCCESS;
 		case OPT_LIST_OPTIONS:
+			hk_getopt_fini(&g);
 			hk_opts_print_list(stdout, opts);
 			return HK_EXIT_SUCCESS;
 		default:

@@ -171,9 +171,11 @@ int main(int argc, char **argv)
 		case 'h':
 			usage();
 		case 'V':
+			hk_getopt_fini(&g);
 			printf("%s from hugekit %s\n", hk_prog(), HK_VERSION);
 			return HK_EXIT_SUCCESS;
 		case OPT_LIST_OPTIONS:
+			hk_getopt_fini(&g);
 			hk_opts_print_list(stdout, opts);
 			return HK_EXIT_SUCCESS;
 		default:
@@ -187,17 +189,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
 		hk_errtryhelp();
 	}
-	if (!ctl.list_mounts && !ctl.pool_list && !ctl.page_sizes && !ctl.page_sizes_all &&
-	    !ctl.explain) {
-		fprintf(stderr, "%s: no operation specified\n", hk_prog());
-		hk_errtryhelp();
-	}
 	if (ctl.per_node && !ctl.pool_list) {
 		fprintf(stderr, "%s: --per-node works with --pool-list only\n", hk_prog());
 		hk_errtryhelp();
 	}
 	if (ctl.json && ctl.explain) {
 		fprintf(stderr, "%s: --json does not apply to --explain\n", hk_prog());
+		hk_errtryhelp();
+	}
+	if (!ctl.list_mounts && !ctl.pool_list && !ctl.page_sizes && !ctl.page_sizes_all &&
+	    !ctl.explain) {
+		fprintf(stderr, "%s: no operation specified\n", hk_prog());
 		hk_errtryhelp();
 	}
 

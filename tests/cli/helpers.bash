@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# Shared by the CLI tests: fixture trees and golden files.
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+: "${HK_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
+: "${HK_BUILD_DIR:=$HK_SOURCE_DIR/build/dev}"
+: "${HK_FIXTURES:=$HK_SOURCE_DIR/tests/fixtures/sysroot}"
+: "${HK_EXPECTED:=$HK_SOURCE_DIR/tests/expected}"
+
+# By name, so that getopt messages say "pagesize:" as for an installed tool.
+PATH="$HK_BUILD_DIR/tools:$PATH"
+PAGESIZE=pagesize
+HUGEADM=hugeadm
+
+# fixture NAME: a scratch copy of a fixture tree; prints its path.
+fixture() {
+	local dst="$BATS_TEST_TMPDIR/$1"
+
+	rm -rf "$dst"
+	cp -R "$HK_FIXTURES/$1" "$dst"
+	printf '%s\n' "$dst"
+}
+
+# golden CASE CMD...: run CMD and compare its stdout, stderr and exit status,
+# byte for byte, with $HK_EXPECTED/CASE.out, CASE.err (empty when absent) and
+# CASE.rc (0 when absent). HK_UPDATE_GOLDEN=1 writes the files instead: review
+# them with git diff before committing.
+golden() {
+	local case=$1 exp="$HK_EXPECTED/$1" got="$BATS_TEST_TMPDIR/got" rc=0
+	shift
+
+	"$@" > "$got.out" 2> "$got.err" || rc=$?
+	if [ -n "${HK_UPDATE_GOLDEN:-}" ]; then
+		mkdir -p "$(dirname "$exp")"
+		cp "$got.out" "$exp.out"
+		rm -f "$exp.err" "$exp.rc"
+		if [ -s "$got.err" ]; then cp "$got.err" "$exp.err"; fi
+		if [ "$rc" -ne 0 ]; then echo "$rc" > "$exp.rc"; fi
+		return 0
+	fi
+	[ -f "$exp.out" ] || fail "no golden file $exp.out"
+	diff -u "$exp.out" "$got.out" || fail "stdout of '$*' differs from $case.out"
+	if [ -f "$exp.err" ]; then
+		diff -u "$exp.err" "$got.err" || fail "stderr of '$*' differs from $case.err"
+	else
+		diff -u /dev/null "$got.err" || fail "stderr of '$*' is not empty"
+	fi
+	assert_equal "$rc" "$(cat "$exp.rc" 2>/dev/null || echo 0)"
+}

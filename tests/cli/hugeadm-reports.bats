@@ -1,0 +1,183 @@
+#!/usr/bin/env bats
+# hugeadm's reports on fixture trees. The legacy text is libhugetlbfs 2.23's,
+# byte for byte (the live tests compare with 2.23 itself on the running kernel).
+
+load helpers
+
+@test "--pool-list: Minimum, Current, Maximum and the default mark of each tree" {
+	for t in x86-1node x86-2node arm64 mounts-long; do
+		golden "hugeadm/$t-pool-list" "$HUGEADM" --sysroot "$(fixture "$t")" --pool-list
+	done
+}
+
+@test "--pool-list on x86-2node: Minimum is nr - surplus, Maximum adds overcommit" {
+	run "$HUGEADM" --sysroot "$(fixture x86-2node)" --pool-list
+	assert_success
+	assert_line --index 1 "   2097152       21       24       29        *"
+	assert_line --index 2 "1073741824        2        2        2         "
+}
+
+@test "--page-sizes and --page-sizes-all" {
+	for t in x86-1node x86-2node arm64 mounts-long; do
+		golden "hugeadm/$t-page-sizes" "$HUGEADM" --sysroot "$(fixture "$t")" --page-sizes
+		golden "hugeadm/$t-page-sizes-all" "$HUGEADM" --sysroot "$(fixture "$t")" --page-sizes-all
+	done
+}
+
+@test "--page-sizes needs a pool maximum and a mount of that size" {
+	local root
+	root=$(fixture x86-1node)
+	# 1G has a mount but no pool; give it a pool and it is listed.
+	run "$HUGEADM" --sysroot "$root" --page-sizes
+	assert_output "2097152"
+	echo 1 > "$root/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+	run "$HUGEADM" --sysroot "$root" --page-sizes
+	assert_output "$(printf '2097152\n1073741824')"
+}
+
+@test "--list-all-mounts: column as wide as the longest path, escapes decoded, long lines read" {
+	for t in x86-1node x86-2node mounts-long; do
+		golden "hugeadm/$t-list-all-mounts" "$HUGEADM" --sysroot "$(fixture "$t")" --list-all-mounts
+	done
+}
+
+@test "--list-all-mounts without mounts: the 2.23 error, exit 0" {
+	golden "hugeadm/arm64-list-all-mounts" "$HUGEADM" --sysroot "$(fixture arm64)" --list-all-mounts
+}
+
+@test "--explain keeps the legacy paragraphs and adds nodes, THP and gigantic pages" {
+	[ "$(id -u)" -eq 0 ] || skip "the hugetlb_shm_group paragraph depends on the caller; goldens are for root"
+	for t in x86-1node x86-2node arm64; do
+		golden "hugeadm/$t-explain" "$HUGEADM" --sysroot "$(fixture "$t")" --explain
+	done
+}
+
+@test "--explain shows shmmax as the unsigned value the kernel holds" {
+	run --separate-stderr "$HUGEADM" --sysroot "$(fixture x86-1node)" --explain
+	assert_success
+	assert_line "A /proc/sys/kernel/shmmax value of 18446744073692774399 bytes may be sub-optimal. To maximise"
+	assert_line "  kernel.shmmax = 41943040"
+}
+
+@test "--explain --verbose 0 keeps stdout and silences warnings" {
+	local root
+	root=$(fixture x86-1node)
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --explain --verbose 0
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line "Total System Memory: 24105 MB"
+}
+
+@test "reports run in the 2.23 order whatever the command line order" {
+	local root
+	root=$(fixture x86-1node)
+	run "$HUGEADM" --sysroot "$root" --page-sizes-all --pool-list --list-all-mounts
+	assert_success
+	assert_line --index 0 --regexp '^Mount Point +Options$'
+	assert_line --index 3 --regexp '^ +Size  Minimum'
+	assert_line --index 6 "2097152"
+}
+
+@test "long options may be abbreviated, as with getopt_long in 2.23" {
+	run "$HUGEADM" --sysroot "$(fixture x86-1node)" --pool-l
+	assert_success
+	assert_line --index 0 --regexp '^ +Size  Minimum  Current  Maximum  Default$'
+}
+
+@test "--pool-list --per-node: one row per size and node" {
+	golden "hugeadm/x86-2node-per-node" "$HUGEADM" --sysroot "$(fixture x86-2node)" --pool-list --per-node
+	golden "hugeadm/x86-1node-per-node" "$HUGEADM" --sysroot "$(fixture x86-1node)" --pool-list --per-node
+}
+
+@test "--json: pools, per node, page sizes, mounts" {
+	golden "hugeadm/x86-2node-pool-list-json" "$HUGEADM" --sysroot "$(fixture x86-2node)" --pool-list --json
+	golden "hugeadm/x86-2node-per-node-json" "$HUGEADM" --sysroot "$(fixture x86-2node)" --pool-list --per-node --json
+	golden "hugeadm/arm64-page-sizes-all-json" "$HUGEADM" --sysroot "$(fixture arm64)" --page-sizes-all --json
+	golden "hugeadm/x86-1node-page-sizes-json" "$HUGEADM" --sysroot "$(fixture x86-1node)" --page-sizes --json
+	golden "hugeadm/mounts-long-list-all-mounts-json" "$HUGEADM" --sysroot "$(fixture mounts-long)" --list-all-mounts --json
+	golden "hugeadm/arm64-list-all-mounts-json" "$HUGEADM" --sysroot "$(fixture arm64)" --list-all-mounts --json
+}
+
+@test "--pool-list --json on x86-2node reports every number of the tree" {
+	local root
+	root=$(fixture x86-2node)
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-list --json
+	assert_success
+	# Compare each number with the files of the tree itself.
+	python3 - "$root" "$output" <<'PY'
+import json, os, sys
+root, doc = sys.argv[1], json.loads(sys.argv[2])
+def rd(*p):
+    return int(open(os.path.join(root, *p)).read())
+hp = "sys/kernel/mm/hugepages"
+assert [p["size"] for p in doc["pools"]] == [2097152, 1073741824], doc
+for p in doc["pools"]:
+    d = "hugepages-%dkB" % (p["size"] // 1024)
+    nr, surp = rd(hp, d, "nr_hugepages"), rd(hp, d, "surplus_hugepages")
+    oc = rd(hp, d, "nr_overcommit_hugepages")
+    assert p["current"] == nr and p["surplus"] == surp and p["overcommit"] == oc, p
+    assert p["free"] == rd(hp, d, "free_hugepages") and p["reserved"] == rd(hp, d, "resv_hugepages"), p
+    assert p["minimum"] == nr - surp and p["maximum"] == nr - surp + oc, p
+    assert p["default"] == (p["size"] == 2097152), p
+    assert [n["node"] for n in p["nodes"]] == [0, 1], p
+    for n in p["nodes"]:
+        nd = ("sys/devices/system/node", "node%d" % n["node"], "hugepages", d)
+        assert n["total"] == rd(*nd, "nr_hugepages"), n
+        assert n["free"] == rd(*nd, "free_hugepages"), n
+        assert n["surplus"] == rd(*nd, "surplus_hugepages"), n
+    assert sum(n["total"] for n in p["nodes"]) == p["current"], p
+print("ok")
+PY
+}
+
+@test "--json with several reports gives one JSON document" {
+	run --separate-stderr "$HUGEADM" --sysroot "$(fixture x86-1node)" --json --pool-list --list-all-mounts --page-sizes --page-sizes-all
+	assert_success
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert sorted(d) == ["configured_page_sizes","mounts","page_sizes","pools"], d; assert d["configured_page_sizes"] == [2097152], d' "$output"
+}
+
+@test "a kernel without hugetlb: the 2.23 error, exit 1" {
+	for o in --pool-list --page-sizes --page-sizes-all --list-all-mounts --explain; do
+		golden "hugeadm/nohugetlb" "$HUGEADM" --sysroot "$(fixture nohugetlb)" "$o"
+	done
+}
+
+@test "a corrupt counter is an error naming the pool, exit 1" {
+	local root
+	root=$(fixture x86-1node)
+	echo garbage > "$root/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+	golden "hugeadm/corrupt-counter" "$HUGEADM" --sysroot "$root" --pool-list
+}
+
+@test "usage errors: message, Try line, exit 1, nothing printed on stdout" {
+	local root
+	root=$(fixture x86-1node)
+	golden "hugeadm/no-operation" "$HUGEADM" --sysroot "$root"
+	golden "hugeadm/stray-argument" "$HUGEADM" --sysroot "$root" --pool-list extra
+	golden "hugeadm/bad-option" "$HUGEADM" --bogus
+	golden "hugeadm/per-node-alone" "$HUGEADM" --sysroot "$root" --per-node
+	golden "hugeadm/json-explain" "$HUGEADM" --sysroot "$root" --json --explain
+	golden "hugeadm/verbose-range" "$HUGEADM" --sysroot "$root" --verbose 100 --pool-list
+	golden "hugeadm/verbose-junk" "$HUGEADM" --sysroot "$root" --verbose 2x --pool-list
+	golden "hugeadm/missing-sysroot" "$HUGEADM" --sysroot /nonexistent/hk-tree --pool-list
+}
+
+@test "--help on stdout, exit 0; -V prints the version" {
+	run --separate-stderr "$HUGEADM" --help
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output --partial "--pool-list"
+	assert_output --partial "--per-node"
+	run "$HUGEADM" -V
+	assert_success
+	assert_output --regexp "^hugeadm from hugekit [0-9.]+$"
+}
+
+@test "-v raises the level: library debug lines appear at 4" {
+	run --separate-stderr "$HUGEADM" --sysroot "$(fixture nohugetlb)" -v -v --pool-list
+	assert_equal "$status" 1
+	assert_equal "${stderr_lines[0]}" "hugeadm:DEBUG: no Hugepagesize in meminfo: kernel without hugetlb"
+	assert_equal "${stderr_lines[1]}" "hugeadm:ERROR: kernel does not support huge pages"
+	run --separate-stderr "$HUGEADM" --sysroot "$(fixture nohugetlb)" --pool-list
+	assert_equal "$stderr" "hugeadm:ERROR: kernel does not support huge pages"
+}

@@ -94,8 +94,8 @@ int main(int argc, char **argv)
 
 	rc = hk_new(sysroot, &ctx);
 	if (rc < 0) {
-		fprintf(stderr, "%s: ERROR: cannot open %s: %s\n", hk_prog(), sysroot ? sysroot : "/",
-			strerror(-rc));
+		fprintf(stderr, "%s: ERROR: cannot open %s: %s\n", hk_prog(),
+			sysroot ? sysroot : "/", strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
 	rc = hk_base_page_size(ctx, &base);
@@ -104,7 +104,8 @@ int main(int argc, char **argv)
 	hk_unref(ctx);
 	if (rc < 0) {
 		/* The legacy message, then why. */
-		fprintf(stderr, "%s: ERROR: failed to get list of supported page sizes\n", hk_prog());
+		fprintf(stderr, "%s: ERROR: failed to get list of supported page sizes\n",
+			hk_prog());
 		fprintf(stderr, "%s: ERROR: %s\n", hk_prog(), strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}

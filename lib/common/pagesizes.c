@@ -71,7 +71,8 @@ int hkc_page_sizes(const struct hk_path *p, uint64_t **ret_sizes, size_t *ret_n)
 			if (!sz)
 				continue;
 			if (n == cap) {
-				uint64_t *ns = realloc(sizes, (cap = cap ? cap * 2 : 8) * sizeof(*ns));
+				uint64_t *ns =
+					realloc(sizes, (cap = cap ? cap * 2 : 8) * sizeof(*ns));
 
 				if (!ns) {
 					closedir(d);

@@ -22,8 +22,8 @@
 
 struct hk_path {
 	int rootfd;
-	char *root;	/* "/" or the sysroot directory, as given */
-	bool live;	/* true when the root is the running system's "/" */
+	char *root; /* "/" or the sysroot directory, as given */
+	bool live;  /* true when the root is the running system's "/" */
 };
 
 int hk_path_init(struct hk_path *p, const char *sysroot);
@@ -46,7 +46,8 @@ int hk_path_read_u64f(const struct hk_path *p, uint64_t *ret, const char *fmt, .
 /* O_WRONLY|O_TRUNC write of the whole buffer; short writes loop; close() checked. */
 int hk_path_write_stringf(const struct hk_path *p, const char *value, const char *fmt, ...)
 	HK_PRINTF(3, 4);
-int hk_path_write_u64f(const struct hk_path *p, uint64_t value, const char *fmt, ...) HK_PRINTF(3, 4);
+int hk_path_write_u64f(const struct hk_path *p, uint64_t value, const char *fmt, ...)
+	HK_PRINTF(3, 4);
 
 /* Strict unsigned decimal: digits only, an optional single trailing newline. */
 int hk_parse_u64_strict(const char *s, uint64_t *ret);

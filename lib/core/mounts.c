@@ -17,7 +17,6 @@ struct hk_mounts {
 	size_t n;
 };
 
-
 static int parser_err(struct libmnt_table *tb, const char *filename, int line)
 {
 	struct hk_ctx *ctx = mnt_table_get_userdata(tb);

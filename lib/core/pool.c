@@ -112,10 +112,11 @@ static int read_nodes(struct hk_ctx *ctx, struct hk_pool *pool)
 		if (!hk_path_existsf(&ctx->path, NODE_POOL_DIR, ids[i], kb))
 			continue;
 		nd->id = ids[i];
-		rc = hk_path_read_u64f(&ctx->path, &nd->nr, NODE_POOL_DIR "/nr_hugepages", ids[i], kb);
+		rc = hk_path_read_u64f(&ctx->path, &nd->nr, NODE_POOL_DIR "/nr_hugepages", ids[i],
+				       kb);
 		if (rc == 0)
-			rc = hk_path_read_u64f(&ctx->path, &nd->free, NODE_POOL_DIR "/free_hugepages",
-					       ids[i], kb);
+			rc = hk_path_read_u64f(&ctx->path, &nd->free,
+					       NODE_POOL_DIR "/free_hugepages", ids[i], kb);
 		if (rc == 0)
 			rc = hk_path_read_u64f(&ctx->path, &nd->surplus,
 					       NODE_POOL_DIR "/surplus_hugepages", ids[i], kb);

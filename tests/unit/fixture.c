@@ -25,11 +25,12 @@ char *fixture_empty(void)
 	return dir;
 }
 
-static void run(const char *fmt, const char *a, const char *b)
+/* cmd, then each argument single-quoted. */
+static void run(const char *cmd0, const char *a, const char *b)
 {
 	char *cmd;
 
-	if (asprintf(&cmd, fmt, a, b) < 0)
+	if (asprintf(&cmd, "%s '%s'%s%s%s", cmd0, a, b ? " '" : "", b ? b : "", b ? "'" : "") < 0)
 		die("asprintf");
 	if (system(cmd) != 0) {
 		fprintf(stderr, "fixture: '%s' failed\n", cmd);
@@ -45,9 +46,9 @@ char *fixture_copy(const char *name)
 
 	if (!src)
 		src = HK_FIXTURES_DEFAULT;
-	if (asprintf(&from, "%s/%s", src, name) < 0)
+	if (asprintf(&from, "%s/%s/.", src, name) < 0)
 		die("asprintf");
-	run("cp -R '%s/.' '%s'", from, dir);
+	run("cp -R", from, dir);
 	free(from);
 	return dir;
 }
@@ -56,7 +57,7 @@ void fixture_remove(char *dir)
 {
 	if (!dir)
 		return;
-	run("rm -rf '%s'%s", dir, "");
+	run("rm -rf", dir, NULL);
 	free(dir);
 }
 

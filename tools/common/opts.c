@@ -70,7 +70,8 @@ void hk_opts_print_help(FILE *out, const struct hk_opt *opts)
 		if (o->argname && (size_t)n < sizeof(left)) {
 			bool eq = o->name && o->arg == HK_ARG_OPTIONAL;
 
-			snprintf(left + n, sizeof(left) - (size_t)n, eq ? "[=%s]" : " %s", o->argname);
+			snprintf(left + n, sizeof(left) - (size_t)n, eq ? "[=%s]" : " %s",
+				 o->argname);
 		}
 		if (strlen(left) >= HELP_COLUMN) {
 			fprintf(out, "%s\n%*s", left, HELP_COLUMN, "");

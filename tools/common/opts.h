@@ -25,12 +25,12 @@ enum {
 #define HK_OPT_LONG_BASE (CHAR_MAX + 1)
 
 struct hk_opt {
-	const char *name;     /* long name, or NULL for a short-only option */
-	int short_name;	      /* short option character, or 0 */
-	enum hk_opt_arg arg;  /* argument kind */
-	int id;		      /* what getopt_long returns */
-	const char *argname;  /* shown in --help, e.g. "SIZE" */
-	const char *help;     /* one line; "\n" starts a continuation line */
+	const char *name;    /* long name, or NULL for a short-only option */
+	int short_name;	     /* short option character, or 0 */
+	enum hk_opt_arg arg; /* argument kind */
+	int id;		     /* what getopt_long returns */
+	const char *argname; /* shown in --help, e.g. "SIZE" */
+	const char *help;    /* one line; "\n" starts a continuation line */
 	unsigned flags;
 };
 

@@ -71,10 +71,10 @@ void ha_msg(const struct hugeadm_ctl *ctl, int level, const char *fmt, ...)
 /* The library's log, shown at the matching level. */
 static void lib_log(void *data, int priority, const char *msg)
 {
-	int level = priority <= LOG_ERR ? HA_ERROR
+	int level = priority <= LOG_ERR	      ? HA_ERROR
 		    : priority <= LOG_WARNING ? HA_WARNING
-		    : priority <= LOG_INFO ? HA_INFO
-					    : HA_DEBUG;
+		    : priority <= LOG_INFO    ? HA_INFO
+					      : HA_DEBUG;
 
 	ha_msg(data, level, "%s", msg);
 }
@@ -209,10 +209,10 @@ int main(int argc, char **argv)
 		return HK_EXIT_FAILURE;
 	}
 	hk_set_log_fn(ctl.ctx, lib_log, &ctl);
-	hk_set_log_priority(ctl.ctx, ctl.verbose >= HA_DEBUG ? LOG_DEBUG
-				     : ctl.verbose >= HA_INFO ? LOG_INFO
+	hk_set_log_priority(ctl.ctx, ctl.verbose >= HA_DEBUG	 ? LOG_DEBUG
+				     : ctl.verbose >= HA_INFO	 ? LOG_INFO
 				     : ctl.verbose >= HA_WARNING ? LOG_WARNING
-								   : LOG_ERR);
+								 : LOG_ERR);
 	rc = hk_default_page_size(ctl.ctx, &def);
 	if (rc == -EOPNOTSUPP) {
 		ha_msg(&ctl, HA_ERROR, "kernel does not support huge pages");

@@ -83,7 +83,13 @@ static void print_pool_list(const struct pools *ps)
 	}
 }
 
-enum { COL_NODE, COL_SIZE, COL_TOTAL, COL_FREE, COL_SURPLUS };
+enum {
+	COL_NODE,
+	COL_SIZE,
+	COL_TOTAL,
+	COL_FREE,
+	COL_SURPLUS
+};
 
 // clang-format off
 static const struct {
@@ -151,7 +157,8 @@ static bool has_usable_mount(struct hugeadm_ctl *ctl, const struct hk_mounts *ms
 		if (hk_mount_page_size(ms, i) != size)
 			continue;
 		/* In a dumped tree the mount points are not ours to test. */
-		if (!hk_is_live(ctl->ctx) || access(hk_mount_target(ms, i), R_OK | W_OK | X_OK) == 0)
+		if (!hk_is_live(ctl->ctx) ||
+		    access(hk_mount_target(ms, i), R_OK | W_OK | X_OK) == 0)
 			return true;
 	}
 	return false;
@@ -232,7 +239,8 @@ static void explain_min_free_kbytes(struct hugeadm_ctl *ctl)
 		printf("The %s of %" PRIu64 " is too small. To maximiuse efficiency\n",
 		       hk_sysctl_path(HK_SYSCTL_MIN_FREE_KBYTES), cur);
 		printf("of fragmentation avoidance, there should be at least one huge page free per zone\n");
-		printf("in the system which minimally requires a min_free_kbytes value of %" PRIu64 "\n",
+		printf("in the system which minimally requires a min_free_kbytes value of %" PRIu64
+		       "\n",
 		       rec);
 	}
 }
@@ -263,7 +271,8 @@ static void explain_shmmax(struct hugeadm_ctl *ctl)
 		return;
 	}
 	printf("\n");
-	printf("The recommended shmmax for your currently allocated huge pages is %" PRIu64 " bytes.\n",
+	printf("The recommended shmmax for your currently allocated huge pages is %" PRIu64
+	       " bytes.\n",
 	       rec);
 	printf("To make shmmax settings persistent, add the following line to /etc/sysctl.conf:\n");
 	printf("  kernel.shmmax = %" PRIu64 "\n", rec);
@@ -314,7 +323,8 @@ static void explain_shm_group(struct hugeadm_ctl *ctl)
 	if (!gr) {
 		printf("\n");
 		ha_msg(ctl, HA_WARNING,
-		       "Group ID %" PRIu64 " in hugetlb_shm_group doesn't appear to be a valid group!",
+		       "Group ID %" PRIu64
+		       " in hugetlb_shm_group doesn't appear to be a valid group!",
 		       gid);
 		return;
 	}
@@ -438,9 +448,9 @@ static void json_pool(struct hk_json *j, const struct hk_pool *p)
 		const char *key;
 		enum hk_pool_field field;
 	} fields[] = {
-		{"minimum", HK_POOL_MINIMUM}, {"current", HK_POOL_NR},
-		{"maximum", HK_POOL_MAXIMUM}, {"free", HK_POOL_FREE},
-		{"reserved", HK_POOL_RESV},   {"surplus", HK_POOL_SURPLUS},
+		{"minimum", HK_POOL_MINIMUM},	    {"current", HK_POOL_NR},
+		{"maximum", HK_POOL_MAXIMUM},	    {"free", HK_POOL_FREE},
+		{"reserved", HK_POOL_RESV},	    {"surplus", HK_POOL_SURPLUS},
 		{"overcommit", HK_POOL_OVERCOMMIT},
 	};
 

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The library never prints and never exits: libhugekit imports none of the
+# functions that write to stdout/stderr or end the process, and lib/ never
+# names stdout or stderr.
+set -euo pipefail
+src=${HK_SOURCE_DIR:?} build=${HK_BUILD_DIR:?}
+lib=$(ls "$build"/lib/libhugekit.so.* | head -n 1)
+forbidden='^(printf|vprintf|puts|putchar|perror|exit|_exit|_Exit|abort|err|errx|warn|warnx|verr|verrx|vwarn|vwarnx|fprintf|vfprintf|fputs|fputc|fwrite|putc|dprintf|vdprintf|error|error_at_line)$'
+bad=$(nm -D --undefined-only "$lib" | awk '{ print $2 }' | sed 's/@.*//' | grep -E "$forbidden" || true)
+if [ -n "$bad" ]; then
+	echo "check-lib-quiet: libhugekit imports: $bad" >&2
+	exit 1
+fi
+if grep -rnE '\b(stdout|stderr|STDOUT_FILENO|STDERR_FILENO)\b' "$src/lib" --include='*.c' --include='*.h'; then
+	echo "check-lib-quiet: lib/ names stdout or stderr (above)" >&2
+	exit 1
+fi
+echo "check-lib-quiet: libhugekit imports no printing or exiting function ($(nm -D --undefined-only "$lib" | wc -l) imports checked)"

@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# Shared by the live tests: they change the running kernel's huge page state,
+# so they take the lock, save every value they change, and restore it after.
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+: "${HK_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
+: "${HK_BUILD_DIR:=$HK_SOURCE_DIR/build/dev}"
+PATH="$HK_BUILD_DIR/tools:$PATH"
+HK_HOLD="$HK_BUILD_DIR/tests/hk-hold"
+HP=/sys/kernel/mm/hugepages
+LIVE_LOCK=/run/lock/hugekit-live-tests.lock
+
+# live_requirements: skip (with the reason) where the tests cannot run.
+live_requirements() {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "live tests need root"
+	fi
+	if [ ! -d "$HP/hugepages-2048kB" ]; then
+		skip "no 2 MiB hugetlb pool on this kernel"
+	fi
+	if ! grep -qw hugetlbfs /proc/filesystems; then
+		skip "no hugetlbfs in this kernel"
+	fi
+}
+
+# The pool files a live test may change, saved once per file.
+LIVE_SAVED_FILES=(
+	"$HP/hugepages-2048kB/nr_hugepages"
+	"$HP/hugepages-2048kB/nr_overcommit_hugepages"
+	/proc/sys/kernel/shmmax
+)
+
+live_lock() {
+	exec {LIVE_LOCK_FD}> "$LIVE_LOCK"
+	flock -w 900 "$LIVE_LOCK_FD" || {
+		echo "# could not take $LIVE_LOCK in 900 s" >&3
+		return 1
+	}
+}
+
+live_save() {
+	local f
+	: > "$BATS_FILE_TMPDIR/saved"
+	for f in "${LIVE_SAVED_FILES[@]}"; do
+		[ -e "$f" ] && printf '%s\t%s\n' "$f" "$(cat "$f")" >> "$BATS_FILE_TMPDIR/saved"
+	done
+	return 0
+}
+
+# live_restore: unmount ours, stop holders, put back the saved values (overcommit
+# first, so shrinking nr_hugepages does not turn pages into surplus).
+live_restore() {
+	local f v m
+	[ -f "$BATS_FILE_TMPDIR/holders" ] && while read -r v; do
+		kill "$v" 2>/dev/null
+		wait "$v" 2>/dev/null
+	done < "$BATS_FILE_TMPDIR/holders"
+	rm -f "$BATS_FILE_TMPDIR/holders"
+	findmnt -rn -t hugetlbfs -o TARGET | while read -r m; do
+		m=$(printf '%b' "$m")
+		case "$m" in "$BATS_FILE_TMPDIR"/*) umount "$m" ;; esac
+	done
+	[ -f "$BATS_FILE_TMPDIR/saved" ] || return 0
+	while IFS=$'\t' read -r f v; do
+		echo "$v" > "$f" || echo "# could not restore $f to $v" >&3
+	done < "$BATS_FILE_TMPDIR/saved"
+	return 0
+}
+
+# live_mount DIR OPTIONS: a hugetlbfs mount under the file's scratch directory.
+live_mount() {
+	mkdir -p "$1"
+	mount -t hugetlbfs -o "$2" none "$1"
+}
+
+# live_hold SIZE PAGES TOUCH: start hk-hold in the background, wait until ready.
+live_hold() {
+	local fifo="$BATS_FILE_TMPDIR/hold.$$.$RANDOM" line
+	mkfifo "$fifo"
+	"$HK_HOLD" "$@" > "$fifo" 3>&- &
+	echo $! >> "$BATS_FILE_TMPDIR/holders"
+	read -r -t 30 line < "$fifo"
+	rm -f "$fifo"
+	[ "$line" = ready ]
+}
+
+# The hugeadm and pagesize of libhugetlbfs 2.23, when Debian's package is installed.
+legacy_tool() {
+	local t=/usr/bin/$1
+	if [ -x "$t" ] && dpkg -S "$t" 2>/dev/null | grep -q '^libhugetlbfs-bin:'; then
+		echo "$t"
+	fi
+}

@@ -48,9 +48,15 @@ static int vformat(char *buf, size_t sz, const char *fmt, va_list ap)
 		return -EINVAL;
 	if ((size_t)n >= sz)
 		return -ENAMETOOLONG;
-	/* Paths are relative to the root; tolerate a leading '/'. */
-	if (buf[0] == '/')
-		memmove(buf, buf + 1, (size_t)n);
+	/*
+	 * Paths are relative to the root. Leading slashes are dropped, all of
+	 * them: "//etc" must not turn into an absolute path that openat()
+	 * resolves outside the sysroot.
+	 */
+	size_t skip = strspn(buf, "/");
+
+	if (skip)
+		memmove(buf, buf + skip, (size_t)n - skip + 1);
 	return 0;
 }
 

@@ -41,6 +41,12 @@ __attribute__((noreturn)) static void usage(void)
 	exit(HK_EXIT_SUCCESS);
 }
 
+/* The library's messages, shown when HK_DEBUG asks for them. */
+static void lib_log(void *data, int priority, const char *msg)
+{
+	fprintf(stderr, "%s: DEBUG: %s\n", hk_prog(), msg);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -98,6 +104,8 @@ int main(int argc, char **argv)
 			sysroot ? sysroot : "/", strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
+	if (getenv("HK_DEBUG"))
+		hk_set_log_fn(ctx, lib_log, NULL);
 	rc = hk_base_page_size(ctx, &base);
 	if (rc == 0 && (all || huge_only))
 		rc = hk_page_sizes(ctx, &sizes, &n);

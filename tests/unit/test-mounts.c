@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* hugetlbfs mount discovery (lib/core/mounts.c) from <sysroot>/proc/self/mountinfo. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
+/* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
 #include <errno.h>
@@ -97,8 +99,8 @@ static void test_mounts_long(void **state)
 	static const struct mount_want want[] = {
 		{"/dev/hugepages", "rw,relatime,pagesize=2M", 2 * MiB},
 		{"/var/lib/hugetlbfs/pagesize-1GB", "rw,relatime,pagesize=1024M", GiB},
-		{"/mnt/huge 2m", "rw,relatime,uid=1000,gid=1000,mode=1770,pagesize=2M,size=67108864",
-		 2 * MiB},
+		{"/mnt/huge 2m",
+		 "rw,relatime,uid=1000,gid=1000,mode=1770,pagesize=2M,size=67108864", 2 * MiB},
 		{"/dev/hugepages1G", "rw,relatime,pagesize=1024M", GiB},
 	};
 	struct tree t;
@@ -198,13 +200,14 @@ static void test_default_page_size_fallback(void **state)
 
 	(void)state;
 	tree_open(&t, "x86-1node");
-	fixture_write(t.dir, "proc/self/mountinfo",
-		      "50 27 0:50 / /mnt/a rw,relatime - hugetlbfs none rw\n"
-		      "51 27 0:51 / /mnt/b rw,relatime - hugetlbfs none rw,pagesize=1G\n"
-		      "52 27 0:52 / /mnt/c rw,relatime - hugetlbfs none rw,pagesize=2.5M\n"
-		      "53 27 0:53 / /mnt/d rw,relatime - hugetlbfs none rw,pagesize=1048576k\n"
-		      "54 27 0:54 / /mnt/e rw,relatime - tmpfs tmpfs rw,size=1024k\n"
-		      "55 27 0:55 / /mnt/tab\\011and\\134slash rw - hugetlbfs none rw,pagesize=2M\n");
+	fixture_write(
+		t.dir, "proc/self/mountinfo",
+		"50 27 0:50 / /mnt/a rw,relatime - hugetlbfs none rw\n"
+		"51 27 0:51 / /mnt/b rw,relatime - hugetlbfs none rw,pagesize=1G\n"
+		"52 27 0:52 / /mnt/c rw,relatime - hugetlbfs none rw,pagesize=2.5M\n"
+		"53 27 0:53 / /mnt/d rw,relatime - hugetlbfs none rw,pagesize=1048576k\n"
+		"54 27 0:54 / /mnt/e rw,relatime - tmpfs tmpfs rw,size=1024k\n"
+		"55 27 0:55 / /mnt/tab\\011and\\134slash rw - hugetlbfs none rw,pagesize=2M\n");
 	check_mounts(t.ctx, want, 5);
 	tree_close(&t);
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Page size discovery (lib/common/pagesizes.c) on the fixture trees. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
+/* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
 #include <errno.h>
@@ -249,18 +251,12 @@ static void test_base_live(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_x86_1node),
-		cmocka_unit_test(test_x86_2node),
-		cmocka_unit_test(test_mounts_long),
-		cmocka_unit_test(test_arm64),
-		cmocka_unit_test(test_arm64_64k_base),
-		cmocka_unit_test(test_base_without_smaps),
-		cmocka_unit_test(test_nohugetlb),
-		cmocka_unit_test(test_default_1g),
-		cmocka_unit_test(test_no_sysfs_dir),
-		cmocka_unit_test(test_junk_dirs_ignored),
-		cmocka_unit_test(test_bad_hugepagesize),
-		cmocka_unit_test(test_base_live),
+		cmocka_unit_test(test_x86_1node),	 cmocka_unit_test(test_x86_2node),
+		cmocka_unit_test(test_mounts_long),	 cmocka_unit_test(test_arm64),
+		cmocka_unit_test(test_arm64_64k_base),	 cmocka_unit_test(test_base_without_smaps),
+		cmocka_unit_test(test_nohugetlb),	 cmocka_unit_test(test_default_1g),
+		cmocka_unit_test(test_no_sysfs_dir),	 cmocka_unit_test(test_junk_dirs_ignored),
+		cmocka_unit_test(test_bad_hugepagesize), cmocka_unit_test(test_base_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Size and node-list parsers of lib/common/parse.c. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
+/* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
 #include <errno.h>
@@ -21,22 +23,22 @@
 
 struct size_case {
 	const char *in;
-	int rc;		 /* expected return */
-	uint64_t value;	 /* expected value when rc == 0 */
+	int rc;		/* expected return */
+	uint64_t value; /* expected value when rc == 0 */
 };
 
 #define SENTINEL UINT64_C(0xdeadbeefcafef00d)
 
-static void run_size_table(int (*fn)(const char *, uint64_t *), const struct size_case *t,
-			   size_t n, const char *name)
+static void run_size_table(int (*fn)(const char *, uint64_t *), const struct size_case *t, size_t n,
+			   const char *name)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = SENTINEL;
 		int rc = fn(t[i].in, &v);
 
 		if (rc != t[i].rc || (rc == 0 && v != t[i].value)) {
-			print_error("%s(\"%s\"): rc %d value %llu, expected rc %d value %llu\n", name,
-				    t[i].in, rc, (unsigned long long)v, t[i].rc,
+			print_error("%s(\"%s\"): rc %d value %llu, expected rc %d value %llu\n",
+				    name, t[i].in, rc, (unsigned long long)v, t[i].rc,
 				    (unsigned long long)t[i].value);
 			fail();
 		}
@@ -264,9 +266,12 @@ static void test_nodelist_full_range(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_legacy_table),	cmocka_unit_test(test_legacy_null),
-		cmocka_unit_test(test_strict_table),	cmocka_unit_test(test_strict_null),
-		cmocka_unit_test(test_is_pow2),		cmocka_unit_test(test_nodelist_table),
+		cmocka_unit_test(test_legacy_table),
+		cmocka_unit_test(test_legacy_null),
+		cmocka_unit_test(test_strict_table),
+		cmocka_unit_test(test_strict_null),
+		cmocka_unit_test(test_is_pow2),
+		cmocka_unit_test(test_nodelist_table),
 		cmocka_unit_test(test_nodelist_full_range),
 	};
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The path layer of lib/common/path.c on scratch trees. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
+/* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
 #include <errno.h>
@@ -185,9 +187,9 @@ static void test_read_string(void **state)
 
 	fixture_write(e->dir, "sys/kernel/mm/transparent_hugepage/enabled",
 		      "always [madvise] never\n");
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "sys/kernel/mm/transparent_hugepage/%s",
-					      "enabled"),
-			 0);
+	assert_int_equal(
+		hk_path_read_stringf(&e->p, &s, "sys/kernel/mm/transparent_hugepage/%s", "enabled"),
+		0);
 	assert_string_equal(s, "always [madvise] never");
 	free(s);
 
@@ -336,13 +338,14 @@ static void test_opendir(void **state)
 	closedir(d);
 	assert_int_equal(found, 1);
 	assert_int_equal(hk_path_opendirf(&e->p, &d, "sys/kernel/mm/none"), -ENOENT);
-	assert_int_equal(
-		hk_path_opendirf(&e->p, &d, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
-		-ENOTDIR);
+	assert_int_equal(hk_path_opendirf(&e->p, &d,
+					  "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
+			 -ENOTDIR);
 
-	assert_int_equal(
-		hk_path_fopenf(&e->p, &f, "sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages", 2048),
-		0);
+	assert_int_equal(hk_path_fopenf(&e->p, &f,
+					"sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages",
+					2048),
+			 0);
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line, "3\n");
 	fclose(f);
@@ -437,21 +440,11 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_init),
-		T(test_init_live),
-		T(test_init_missing),
-		T(test_read_u64),
-		T(test_read_u64_missing),
-		T(test_parse_u64_strict),
-		T(test_read_string),
-		T(test_read_all_large),
-		T(test_write_truncates),
-		T(test_write_missing),
-		T(test_leading_slash),
-		T(test_opendir),
-		T(test_kv_meminfo),
-		T(test_kv_node),
-		T(test_kv_bad_value),
+		T(test_init),	       T(test_init_live),	 T(test_init_missing),
+		T(test_read_u64),      T(test_read_u64_missing), T(test_parse_u64_strict),
+		T(test_read_string),   T(test_read_all_large),	 T(test_write_truncates),
+		T(test_write_missing), T(test_leading_slash),	 T(test_opendir),
+		T(test_kv_meminfo),    T(test_kv_node),		 T(test_kv_bad_value),
 		T(test_existsf),
 	};
 #undef T

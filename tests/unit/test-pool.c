@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The public API of libhugekit (hk_new on copied fixture trees): pools, settings, logging. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
+/* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
 #include <errno.h>
@@ -367,7 +369,8 @@ static void test_sysctl(void **state)
 	assert_int_equal(v, 67584);
 	tree_close(&t);
 
-	assert_string_equal(hk_sysctl_path(HK_SYSCTL_MIN_FREE_KBYTES), "/proc/sys/vm/min_free_kbytes");
+	assert_string_equal(hk_sysctl_path(HK_SYSCTL_MIN_FREE_KBYTES),
+			    "/proc/sys/vm/min_free_kbytes");
 	assert_string_equal(hk_sysctl_path(HK_SYSCTL_SHMMAX), "/proc/sys/kernel/shmmax");
 	assert_string_equal(hk_sysctl_path(HK_SYSCTL_NR_HUGEPAGES), "/proc/sys/vm/nr_hugepages");
 	assert_null(hk_sysctl_path((enum hk_sysctl)99));
@@ -449,12 +452,15 @@ static void test_thp(void **state)
 	assert_int_equal(hk_thp_read(t.ctx, "", &v), -EINVAL);
 	assert_null(v);
 	/* The selection may be first or last. */
-	fixture_write(t.dir, "sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
+	fixture_write(t.dir, "sys/kernel/mm/transparent_hugepage/enabled",
+		      "[always] madvise never\n");
 	check_thp(t.ctx, "enabled", "always");
-	fixture_write(t.dir, "sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]\n");
+	fixture_write(t.dir, "sys/kernel/mm/transparent_hugepage/enabled",
+		      "always madvise [never]\n");
 	check_thp(t.ctx, "enabled", "never");
 	/* Several words but no selection. */
-	fixture_write(t.dir, "sys/kernel/mm/transparent_hugepage/enabled", "always madvise never\n");
+	fixture_write(t.dir, "sys/kernel/mm/transparent_hugepage/enabled",
+		      "always madvise never\n");
 	assert_int_equal(hk_thp_read(t.ctx, "enabled", &v), -EINVAL);
 	assert_null(v);
 	tree_close(&t);

@@ -117,7 +117,8 @@ static void verbose_from_env(struct hugeadm_ctl *ctl)
 		if (!*end && v >= 0 && v <= 99)
 			ctl->verbose = (int)v;
 	}
-	if (getenv("HUGETLB_DEBUG"))
+	/* HK_DEBUG is the library's own switch: it shows its debug messages. */
+	if (getenv("HUGETLB_DEBUG") || getenv("HK_DEBUG"))
 		ctl->verbose = HA_DEBUG;
 }
 

@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The bash completions in completions/bash/: source them as bash would, fill
+# COMP_WORDS and friends, call the completion function and check COMPREPLY.
+# Run by ctest; by hand: HK_SOURCE_DIR=. bats tests/cli/completion.bats
+
+setup() {
+	bats_load_library bats-support
+	bats_load_library bats-assert
+
+	: "${HK_SOURCE_DIR:?HK_SOURCE_DIR must be set}"
+	COMPLETIONS=$HK_SOURCE_DIR/completions/bash
+	if [[ -r /usr/share/bash-completion/bash_completion ]]; then
+		# shellcheck disable=SC1091
+		source /usr/share/bash-completion/bash_completion
+	fi
+	# shellcheck source=/dev/null
+	source "$COMPLETIONS/hugeadm"
+	# shellcheck source=/dev/null
+	source "$COMPLETIONS/pagesize"
+}
+
+# complete_line LINE: complete LINE with the cursor at its end, as readline would
+# after a TAB. The words are split at blanks and at '=' (COMP_WORDBREAKS);
+# a LINE that ends in a blank completes a new, empty word.
+complete_line() {
+	local line=$1 w
+
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMP_WORDS=()
+	for w in $line; do
+		if [[ $w == --*=* ]]; then
+			COMP_WORDS+=("${w%%=*}" "=")
+			[[ -n ${w#*=} ]] && COMP_WORDS+=("${w#*=}")
+		else
+			COMP_WORDS+=("$w")
+		fi
+	done
+	if [[ $line == *[[:blank:]] || $line == *= ]]; then
+		[[ $line == *= ]] || COMP_WORDS+=("")
+	fi
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	# The function that "complete -p" names for the command, called as bash
+	# calls it: with errexit off (bash-completion's helpers rely on that).
+	local spec rc
+	spec=$(complete -p "${COMP_WORDS[0]}")
+	[[ $spec == "complete -F "* ]] || return 1
+	spec=${spec#complete -F }
+	set +e
+	"${spec%% *}" "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	rc=$?
+	set -e
+	return "$rc"
+}
+
+# replies: COMPREPLY sorted, one a line, into $output for assert_line.
+replies() {
+	run bash -c 'printf "%s\n" "$@" | sort' replies "${COMPREPLY[@]}"
+}
+
+@test "the completions are registered for their commands" {
+	run complete -p hugeadm
+	assert_success
+	assert_output 'complete -F _hugeadm hugeadm'
+	run complete -p pagesize
+	assert_success
+	assert_output 'complete -F _pagesize pagesize'
+}
+
+@test "hugeadm --pool-l completes to --pool-list" {
+	complete_line 'hugeadm --pool-l'
+	assert_equal "${#COMPREPLY[@]}" 1
+	assert_equal "${COMPREPLY[0]}" --pool-list
+}
+
+@test "hugeadm --page offers both page-sizes options" {
+	complete_line 'hugeadm --page'
+	replies
+	assert_output "$(printf '%s\n' --page-sizes --page-sizes-all)"
+}
+
+@test "hugeadm - offers every report option" {
+	complete_line 'hugeadm -'
+	replies
+	for opt in --list-all-mounts --pool-list --per-node --page-sizes --page-sizes-all \
+		--explain --json --sysroot --verbose --help --version; do
+		assert_line -- "$opt"
+	done
+}
+
+@test "pagesize - offers --all and --huge-only" {
+	complete_line 'pagesize -'
+	replies
+	assert_line -- --all
+	assert_line -- --huge-only
+	assert_line -- --sysroot
+	refute_line -- --pool-list
+}
+
+@test "hugeadm --verbose offers the levels" {
+	complete_line 'hugeadm --verbose '
+	assert_equal "${COMPREPLY[*]}" '0 1 2 3 4 99'
+	complete_line 'hugeadm --verbose 9'
+	assert_equal "${COMPREPLY[*]}" 99
+	complete_line 'hugeadm --verbose='
+	assert_equal "${COMPREPLY[*]}" '0 1 2 3 4 99'
+}
+
+@test "hugeadm --sysroot offers directories only" {
+	mkdir -p "$BATS_TEST_TMPDIR/t/tree-a" "$BATS_TEST_TMPDIR/t/tree b"
+	touch "$BATS_TEST_TMPDIR/t/file"
+	complete_line "hugeadm --sysroot $BATS_TEST_TMPDIR/t/"
+	replies
+	assert_line "$BATS_TEST_TMPDIR/t/tree-a"
+	assert_line "$BATS_TEST_TMPDIR/t/tree b"
+	refute_line "$BATS_TEST_TMPDIR/t/file"
+	complete_line "hugeadm --sysroot=$BATS_TEST_TMPDIR/t/tree-"
+	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/t/tree-a"
+}
+
+@test "pagesize --sysroot offers directories" {
+	mkdir -p "$BATS_TEST_TMPDIR/t/tree-a"
+	touch "$BATS_TEST_TMPDIR/t/file"
+	complete_line "pagesize --sysroot $BATS_TEST_TMPDIR/t/"
+	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/t/tree-a"
+}
+
+@test "the completions work without bash-completion loaded" {
+	mkdir -p "$BATS_TEST_TMPDIR/t/tree-a"
+	touch "$BATS_TEST_TMPDIR/t/file"
+	run bash --norc --noprofile -c '
+		source "$1/hugeadm" || exit 1
+		declare -F _filedir && exit 1
+		COMP_WORDS=(hugeadm --sysroot "$2/t/"); COMP_CWORD=2
+		_hugeadm; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(hugeadm --pool-l); COMP_CWORD=1
+		_hugeadm; echo "${COMPREPLY[*]}"
+		# "=" not in COMP_WORDBREAKS: "--verbose=9" is one word.
+		COMP_WORDS=(hugeadm --verbose=9); COMP_CWORD=1
+		_hugeadm; echo "${COMPREPLY[*]}"
+	' sh "$COMPLETIONS" "$BATS_TEST_TMPDIR"
+	assert_success
+	assert_line --index 0 "$BATS_TEST_TMPDIR/t/tree-a"
+	assert_line --index 1 --pool-list
+	assert_line --index 2 --verbose=99
+}

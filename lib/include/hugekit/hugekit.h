@@ -117,7 +117,7 @@ enum hk_sysctl {
 };
 
 int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t *ret);
-/* The file behind a setting, for messages: "/proc/sys/vm/min_free_kbytes". */
+/* The file behind a setting, for messages, such as /proc/sys/vm/min_free_kbytes. */
 const char *hk_sysctl_path(enum hk_sysctl which);
 
 /* A /proc/meminfo field as the kernel writes it (kB for sizes, a count for HugePages_*). */

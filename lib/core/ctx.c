@@ -74,6 +74,28 @@ HK_EXPORT const char *hk_get_library_version(void)
 	return HK_VERSION_STRING;
 }
 
+int hk_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret)
+{
+	int rc = 0;
+
+	if (!ctx->default_size)
+		rc = hkc_default_page_size(&ctx->path, &ctx->default_size);
+	if (rc == 0)
+		*ret = ctx->default_size;
+	return rc;
+}
+
+int hk_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret)
+{
+	int rc = 0;
+
+	if (!ctx->base_size)
+		rc = hkc_base_page_size(&ctx->path, &ctx->base_size);
+	if (rc == 0)
+		*ret = ctx->base_size;
+	return rc;
+}
+
 void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...)
 {
 	char msg[1024];

@@ -18,7 +18,14 @@ struct hk_ctx {
 	hk_log_fn log_fn;
 	void *log_data;
 	int log_priority;
+	/* Fixed while the kernel runs: read once, 0 until then. */
+	uint64_t default_size;
+	uint64_t base_size;
 };
+
+/* The default huge page size and the base page size, read once per context. */
+int hk_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret);
+int hk_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret);
 
 void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRINTF(3, 4);
 

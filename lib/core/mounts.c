@@ -94,7 +94,7 @@ HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
 		hk_err(ctx, "%s: cannot parse: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
 		goto out;
 	}
-	hkc_default_page_size(&ctx->path, &def);
+	hk_ctx_default_size(ctx, &def);
 	while (mnt_table_next_fs(tb, it, &fs) == 0) {
 		if (!mnt_fs_match_fstype(fs, "hugetlbfs"))
 			continue;

@@ -28,7 +28,7 @@ struct hk_pool {
 
 HK_EXPORT int hk_default_page_size(struct hk_ctx *ctx, uint64_t *ret)
 {
-	int rc = hkc_default_page_size(&ctx->path, ret);
+	int rc = hk_ctx_default_size(ctx, ret);
 
 	if (rc == -ENOENT) {
 		hk_dbg(ctx, "no Hugepagesize in meminfo: kernel without hugetlb");
@@ -44,7 +44,7 @@ HK_EXPORT int hk_page_sizes(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *re
 
 HK_EXPORT int hk_base_page_size(struct hk_ctx *ctx, uint64_t *ret)
 {
-	return hkc_base_page_size(&ctx->path, ret);
+	return hk_ctx_base_size(ctx, ret);
 }
 
 HK_EXPORT int hk_node_list(struct hk_ctx *ctx, int **ret_nodes, size_t *ret_n)
@@ -164,8 +164,8 @@ HK_EXPORT int hk_pool_read(struct hk_ctx *ctx, uint64_t page_size, struct hk_poo
 		hk_pool_unref(pool);
 		return rc;
 	}
-	pool->is_default = hkc_default_page_size(&ctx->path, &def) == 0 && def == page_size;
-	hkc_base_page_size(&ctx->path, &base);
+	pool->is_default = hk_ctx_default_size(ctx, &def) == 0 && def == page_size;
+	hk_ctx_base_size(ctx, &base);
 	pool->gigantic = page_size > (base << HK_MAX_PAGE_ORDER);
 	*ret_pool = pool;
 	return 0;

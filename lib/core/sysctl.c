@@ -5,16 +5,7 @@
 
 #include "internal.h"
 
-static const char *const sysctl_files[] = {
-	[HK_SYSCTL_NR_HUGEPAGES] = HK_PROC_SYS_VM "/nr_hugepages",
-	[HK_SYSCTL_NR_HUGEPAGES_MEMPOLICY] = HK_PROC_SYS_VM "/nr_hugepages_mempolicy",
-	[HK_SYSCTL_NR_OVERCOMMIT_HUGEPAGES] = HK_PROC_SYS_VM "/nr_overcommit_hugepages",
-	[HK_SYSCTL_HUGETLB_SHM_GROUP] = HK_PROC_SYS_VM "/hugetlb_shm_group",
-	[HK_SYSCTL_MIN_FREE_KBYTES] = HK_PROC_SYS_VM "/min_free_kbytes",
-	[HK_SYSCTL_SHMMAX] = HK_PROC_SYS_KERNEL "/shmmax",
-	[HK_SYSCTL_SHMALL] = HK_PROC_SYS_KERNEL "/shmall",
-};
-
+/* Absolute, for messages; the path layer reads them relative to the root. */
 static const char *const sysctl_paths[] = {
 	[HK_SYSCTL_NR_HUGEPAGES] = HK_ABS(HK_PROC_SYS_VM "/nr_hugepages"),
 	[HK_SYSCTL_NR_HUGEPAGES_MEMPOLICY] = HK_ABS(HK_PROC_SYS_VM "/nr_hugepages_mempolicy"),
@@ -25,7 +16,7 @@ static const char *const sysctl_paths[] = {
 	[HK_SYSCTL_SHMALL] = HK_ABS(HK_PROC_SYS_KERNEL "/shmall"),
 };
 
-#define N_SYSCTLS (sizeof(sysctl_files) / sizeof(sysctl_files[0]))
+#define N_SYSCTLS (sizeof(sysctl_paths) / sizeof(sysctl_paths[0]))
 
 HK_EXPORT const char *hk_sysctl_path(enum hk_sysctl which)
 {
@@ -38,7 +29,7 @@ HK_EXPORT int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t 
 
 	if ((unsigned)which >= N_SYSCTLS || !ret)
 		return -EINVAL;
-	rc = hk_path_read_u64f(&ctx->path, ret, "%s", sysctl_files[which]);
+	rc = hk_path_read_u64f(&ctx->path, ret, "%s", sysctl_paths[which]);
 	if (rc < 0)
 		hk_dbg(ctx, "%s: %s", sysctl_paths[which], strerror(-rc));
 	return rc;

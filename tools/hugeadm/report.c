@@ -442,6 +442,19 @@ int ha_report_text(struct hugeadm_ctl *ctl)
 	return rc < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
 }
 
+/* One node of one pool; the flat --per-node list also names the size. */
+static void json_node(struct hk_json *j, const struct hk_pool *p, size_t k, bool with_size)
+{
+	hk_json_open_object(j, NULL);
+	hk_json_int(j, "node", hk_pool_node_id(p, k));
+	if (with_size)
+		hk_json_u64(j, "size", hk_pool_get(p, HK_POOL_SIZE));
+	hk_json_u64(j, "total", hk_pool_node_get(p, k, HK_POOL_NR));
+	hk_json_u64(j, "free", hk_pool_node_get(p, k, HK_POOL_FREE));
+	hk_json_u64(j, "surplus", hk_pool_node_get(p, k, HK_POOL_SURPLUS));
+	hk_json_close_object(j);
+}
+
 static void json_pool(struct hk_json *j, const struct hk_pool *p)
 {
 	static const struct {
@@ -460,14 +473,8 @@ static void json_pool(struct hk_json *j, const struct hk_pool *p)
 	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
 		hk_json_u64(j, fields[f].key, hk_pool_get(p, fields[f].field));
 	hk_json_open_array(j, "nodes");
-	for (size_t k = 0; k < hk_pool_node_count(p); k++) {
-		hk_json_open_object(j, NULL);
-		hk_json_int(j, "node", hk_pool_node_id(p, k));
-		hk_json_u64(j, "total", hk_pool_node_get(p, k, HK_POOL_NR));
-		hk_json_u64(j, "free", hk_pool_node_get(p, k, HK_POOL_FREE));
-		hk_json_u64(j, "surplus", hk_pool_node_get(p, k, HK_POOL_SURPLUS));
-		hk_json_close_object(j);
-	}
+	for (size_t k = 0; k < hk_pool_node_count(p); k++)
+		json_node(j, p, k, false);
 	hk_json_close_array(j);
 	hk_json_close_object(j);
 }
@@ -478,15 +485,8 @@ static void json_per_node(struct hk_json *j, const struct pools *ps)
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct hk_pool *p = ps->p[i];
 
-		for (size_t k = 0; k < hk_pool_node_count(p); k++) {
-			hk_json_open_object(j, NULL);
-			hk_json_int(j, "node", hk_pool_node_id(p, k));
-			hk_json_u64(j, "size", hk_pool_get(p, HK_POOL_SIZE));
-			hk_json_u64(j, "total", hk_pool_node_get(p, k, HK_POOL_NR));
-			hk_json_u64(j, "free", hk_pool_node_get(p, k, HK_POOL_FREE));
-			hk_json_u64(j, "surplus", hk_pool_node_get(p, k, HK_POOL_SURPLUS));
-			hk_json_close_object(j);
-		}
+		for (size_t k = 0; k < hk_pool_node_count(p); k++)
+			json_node(j, p, k, true);
 	}
 	hk_json_close_array(j);
 }

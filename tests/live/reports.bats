@@ -157,3 +157,26 @@ PY
 		assert_output --partial '"hugepagesz=1G hugepages=N"'
 	fi
 }
+
+@test "as an unprivileged user (nobody) the reports and --explain are 2.23's too" {
+	local legacy nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups) o rc1 rc2
+	legacy=$(legacy_tool hugeadm)
+	[ -n "$legacy" ] || skip "libhugetlbfs-bin (2.23) is not installed"
+	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
+	"${nobody[@]}" "$HK_BUILD_DIR/tools/hugeadm" --version > /dev/null 2>&1 ||
+		skip "the build tree is not readable by nobody"
+	for o in --pool-list --page-sizes --list-all-mounts --explain; do
+		rc1=0 rc2=0
+		"${nobody[@]}" "$legacy" "$o" > "$BATS_TEST_TMPDIR/theirs.out" 2> "$BATS_TEST_TMPDIR/theirs.err" || rc1=$?
+		"${nobody[@]}" "$HK_BUILD_DIR/tools/hugeadm" "$o" > "$BATS_TEST_TMPDIR/ours.out" 2> "$BATS_TEST_TMPDIR/ours.err" || rc2=$?
+		if [ "$o" = --explain ]; then
+			sed -i "s/value of 9223372036854775807 bytes/value of $(cat /proc/sys/kernel/shmmax) bytes/" "$BATS_TEST_TMPDIR/theirs.out"
+			sed -i '/^Note: Permanent swap space/q' "$BATS_TEST_TMPDIR/ours.out"
+			# nobody is not in the hugetlb_shm_group, and both say so.
+			grep -q 'User nobody (uid: 65534) is not a member of the hugetlb_shm_group' "$BATS_TEST_TMPDIR/ours.err"
+		fi
+		diff -u "$BATS_TEST_TMPDIR/theirs.out" "$BATS_TEST_TMPDIR/ours.out" || fail "hugeadm $o as nobody: stdout differs"
+		diff -u "$BATS_TEST_TMPDIR/theirs.err" "$BATS_TEST_TMPDIR/ours.err" || fail "hugeadm $o as nobody: stderr differs"
+		assert_equal "$rc2" "$rc1"
+	done
+}

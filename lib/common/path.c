@@ -16,6 +16,8 @@ int hk_path_init(struct hk_path *p, const char *sysroot)
 	const char *root = sysroot && *sysroot ? sysroot : "/";
 	struct stat a, b;
 
+	p->dry_run = NULL;
+	p->dry_run_data = NULL;
 	p->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (p->rootfd < 0)
 		return -errno;
@@ -264,6 +266,18 @@ static int vwrite(const struct hk_path *p, const char *value, const char *fmt, v
 	size_t len = strlen(value), off = 0;
 	int fd, rc = 0;
 
+	if (p->dry_run) {
+		char path[PATH_MAX];
+
+		rc = vformat(path + 1, sizeof(path) - 1, fmt, ap);
+		if (rc < 0)
+			return rc;
+		if (faccessat(p->rootfd, path + 1, F_OK, 0) < 0)
+			return -errno;
+		path[0] = '/';
+		p->dry_run(p->dry_run_data, path, value);
+		return 0;
+	}
 	fd = vopen(p, O_WRONLY | O_TRUNC, fmt, ap);
 	if (fd < 0)
 		return fd;

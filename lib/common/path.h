@@ -20,10 +20,15 @@
 
 #define HK_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
+/* Dry run: instead of writing, the layer hands the absolute path and the value here. */
+typedef void (*hk_path_dry_run_fn)(void *data, const char *path, const char *value);
+
 struct hk_path {
 	int rootfd;
 	char *root; /* "/" or the sysroot directory, as given */
 	bool live;  /* true when the root is the running system's "/" */
+	hk_path_dry_run_fn dry_run;
+	void *dry_run_data;
 };
 
 int hk_path_init(struct hk_path *p, const char *sysroot);
@@ -43,7 +48,11 @@ int hk_path_read_stringf(const struct hk_path *p, char **ret, const char *fmt, .
 /* One unsigned decimal number, optionally followed by one newline. */
 int hk_path_read_u64f(const struct hk_path *p, uint64_t *ret, const char *fmt, ...) HK_PRINTF(3, 4);
 
-/* O_WRONLY|O_TRUNC write of the whole buffer; short writes loop; close() checked. */
+/*
+ * O_WRONLY|O_TRUNC write of the whole buffer; short writes loop; close() checked.
+ * In a dry run nothing is opened for writing: a file that exists is handed to
+ * the dry-run function, a missing one is -ENOENT as it would be for real.
+ */
 int hk_path_write_stringf(const struct hk_path *p, const char *value, const char *fmt, ...)
 	HK_PRINTF(3, 4);
 int hk_path_write_u64f(const struct hk_path *p, uint64_t value, const char *fmt, ...)

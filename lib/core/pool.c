@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,4 +246,89 @@ HK_EXPORT uint64_t hk_pool_node_get(const struct hk_pool *pool, size_t i, enum h
 	default:
 		return 0;
 	}
+}
+
+HK_EXPORT void hk_set_dry_run(struct hk_ctx *ctx, hk_dry_run_fn fn, void *data)
+{
+	ctx->path.dry_run = fn;
+	ctx->path.dry_run_data = data;
+}
+
+HK_EXPORT bool hk_is_dry_run(const struct hk_ctx *ctx)
+{
+	return ctx->path.dry_run != NULL;
+}
+
+/*
+ * The file behind a pool setting, relative to the root. The default size goes
+ * through /proc/sys/vm as with libhugetlbfs (the same kernel counters).
+ */
+static int pool_file(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_field field,
+		     unsigned flags, char *buf, size_t sz)
+{
+	uint64_t def = 0, kb = size / 1024;
+	bool mempol = flags & HK_POOL_SET_MEMPOLICY;
+	const char *name;
+	int n;
+
+	if (field == HK_POOL_NR)
+		name = mempol ? "nr_hugepages_mempolicy" : "nr_hugepages";
+	else if (field == HK_POOL_OVERCOMMIT && node == HK_NODE_ALL && !mempol)
+		name = "nr_overcommit_hugepages";
+	else
+		return -EINVAL;
+	if (size < 1024 || size % 1024 || (node != HK_NODE_ALL && (node < 0 || mempol)))
+		return -EINVAL;
+	if (!hk_path_existsf(&ctx->path, POOL_DIR, kb))
+		return -ENOENT;
+	if (node != HK_NODE_ALL) {
+		if (!hk_path_existsf(&ctx->path, NODE_POOL_DIR, node, kb))
+			return -ENOENT;
+		n = snprintf(buf, sz, NODE_POOL_DIR "/%s", node, kb, name);
+	} else if (hk_ctx_default_size(ctx, &def) == 0 && def == size) {
+		n = snprintf(buf, sz, HK_PROC_SYS_VM "/%s", name);
+	} else {
+		n = snprintf(buf, sz, POOL_DIR "/%s", kb, name);
+	}
+	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
+}
+
+HK_EXPORT int hk_pool_file(struct hk_ctx *ctx, uint64_t page_size, int node,
+			   enum hk_pool_field field, unsigned flags, char **ret_path)
+{
+	char buf[PATH_MAX];
+	int rc = pool_file(ctx, page_size, node, field, flags, buf, sizeof(buf));
+
+	if (rc < 0)
+		return rc;
+	if (asprintf(ret_path, "/%s", buf) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int pool_write(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_field field,
+		      unsigned flags, uint64_t value)
+{
+	char buf[PATH_MAX];
+	int rc = pool_file(ctx, size, node, field, flags, buf, sizeof(buf));
+
+	if (rc < 0)
+		return rc;
+	rc = hk_path_write_u64f(&ctx->path, value, "%s", buf);
+	if (rc < 0)
+		hk_dbg(ctx, "/%s: cannot write %" PRIu64 ": %s", buf, value, strerror(-rc));
+	else
+		hk_dbg(ctx, "/%s = %" PRIu64, buf, value);
+	return rc;
+}
+
+HK_EXPORT int hk_pool_set_nr(struct hk_ctx *ctx, uint64_t page_size, int node, uint64_t nr,
+			     unsigned flags)
+{
+	return pool_write(ctx, page_size, node, HK_POOL_NR, flags, nr);
+}
+
+HK_EXPORT int hk_pool_set_overcommit(struct hk_ctx *ctx, uint64_t page_size, uint64_t overcommit)
+{
+	return pool_write(ctx, page_size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, 0, overcommit);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,9 @@ static const char *const sysctl_paths[] = {
 	[HK_SYSCTL_MIN_FREE_KBYTES] = HK_ABS(HK_PROC_SYS_VM "/min_free_kbytes"),
 	[HK_SYSCTL_SHMMAX] = HK_ABS(HK_PROC_SYS_KERNEL "/shmmax"),
 	[HK_SYSCTL_SHMALL] = HK_ABS(HK_PROC_SYS_KERNEL "/shmall"),
+	[HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE] =
+		HK_ABS(HK_PROC_SYS_VM "/hugepages_treat_as_movable"),
+	[HK_SYSCTL_COMPACT_MEMORY] = HK_ABS(HK_PROC_SYS_VM "/compact_memory"),
 };
 
 #define N_SYSCTLS (sizeof(sysctl_paths) / sizeof(sysctl_paths[0]))
@@ -32,6 +36,60 @@ HK_EXPORT int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t 
 	rc = hk_path_read_u64f(&ctx->path, ret, "%s", sysctl_paths[which]);
 	if (rc < 0)
 		hk_dbg(ctx, "%s: %s", sysctl_paths[which], strerror(-rc));
+	return rc;
+}
+
+HK_EXPORT int hk_sysctl_write(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t value)
+{
+	int rc;
+
+	if ((unsigned)which >= N_SYSCTLS)
+		return -EINVAL;
+	rc = hk_path_write_u64f(&ctx->path, value, "%s", sysctl_paths[which]);
+	if (rc < 0)
+		hk_err(ctx, "%s: cannot write %" PRIu64 ": %s", sysctl_paths[which], value,
+		       strerror(-rc));
+	else
+		hk_info(ctx, "%s = %" PRIu64, sysctl_paths[which], value);
+	return rc;
+}
+
+HK_EXPORT int hk_compact_memory(struct hk_ctx *ctx, int node)
+{
+	int rc;
+
+	if (node == HK_NODE_ALL)
+		return hk_sysctl_write(ctx, HK_SYSCTL_COMPACT_MEMORY, 1);
+	if (node < 0)
+		return -EINVAL;
+	rc = hk_path_write_stringf(&ctx->path, "1", HK_SYS_NODE "/node%d/compact", node);
+	if (rc < 0)
+		hk_err(ctx, "%s/node%d/compact: %s", HK_ABS(HK_SYS_NODE), node, strerror(-rc));
+	return rc;
+}
+
+/* A knob path below the THP directory: plain names, at most one '/', no dot-dot. */
+static bool thp_knob_ok(const char *knob, bool allow_subdir)
+{
+	const char *slash = strchr(knob, '/');
+
+	if (!*knob || knob[0] == '.' || strstr(knob, ".."))
+		return false;
+	if (!slash)
+		return true;
+	return allow_subdir && slash[1] && slash[1] != '.' && !strchr(slash + 1, '/');
+}
+
+HK_EXPORT int hk_thp_write(struct hk_ctx *ctx, const char *knob, const char *value)
+{
+	int rc;
+
+	if (!knob || !value || !thp_knob_ok(knob, true))
+		return -EINVAL;
+	rc = hk_path_write_stringf(&ctx->path, value, HK_SYS_THP "/%s", knob);
+	if (rc < 0)
+		hk_err(ctx, "%s/%s: cannot write \"%s\": %s", HK_ABS(HK_SYS_THP), knob, value,
+		       strerror(-rc));
 	return rc;
 }
 
@@ -73,7 +131,7 @@ HK_EXPORT int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value
 	char *buf, *open, *close;
 	int rc;
 
-	if (!knob || !*knob || strchr(knob, '/') || !ret_value)
+	if (!knob || !thp_knob_ok(knob, true) || !ret_value)
 		return -EINVAL;
 	rc = hk_path_read_stringf(&ctx->path, &buf, HK_SYS_THP "/%s", knob);
 	if (rc < 0)
@@ -90,6 +148,13 @@ HK_EXPORT int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value
 	}
 	*ret_value = buf;
 	return 0;
+}
+
+HK_EXPORT int hk_thp_modes(struct hk_ctx *ctx, const char *knob, char **ret_line)
+{
+	if (!knob || !thp_knob_ok(knob, true) || !ret_line)
+		return -EINVAL;
+	return hk_path_read_stringf(&ctx->path, ret_line, HK_SYS_THP "/%s", knob);
 }
 
 HK_EXPORT int hk_recommended_min_free_kbytes(struct hk_ctx *ctx, uint64_t *ret)

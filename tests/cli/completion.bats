@@ -91,6 +91,19 @@ replies() {
 	done
 }
 
+@test "hugeadm - offers the change options" {
+	complete_line 'hugeadm -'
+	replies
+	for opt in --pool-pages-min --pool-pages-max --obey-mempolicy --hard --strict -d \
+		--dry-run --thp-always --thp-madvise --thp-never --thp-defrag --thp-size \
+		--thp-khugepaged-pages --thp-khugepaged-scan-sleep --thp-khugepaged-alloc-sleep \
+		--set-recommended-min_free_kbytes --set-recommended-shmmax --set-shm-group \
+		--add-temp-swap --add-ramdisk-swap --persist --enable-zone-movable \
+		--disable-zone-movable --lock-timeout; do
+		assert_line -- "$opt"
+	done
+}
+
 @test "pagesize - offers --all and --huge-only" {
 	complete_line 'pagesize -'
 	replies
@@ -146,4 +159,62 @@ replies() {
 	assert_line --index 0 "$BATS_TEST_TMPDIR/t/tree-a"
 	assert_line --index 1 --pool-list
 	assert_line --index 2 --verbose=99
+}
+
+@test "hugeadm --thp-defrag offers the defrag modes" {
+	complete_line 'hugeadm --thp-defrag '
+	assert_equal "${COMPREPLY[*]}" 'always defer defer+madvise madvise never'
+	complete_line 'hugeadm --thp-defrag defer'
+	assert_equal "${COMPREPLY[*]}" 'defer defer+madvise'
+	complete_line 'hugeadm --thp-defrag=ma'
+	assert_equal "${COMPREPLY[*]}" madvise
+}
+
+@test "hugeadm --pool-pages-min offers DEFAULT and the sizes of the --sysroot" {
+	local root=$HK_SOURCE_DIR/tests/fixtures/sysroot/arm64
+
+	complete_line "hugeadm --sysroot $root --pool-pages-min "
+	replies
+	assert_output "$(printf '%s\n' 1G: 2M: 32M: 64K: DEFAULT:)"
+	complete_line "hugeadm --sysroot=$root --pool-pages-max 3"
+	assert_equal "${COMPREPLY[*]}" 32M:
+	complete_line "hugeadm --sysroot $root --pool-pages-min D"
+	assert_equal "${COMPREPLY[*]}" DEFAULT:
+	# The count after the colon is the user's to type.
+	complete_line "hugeadm --sysroot $root --pool-pages-min 2M:"
+	assert_equal "${#COMPREPLY[@]}" 0
+}
+
+@test "hugeadm --thp-size offers the THP sizes of the --sysroot, then the modes" {
+	local root=$HK_SOURCE_DIR/tests/fixtures/sysroot/arm64
+
+	complete_line "hugeadm --sysroot $root --thp-size "
+	replies
+	assert_output "$(printf '%s\n' 2M: 64K:)"
+	complete_line "hugeadm --sysroot $root --thp-size 64K:"
+	replies
+	assert_output "$(printf '%s\n' 64K:always 64K:inherit 64K:madvise 64K:never)"
+}
+
+@test "hugeadm --set-shm-group offers groups" {
+	local group
+	group=$(id -gn)
+
+	complete_line "hugeadm --set-shm-group ${group:0:1}"
+	replies
+	assert_line -- "$group"
+	refute_line -- --pool-list
+}
+
+@test "hugeadm offers no value for numeric options" {
+	for opt in --lock-timeout --thp-khugepaged-pages --thp-khugepaged-scan-sleep \
+		--thp-khugepaged-alloc-sleep; do
+		complete_line "hugeadm $opt "
+		assert_equal "${#COMPREPLY[@]}" 0
+	done
+	# --add-temp-swap takes its count only after '='.
+	complete_line 'hugeadm --add-temp-swap='
+	assert_equal "${#COMPREPLY[@]}" 0
+	complete_line 'hugeadm --add-temp-swap --pool-l'
+	assert_equal "${COMPREPLY[*]}" --pool-list
 }

@@ -27,10 +27,17 @@ live_requirements() {
 }
 
 # The pool files a live test may change, saved once per file.
+THP=/sys/kernel/mm/transparent_hugepage
 LIVE_SAVED_FILES=(
 	"$HP/hugepages-2048kB/nr_hugepages"
 	"$HP/hugepages-2048kB/nr_overcommit_hugepages"
+	"$HP/hugepages-1048576kB/nr_hugepages"
 	/proc/sys/kernel/shmmax
+	/proc/sys/vm/min_free_kbytes
+	/proc/sys/vm/hugetlb_shm_group
+	"$THP/enabled"
+	"$THP/defrag"
+	"$THP/khugepaged/pages_to_scan"
 )
 
 live_lock() {
@@ -45,13 +52,14 @@ live_save() {
 	local f
 	: > "$BATS_FILE_TMPDIR/saved"
 	for f in "${LIVE_SAVED_FILES[@]}"; do
-		[ -e "$f" ] && printf '%s\t%s\n' "$f" "$(cat "$f")" >> "$BATS_FILE_TMPDIR/saved"
+		# A mode file reads "always [madvise] never": what is written back is the selection.
+		[ -e "$f" ] && printf '%s\t%s\n' "$f" "$(sed 's/.*\[\(.*\)\].*/\1/' "$f")" >> "$BATS_FILE_TMPDIR/saved"
 	done
 	return 0
 }
 
-# live_restore: unmount ours, stop holders, put back the saved values (overcommit
-# first, so shrinking nr_hugepages does not turn pages into surplus).
+# live_restore: stop our holders (so no page is in use), unmount ours, put back
+# the saved values.
 live_restore() {
 	local f v m
 	[ -f "$BATS_FILE_TMPDIR/holders" ] && while read -r v; do
@@ -67,6 +75,20 @@ live_restore() {
 	while IFS=$'\t' read -r f v; do
 		echo "$v" > "$f" || echo "# could not restore $f to $v" >&3
 	done < "$BATS_FILE_TMPDIR/saved"
+	return 0
+}
+
+# live_snapshot: every value hugeadm may change, one "file: value" line each.
+live_snapshot() {
+	local f
+	for f in "$HP"/hugepages-*/nr_hugepages "$HP"/hugepages-*/nr_overcommit_hugepages \
+		"$HP"/hugepages-*/nr_hugepages_mempolicy \
+		/sys/devices/system/node/node*/hugepages/hugepages-*/nr_hugepages \
+		/proc/sys/vm/nr_hugepages /proc/sys/vm/nr_overcommit_hugepages \
+		/proc/sys/vm/min_free_kbytes /proc/sys/vm/hugetlb_shm_group /proc/sys/kernel/shmmax \
+		"$THP/enabled" "$THP/defrag" "$THP"/hugepages-*/enabled "$THP"/khugepaged/*_*; do
+		[ -r "$f" ] && echo "$f: $(cat "$f")"
+	done
 	return 0
 }
 

@@ -448,7 +448,12 @@ static void test_thp(void **state)
 	/* A single word without brackets is the value itself. */
 	check_thp(t.ctx, "hpage_pmd_size", "2097152");
 	assert_int_equal(hk_thp_read(t.ctx, "no_such_knob", &v), -ENOENT);
-	assert_int_equal(hk_thp_read(t.ctx, "khugepaged/defrag", &v), -EINVAL);
+	/* Knobs one directory down are reachable, nothing outside the THP directory is. */
+	check_thp(t.ctx, "khugepaged/defrag", "1");
+	assert_int_equal(hk_thp_read(t.ctx, "../hugepages/hugepages-2048kB/nr_hugepages", &v),
+			 -EINVAL);
+	assert_int_equal(hk_thp_read(t.ctx, "khugepaged/../enabled", &v), -EINVAL);
+	assert_int_equal(hk_thp_read(t.ctx, "a/b/c", &v), -EINVAL);
 	assert_int_equal(hk_thp_read(t.ctx, "", &v), -EINVAL);
 	assert_null(v);
 	/* The selection may be first or last. */

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include <hugekit/hugekit.h>
 
@@ -15,6 +17,54 @@ enum {
 	HA_DEBUG = 4,
 };
 
+/* Exit status of --strict when a pool came up short (and was put back). */
+#define HA_EXIT_SHORT 2
+
+/* What a change action does. The order here is the order they run in. */
+enum ha_kind {
+	HA_ZONE_MOVABLE, /* u: 1 enable, 0 disable */
+	HA_THP,		 /* knob = value, under /sys/kernel/mm/transparent_hugepage */
+	HA_POOL_MIN,	 /* a --pool-pages-min spec */
+	HA_POOL_MAX,	 /* a --pool-pages-max spec */
+	HA_MIN_FREE_KBYTES,
+	HA_SHMMAX,
+	HA_SHM_GROUP, /* u: the gid */
+};
+
+struct ha_action {
+	enum ha_kind kind;
+	const char *arg; /* the option's argument as given, for messages */
+	/* Pools: SIZE|DEFAULT:[+|-]AMOUNT[K|M|G][@NODES] */
+	char *size_str;	 /* the SIZE part as given */
+	uint64_t size;	 /* resolved page size, in bytes (after validation) */
+	char sign;	 /* 0 (absolute), '+' or '-' */
+	uint64_t amount; /* pages, or bytes when by_bytes */
+	bool by_bytes;	 /* the amount had a K/M/G suffix */
+	char *adj_str;	 /* the adjustment part as given */
+	int *nodes;	 /* NULL: the whole pool; else the nodes after '@' */
+	size_t n_nodes;
+	/* THP and sysctls */
+	const char *knob;
+	const char *value;
+	uint64_t u;
+};
+
+/* A pool as hugeadm reasons about it (state.c). */
+struct ha_pool_state {
+	uint64_t size;
+	bool gigantic;
+	uint64_t min; /* persistent pages: Minimum */
+	uint64_t oc;  /* overcommit: Maximum is min + oc */
+	size_t n_nodes;
+	int *ids;	    /* node numbers */
+	uint64_t *node_min; /* each node's persistent pages (nr - surplus) */
+};
+
+struct ha_states {
+	struct ha_pool_state *s;
+	size_t n;
+};
+
 struct hugeadm_ctl {
 	struct hk_ctx *ctx;
 	int verbose; /* 0..99, default 2 */
@@ -26,6 +76,20 @@ struct hugeadm_ctl {
 	bool page_sizes;
 	bool page_sizes_all;
 	bool explain;
+	/* Changes, validated whole before the first one runs. */
+	struct ha_action *actions;
+	size_t n_actions;
+	bool dry_run;
+	bool hard;
+	bool strict;
+	bool obey_mempolicy;
+	int temp_swap;		      /* pages of swap to add while a pool grows; 0: none */
+	bool ramdisk_swap;	      /* swap on /dev/ram* while a pool grows */
+	bool persist;		      /* keep that swap afterwards */
+	int lock_timeout;	      /* seconds */
+	const char *dry_quote;	      /* quoting of the value in the next dry-run line */
+	struct ha_states plan_states; /* the pools as the plan leaves them */
+	struct ha_states dry_states;  /* the pools as a dry run pretends they are */
 };
 
 /* "hugeadm:ERROR: ..." and friends on stderr, when the level is enabled. */
@@ -35,3 +99,47 @@ void ha_msg(const struct hugeadm_ctl *ctl, int level, const char *fmt, ...)
 /* report.c: each returns an exit code. */
 int ha_report_text(struct hugeadm_ctl *ctl);
 int ha_report_json(struct hugeadm_ctl *ctl);
+
+/* plan.c: parse an option's argument into an action (0, or -1 after a message). */
+int ha_plan_pool(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg);
+int ha_plan_simple(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *knob, const char *value,
+		   const char *arg);
+int ha_plan_number(struct hugeadm_ctl *ctl, const char *knob, const char *arg, uint64_t min);
+int ha_plan_thp_size(struct hugeadm_ctl *ctl, const char *arg);
+int ha_plan_shm_group(struct hugeadm_ctl *ctl, const char *arg);
+void ha_plan_free(struct hugeadm_ctl *ctl);
+/* Check every action against the machine, before anything runs. */
+int ha_plan_validate(struct hugeadm_ctl *ctl);
+
+/*
+ * apply.c: before validating changes, check the capability and take the
+ * machine-wide lock (nothing to do for reports or a dry run; hk_unlock the fd
+ * afterwards); then run the actions, returning an exit code.
+ */
+int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd);
+int ha_apply(struct hugeadm_ctl *ctl);
+/* 2.23's warnings when swap is missing or nearly full (a growing pool may need it). */
+void ha_check_swap(struct hugeadm_ctl *ctl);
+
+/* state.c */
+void ha_format_size(char *buf, size_t sz, uint64_t v);
+int ha_state_load(struct hugeadm_ctl *ctl, struct ha_pool_state *st, uint64_t size);
+/* The state of a size from the table, read from the kernel the first time. */
+int ha_state_get(struct hugeadm_ctl *ctl, struct ha_states *t, uint64_t size,
+		 struct ha_pool_state **ret);
+void ha_states_free(struct ha_states *t);
+/* Index of a node in the state, or -1. */
+int ha_state_node(const struct ha_pool_state *st, int node);
+uint64_t ha_node_target(const struct ha_action *a, const struct ha_pool_state *st, size_t k);
+/* The Minimum and Maximum the action asks for, from the state st. */
+void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, uint64_t *ret_min,
+		     uint64_t *ret_max);
+/* Move a state to those targets, as if the writes had all succeeded. */
+void ha_state_apply_targets(const struct ha_action *a, struct ha_pool_state *st, uint64_t min,
+			    uint64_t max);
+
+/* swap.c: temporary swap while a pool grows. */
+struct ha_swap;
+int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **ret);
+void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *swap);
+int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl);

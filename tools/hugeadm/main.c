@@ -26,10 +26,55 @@ enum {
 	OPT_VERBOSE,
 	OPT_SYSROOT,
 	OPT_LIST_OPTIONS,
+	OPT_POOL_PAGES_MIN,
+	OPT_POOL_PAGES_MAX,
+	OPT_OBEY_MEMPOLICY,
+	OPT_HARD,
+	OPT_STRICT,
+	OPT_THP_ALWAYS,
+	OPT_THP_MADVISE,
+	OPT_THP_NEVER,
+	OPT_THP_KHUGEPAGED_PAGES,
+	OPT_THP_KHUGEPAGED_SCAN_SLEEP,
+	OPT_THP_KHUGEPAGED_ALLOC_SLEEP,
+	OPT_THP_SIZE,
+	OPT_THP_DEFRAG,
+	OPT_SET_MIN_FREE_KBYTES,
+	OPT_SET_SHMMAX,
+	OPT_SET_SHM_GROUP,
+	OPT_ADD_TEMP_SWAP,
+	OPT_ADD_RAMDISK_SWAP,
+	OPT_PERSIST,
+	OPT_ENABLE_ZONE_MOVABLE,
+	OPT_DISABLE_ZONE_MOVABLE,
+	OPT_LOCK_TIMEOUT,
 };
 
 // clang-format off
 static const struct hk_opt opts[] = {
+	{ "pool-pages-min",  0,   HK_ARG_REQUIRED, OPT_POOL_PAGES_MIN,  "SIZE:[+|-]N[@NODES]", "set (or raise, lower) the pool minimum of a page size;\nN pages, or an amount with K, M or G;\n@NODES: each listed NUMA node's own share", 0 },
+	{ "pool-pages-max",  0,   HK_ARG_REQUIRED, OPT_POOL_PAGES_MAX,  "SIZE:[+|-]N", "set (or raise, lower) the pool maximum (overcommit)", 0 },
+	{ "obey-mempolicy",  0,   HK_ARG_NONE,     OPT_OBEY_MEMPOLICY,  NULL, "grow the pool on the nodes of the caller's NUMA policy", 0 },
+	{ "hard",            0,   HK_ARG_NONE,     OPT_HARD,            NULL, "compact memory and retry while the pool grows (30 s at most)", 0 },
+	{ "strict",          0,   HK_ARG_NONE,     OPT_STRICT,          NULL, "a pool that comes up short is put back; exit status 2", 0 },
+	{ "dry-run",         'd', HK_ARG_NONE,     'd',                 NULL, "print the equivalent shell commands; change nothing", 0 },
+	{ "thp-always",      0,   HK_ARG_NONE,     OPT_THP_ALWAYS,      NULL, "transparent huge pages always", 0 },
+	{ "thp-madvise",     0,   HK_ARG_NONE,     OPT_THP_MADVISE,     NULL, "transparent huge pages where madvise() asks", 0 },
+	{ "thp-never",       0,   HK_ARG_NONE,     OPT_THP_NEVER,       NULL, "no transparent huge pages", 0 },
+	{ "thp-defrag",      0,   HK_ARG_REQUIRED, OPT_THP_DEFRAG,      "MODE", "THP defrag mode: always, defer, defer+madvise,\nmadvise or never", 0 },
+	{ "thp-size",        0,   HK_ARG_REQUIRED, OPT_THP_SIZE,        "SIZE:MODE", "multi-size THP: always, inherit, madvise or never\nfor one size (e.g. 64K:always)", 0 },
+	{ "thp-khugepaged-pages",       0, HK_ARG_REQUIRED, OPT_THP_KHUGEPAGED_PAGES,       "N",  "pages khugepaged scans on each pass", 0 },
+	{ "thp-khugepaged-scan-sleep",  0, HK_ARG_REQUIRED, OPT_THP_KHUGEPAGED_SCAN_SLEEP,  "MS", "milliseconds khugepaged sleeps between passes", 0 },
+	{ "thp-khugepaged-alloc-sleep", 0, HK_ARG_REQUIRED, OPT_THP_KHUGEPAGED_ALLOC_SLEEP, "MS", "milliseconds khugepaged waits after an\nallocation failure", 0 },
+	{ "set-recommended-min_free_kbytes", 0, HK_ARG_NONE, OPT_SET_MIN_FREE_KBYTES, NULL, "set min_free_kbytes to libhugetlbfs's recommendation", 0 },
+	{ "set-recommended-shmmax", 0,  HK_ARG_NONE,     OPT_SET_SHMMAX,      NULL, "raise kernel.shmmax to what the pools can hold", 0 },
+	{ "set-shm-group",   0,   HK_ARG_REQUIRED, OPT_SET_SHM_GROUP,   "GROUP", "let GROUP (name or gid) use SHM_HUGETLB", 0 },
+	{ "add-temp-swap",   0,   HK_ARG_OPTIONAL, OPT_ADD_TEMP_SWAP,   "N", "add N huge pages of swap file while a pool grows\n(default 5)", 0 },
+	{ "add-ramdisk-swap", 0,  HK_ARG_NONE,     OPT_ADD_RAMDISK_SWAP, NULL, "swap on /dev/ram* while a pool grows", 0 },
+	{ "persist",         0,   HK_ARG_NONE,     OPT_PERSIST,         NULL, "keep that swap after the resize", 0 },
+	{ "enable-zone-movable",  0, HK_ARG_NONE,  OPT_ENABLE_ZONE_MOVABLE,  NULL, "hugepages_treat_as_movable = 1 (old kernels)", 0 },
+	{ "disable-zone-movable", 0, HK_ARG_NONE,  OPT_DISABLE_ZONE_MOVABLE, NULL, "hugepages_treat_as_movable = 0 (old kernels)", 0 },
+	{ "lock-timeout",    0,   HK_ARG_REQUIRED, OPT_LOCK_TIMEOUT,    "SECONDS", "wait this long for another hugeadm (default 30)", 0 },
 	{ "list-all-mounts", 0,   HK_ARG_NONE,     OPT_LIST_ALL_MOUNTS, NULL, "list all hugetlbfs mount points", 0 },
 	{ "pool-list",       0,   HK_ARG_NONE,     OPT_POOL_LIST,       NULL, "list the pool of each huge page size", 0 },
 	{ "per-node",        0,   HK_ARG_NONE,     OPT_PER_NODE,        NULL, "with --pool-list: one row per page size and NUMA node", 0 },
@@ -37,7 +82,7 @@ static const struct hk_opt opts[] = {
 	{ "page-sizes-all",  0,   HK_ARG_NONE,     OPT_PAGE_SIZES_ALL,  NULL, "list all page sizes the kernel supports", 0 },
 	{ "explain",         0,   HK_ARG_NONE,     OPT_EXPLAIN,         NULL, "explain the huge page state of the machine", 0 },
 	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all) and\n--list-all-mounts as JSON (sizes in bytes)", 0 },
-	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read /proc and /sys under DIR", 0 },
+	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read and write /proc and /sys under DIR", 0 },
 	{ "verbose",         0,   HK_ARG_REQUIRED, OPT_VERBOSE,         "LEVEL", "set the message level (0-99; default 2)", 0 },
 	{ NULL,              'v', HK_ARG_NONE,     'v',                 NULL, "raise the message level by one", 0 },
 	{ "help",            'h', HK_ARG_NONE,     'h',                 NULL, "display this help", 0 },
@@ -104,6 +149,23 @@ static int parse_verbose(const struct hugeadm_ctl *ctl, const char *arg)
 	return (int)v;
 }
 
+/* A decimal count from min to max, or -1 after a message. */
+static int parse_count(const struct hugeadm_ctl *ctl, const char *opt, const char *arg, long min,
+		       long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *arg == '+' || *arg == '-' || v < min || v > max) {
+		ha_msg(ctl, HA_ERROR, "%s: invalid value for %s (a number from %ld to %ld)", arg,
+		       opt, min, max);
+		return -1;
+	}
+	return (int)v;
+}
+
 /* Defaults from libhugetlbfs's environment: HUGETLB_VERBOSE, HUGETLB_DEBUG. */
 static void verbose_from_env(struct hugeadm_ctl *ctl)
 {
@@ -124,8 +186,10 @@ static void verbose_from_env(struct hugeadm_ctl *ctl)
 
 int main(int argc, char **argv)
 {
-	struct hugeadm_ctl ctl = {0};
+	struct hugeadm_ctl ctl = {.lock_timeout = 30};
 	const char *sysroot = NULL;
+	bool bad = false;
+	int lock_fd = -1;
 	struct hk_getopt g;
 	uint64_t def;
 	int c, rc;
@@ -160,6 +224,83 @@ int main(int argc, char **argv)
 		case OPT_SYSROOT:
 			sysroot = optarg;
 			break;
+		case OPT_POOL_PAGES_MIN:
+			bad |= ha_plan_pool(&ctl, HA_POOL_MIN, optarg) < 0;
+			break;
+		case OPT_POOL_PAGES_MAX:
+			bad |= ha_plan_pool(&ctl, HA_POOL_MAX, optarg) < 0;
+			break;
+		case OPT_OBEY_MEMPOLICY:
+			ctl.obey_mempolicy = true;
+			break;
+		case OPT_HARD:
+			ctl.hard = true;
+			break;
+		case OPT_STRICT:
+			ctl.strict = true;
+			break;
+		case 'd':
+			ctl.dry_run = true;
+			break;
+		case OPT_THP_ALWAYS:
+			ha_plan_simple(&ctl, HA_THP, "enabled", "always", "--thp-always");
+			break;
+		case OPT_THP_MADVISE:
+			ha_plan_simple(&ctl, HA_THP, "enabled", "madvise", "--thp-madvise");
+			break;
+		case OPT_THP_NEVER:
+			ha_plan_simple(&ctl, HA_THP, "enabled", "never", "--thp-never");
+			break;
+		case OPT_THP_DEFRAG:
+			ha_plan_simple(&ctl, HA_THP, "defrag", optarg, optarg);
+			break;
+		case OPT_THP_SIZE:
+			bad |= ha_plan_thp_size(&ctl, optarg) < 0;
+			break;
+		case OPT_THP_KHUGEPAGED_PAGES:
+			bad |= ha_plan_number(&ctl, "khugepaged/pages_to_scan", optarg, 1) < 0;
+			break;
+		case OPT_THP_KHUGEPAGED_SCAN_SLEEP:
+			bad |= ha_plan_number(&ctl, "khugepaged/scan_sleep_millisecs", optarg, 0) <
+			       0;
+			break;
+		case OPT_THP_KHUGEPAGED_ALLOC_SLEEP:
+			bad |= ha_plan_number(&ctl, "khugepaged/alloc_sleep_millisecs", optarg, 0) <
+			       0;
+			break;
+		case OPT_SET_MIN_FREE_KBYTES:
+			ha_plan_simple(&ctl, HA_MIN_FREE_KBYTES, NULL, NULL,
+				       "--set-recommended-min_free_kbytes");
+			break;
+		case OPT_SET_SHMMAX:
+			ha_plan_simple(&ctl, HA_SHMMAX, NULL, NULL, "--set-recommended-shmmax");
+			break;
+		case OPT_SET_SHM_GROUP:
+			bad |= ha_plan_shm_group(&ctl, optarg) < 0;
+			break;
+		case OPT_ADD_TEMP_SWAP:
+			ctl.temp_swap =
+				optarg ? parse_count(&ctl, "--add-temp-swap", optarg, 1, 1 << 20)
+				       : 5;
+			bad |= ctl.temp_swap < 0;
+			break;
+		case OPT_ADD_RAMDISK_SWAP:
+			ctl.ramdisk_swap = true;
+			break;
+		case OPT_PERSIST:
+			ctl.persist = true;
+			break;
+		case OPT_ENABLE_ZONE_MOVABLE:
+		case OPT_DISABLE_ZONE_MOVABLE:
+			ha_plan_simple(&ctl, HA_ZONE_MOVABLE, NULL, NULL,
+				       c == OPT_ENABLE_ZONE_MOVABLE ? "--enable-zone-movable"
+								    : "--disable-zone-movable");
+			ctl.actions[ctl.n_actions - 1].u = c == OPT_ENABLE_ZONE_MOVABLE;
+			break;
+		case OPT_LOCK_TIMEOUT:
+			ctl.lock_timeout = parse_count(&ctl, "--lock-timeout", optarg, 0, 86400);
+			bad |= ctl.lock_timeout < 0;
+			break;
 		case OPT_VERBOSE:
 			ctl.verbose = parse_verbose(&ctl, optarg);
 			break;
@@ -186,6 +327,10 @@ int main(int argc, char **argv)
 	hk_getopt_fini(&g);
 
 	/* Validate the whole command line before reading or doing anything. */
+	if (bad) {
+		ha_plan_free(&ctl);
+		return HK_EXIT_FAILURE;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
 		hk_errtryhelp();
@@ -194,12 +339,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --per-node works with --pool-list only\n", hk_prog());
 		hk_errtryhelp();
 	}
+	if (ctl.json && ctl.dry_run) {
+		fprintf(stderr,
+			"%s: --json does not apply to --dry-run (its output is shell commands)\n",
+			hk_prog());
+		hk_errtryhelp();
+	}
 	if (ctl.json && ctl.explain) {
 		fprintf(stderr, "%s: --json does not apply to --explain\n", hk_prog());
 		hk_errtryhelp();
 	}
 	if (!ctl.list_mounts && !ctl.pool_list && !ctl.page_sizes && !ctl.page_sizes_all &&
-	    !ctl.explain) {
+	    !ctl.explain && ctl.n_actions == 0) {
 		fprintf(stderr, "%s: no operation specified\n", hk_prog());
 		hk_errtryhelp();
 	}
@@ -214,6 +365,12 @@ int main(int argc, char **argv)
 				     : ctl.verbose >= HA_INFO	 ? LOG_INFO
 				     : ctl.verbose >= HA_WARNING ? LOG_WARNING
 								 : LOG_ERR);
+	/* libhugetlbfs began every dry run with the verbosity it would hand on. */
+	if (ctl.dry_run) {
+		if (ctl.verbose >= 99)
+			printf("HUGETLB_DEBUG='yes'\n");
+		printf("HUGETLB_VERBOSE='%d'\n", ctl.verbose);
+	}
 	rc = hk_default_page_size(ctl.ctx, &def);
 	if (rc == -EOPNOTSUPP) {
 		ha_msg(&ctl, HA_ERROR, "kernel does not support huge pages");
@@ -221,9 +378,24 @@ int main(int argc, char **argv)
 	} else if (rc < 0) {
 		ha_msg(&ctl, HA_ERROR, "cannot read the default huge page size: %s", strerror(-rc));
 		rc = HK_EXIT_FAILURE;
+	} else if (ha_lock(&ctl, &lock_fd) < 0 || ha_plan_validate(&ctl) < 0) {
+		/* Validated under the lock: the plan is checked against the state it changes. */
+		rc = HK_EXIT_FAILURE;
 	} else {
-		rc = ctl.json ? ha_report_json(&ctl) : ha_report_text(&ctl);
+		rc = ha_apply(&ctl);
+		/* The reports show the machine as the changes left it. */
+		if (rc != HK_EXIT_FAILURE && (ctl.list_mounts || ctl.pool_list || ctl.page_sizes ||
+					      ctl.page_sizes_all || ctl.explain)) {
+			int rr = ctl.json ? ha_report_json(&ctl) : ha_report_text(&ctl);
+
+			if (rr != HK_EXIT_SUCCESS)
+				rc = rr;
+		}
 	}
+	hk_unlock(lock_fd);
+	ha_plan_free(&ctl);
+	ha_states_free(&ctl.plan_states);
+	ha_states_free(&ctl.dry_states);
 	hk_unref(ctl.ctx);
 	return rc;
 }

@@ -208,22 +208,6 @@ static int read_mounts(struct hugeadm_ctl *ctl, struct hk_mounts **ms)
 	return rc;
 }
 
-/* "2M", "1G", "64K": the form the kernel command line takes. */
-static void format_size(char *buf, size_t sz, uint64_t v)
-{
-	static const char units[] = "KMGT";
-	int u = -1;
-
-	while (v >= 1024 && v % 1024 == 0 && u < 3) {
-		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, sz, "%" PRIu64, v);
-	else
-		snprintf(buf, sz, "%" PRIu64 "%c", v, units[u]);
-}
-
 static void explain_min_free_kbytes(struct hugeadm_ctl *ctl)
 {
 	uint64_t cur, rec;
@@ -276,27 +260,6 @@ static void explain_shmmax(struct hugeadm_ctl *ctl)
 	       rec);
 	printf("To make shmmax settings persistent, add the following line to /etc/sysctl.conf:\n");
 	printf("  kernel.shmmax = %" PRIu64 "\n", rec);
-}
-
-static void explain_swap(struct hugeadm_ctl *ctl, uint64_t def)
-{
-	uint64_t total = 0, free_kb = 0;
-
-	hk_meminfo_read(ctl->ctx, "SwapTotal", &total);
-	if (total == 0) {
-		ha_msg(ctl, HA_WARNING,
-		       "There is no swap space configured, resizing hugepage pool may fail");
-		ha_msg(ctl, HA_WARNING,
-		       "Use --add-temp-swap option to temporarily add swap during the resize");
-		return;
-	}
-	hk_meminfo_read(ctl->ctx, "SwapFree", &free_kb);
-	if (free_kb * 1024 <= def) {
-		ha_msg(ctl, HA_WARNING,
-		       "There is very little swap space free, resizing hugepage pool may fail");
-		ha_msg(ctl, HA_WARNING,
-		       "Use --add-temp-swap option to temporarily add swap during the resize");
-	}
 }
 
 static bool in_group(const struct group *gr, const char *name)
@@ -378,7 +341,7 @@ static void explain_today(struct hugeadm_ctl *ctl, const struct pools *ps)
 
 		if (!hk_pool_is_gigantic(p))
 			continue;
-		format_size(sz, sizeof(sz), hk_pool_get(p, HK_POOL_SIZE));
+		ha_format_size(sz, sizeof(sz), hk_pool_get(p, HK_POOL_SIZE));
 		printf("\n%s pages are gigantic: the kernel cannot overcommit them, and a running\n"
 		       "system often has no free %s ranges left. Reserve them at boot with the kernel\n"
 		       "parameters \"hugepagesz=%s hugepages=N\" (per node: \"hugepagesz=%s "
@@ -389,10 +352,9 @@ static void explain_today(struct hugeadm_ctl *ctl, const struct pools *ps)
 
 static int explain(struct hugeadm_ctl *ctl, const struct pools *ps, const struct hk_mounts *ms)
 {
-	uint64_t mem_kb = 0, def = 0;
+	uint64_t mem_kb = 0;
 
 	hk_meminfo_read(ctl->ctx, "MemTotal", &mem_kb);
-	hk_default_page_size(ctl->ctx, &def);
 	printf("Total System Memory: %" PRIu64 " MB\n\n", mem_kb / 1024);
 	print_mounts(ctl, ms);
 	printf("\nHuge page pools:\n");
@@ -401,7 +363,7 @@ static int explain(struct hugeadm_ctl *ctl, const struct pools *ps, const struct
 	print_page_sizes(ctl, ps, ms, false);
 	explain_min_free_kbytes(ctl);
 	explain_shmmax(ctl);
-	explain_swap(ctl, def);
+	ha_check_swap(ctl);
 	explain_shm_group(ctl);
 	printf("\nNote: Permanent swap space should be preferred when dynamic huge page pools are used.\n");
 	explain_today(ctl, ps);

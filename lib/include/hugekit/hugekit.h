@@ -107,13 +107,15 @@ uint64_t hk_mount_page_size(const struct hk_mounts *mounts, size_t i);
 /* Kernel settings */
 
 enum hk_sysctl {
-	HK_SYSCTL_NR_HUGEPAGES,		   /* vm.nr_hugepages */
-	HK_SYSCTL_NR_HUGEPAGES_MEMPOLICY,  /* vm.nr_hugepages_mempolicy */
-	HK_SYSCTL_NR_OVERCOMMIT_HUGEPAGES, /* vm.nr_overcommit_hugepages */
-	HK_SYSCTL_HUGETLB_SHM_GROUP,	   /* vm.hugetlb_shm_group */
-	HK_SYSCTL_MIN_FREE_KBYTES,	   /* vm.min_free_kbytes */
-	HK_SYSCTL_SHMMAX,		   /* kernel.shmmax */
-	HK_SYSCTL_SHMALL,		   /* kernel.shmall */
+	HK_SYSCTL_NR_HUGEPAGES,		      /* vm.nr_hugepages */
+	HK_SYSCTL_NR_HUGEPAGES_MEMPOLICY,     /* vm.nr_hugepages_mempolicy */
+	HK_SYSCTL_NR_OVERCOMMIT_HUGEPAGES,    /* vm.nr_overcommit_hugepages */
+	HK_SYSCTL_HUGETLB_SHM_GROUP,	      /* vm.hugetlb_shm_group */
+	HK_SYSCTL_MIN_FREE_KBYTES,	      /* vm.min_free_kbytes */
+	HK_SYSCTL_SHMMAX,		      /* kernel.shmmax */
+	HK_SYSCTL_SHMALL,		      /* kernel.shmall */
+	HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE, /* vm.hugepages_treat_as_movable (removed in 5.x) */
+	HK_SYSCTL_COMPACT_MEMORY,	      /* vm.compact_memory (write-only trigger) */
 };
 
 int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t *ret);
@@ -131,6 +133,61 @@ int hk_zone_count(struct hk_ctx *ctx, unsigned *ret);
  * -ENOENT on a kernel without THP. free(*ret_value) afterwards.
  */
 int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value);
+/* The knob's whole first line ("always [madvise] never"). free(*ret_line) afterwards. */
+int hk_thp_modes(struct hk_ctx *ctx, const char *knob, char **ret_line);
+
+/* Changing the machine */
+
+/*
+ * Dry run: from now on no file is written. Each write that would be done is
+ * handed to fn with the absolute path of the file and the value, after the
+ * same checks as a real write (a missing file is still -ENOENT). fn NULL
+ * writes for real again.
+ */
+typedef void (*hk_dry_run_fn)(void *data, const char *path, const char *value);
+void hk_set_dry_run(struct hk_ctx *ctx, hk_dry_run_fn fn, void *data);
+bool hk_is_dry_run(const struct hk_ctx *ctx);
+
+/* A node number, or all of them. */
+#define HK_NODE_ALL (-1)
+
+/* hk_pool_set_nr: write nr_hugepages_mempolicy (the writer's NUMA policy spreads the pages). */
+#define HK_POOL_SET_MEMPOLICY (1u << 0)
+
+/*
+ * Set the persistent size of a pool (node HK_NODE_ALL) or of one node's share
+ * of it. The default size is written through /proc/sys/vm, the others through
+ * /sys, as libhugetlbfs did. The kernel grows a pool as far as it can and
+ * still succeeds: read the pool back to learn what was reached.
+ */
+int hk_pool_set_nr(struct hk_ctx *ctx, uint64_t page_size, int node, uint64_t nr, unsigned flags);
+/* nr_overcommit_hugepages (global only). Gigantic sizes refuse it: -EINVAL. */
+int hk_pool_set_overcommit(struct hk_ctx *ctx, uint64_t page_size, uint64_t overcommit);
+/*
+ * The file that hk_pool_set_nr (field HK_POOL_NR) or hk_pool_set_overcommit
+ * (HK_POOL_OVERCOMMIT) writes, absolute, for messages. free(*ret_path).
+ */
+int hk_pool_file(struct hk_ctx *ctx, uint64_t page_size, int node, enum hk_pool_field field,
+		 unsigned flags, char **ret_path);
+
+/* Ask the kernel to compact memory, everywhere (HK_NODE_ALL) or on one node. */
+int hk_compact_memory(struct hk_ctx *ctx, int node);
+
+int hk_sysctl_write(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t value);
+
+/*
+ * Write a THP knob: "enabled", "defrag", "khugepaged/pages_to_scan",
+ * "hugepages-64kB/enabled", ... (relative to /sys/kernel/mm/transparent_hugepage).
+ */
+int hk_thp_write(struct hk_ctx *ctx, const char *knob, const char *value);
+
+/*
+ * Serialize changes: take the machine-wide lock (run/lock/hugekit.lock under
+ * the root), waiting up to timeout_ms; -ETIMEDOUT when another holder keeps
+ * it. hk_unlock(*ret_fd) releases it (so does exiting).
+ */
+int hk_lock(struct hk_ctx *ctx, int timeout_ms, int *ret_fd);
+void hk_unlock(int fd);
 
 /* Recommendations of libhugetlbfs, kept for compatibility. */
 /* 11 x default huge page size in kB x number of zones. */

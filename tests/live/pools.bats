@@ -1,0 +1,246 @@
+#!/usr/bin/env bats
+# hugeadm changing the running kernel's pools and settings. Where Debian's
+# libhugetlbfs 2.23 is installed, the same command from the same state must
+# leave the kernel's counters where 2.23 leaves them.
+
+load live
+
+setup_file() {
+	live_requirements
+	live_lock
+	live_save
+}
+
+teardown_file() {
+	live_restore
+}
+
+D=/sys/kernel/mm/hugepages/hugepages-2048kB
+
+# pool_set NR OVERCOMMIT: the 2M pool's starting state.
+pool_set() {
+	echo 0 > "$D/nr_overcommit_hugepages"
+	echo "$1" > "$D/nr_hugepages"
+	echo "$2" > "$D/nr_overcommit_hugepages"
+	[ "$(cat "$D/nr_hugepages")" -eq "$1" ] || skip "the kernel could not give $1 free 2 MiB pages"
+}
+
+pool_state() {
+	echo "nr=$(cat "$D/nr_hugepages") overcommit=$(cat "$D/nr_overcommit_hugepages") surplus=$(cat "$D/surplus_hugepages")"
+}
+
+@test "pool changes leave the counters where 2.23 leaves them" {
+	local legacy start args theirs ours n=0
+	legacy=$(legacy_tool hugeadm)
+	[ -n "$legacy" ] || skip "libhugetlbfs-bin (2.23) is not installed"
+	for start in "0 0" "10 5" "6 20"; do
+		for args in "--pool-pages-min 2M:8" "--pool-pages-min 2M:+4" "--pool-pages-min 2M:-2" \
+			"--pool-pages-min 2M:16M" "--pool-pages-min DEFAULT:4" "--pool-pages-max 2M:20" \
+			"--pool-pages-max 2M:2" "--pool-pages-max 2M:-3" "--pool-pages-min 2M:+1G" \
+			"--pool-pages-min 2M:0x10" "--pool-pages-min 2M:010"; do
+			# shellcheck disable=SC2086 # split on purpose
+			pool_set $start
+			# shellcheck disable=SC2086
+			"$legacy" $args 2> /dev/null
+			theirs=$(pool_state)
+			# shellcheck disable=SC2086
+			pool_set $start
+			# shellcheck disable=SC2086
+			hugeadm $args 2> /dev/null
+			ours=$(pool_state)
+			[ "$ours" = "$theirs" ] || fail "from ($start) $args: 2.23 left $theirs, hugekit $ours"
+			n=$((n + 1))
+		done
+	done
+	echo "# $n pool changes compared with 2.23" >&3
+}
+
+@test "the issue's sequence: 2M:8, 2M:+4, 2M:-2, 2M:16M, DEFAULT:4, max 2M:20" {
+	local legacy a theirs="" ours=""
+	# nr/overcommit after each step, as 2.23 leaves them (the Maximum stays where it was
+	# set: lowering the Minimum turns the difference into overcommit).
+	local want="8/0 12/0 10/2 8/4 4/8 4/16"
+	local steps=("--pool-pages-min 2M:8" "--pool-pages-min 2M:+4" "--pool-pages-min 2M:-2"
+		"--pool-pages-min 2M:16M" "--pool-pages-min DEFAULT:4" "--pool-pages-max 2M:20")
+	pool_set 0 0
+	for a in "${steps[@]}"; do
+		# shellcheck disable=SC2086
+		hugeadm $a 2> /dev/null
+		ours="$ours$(cat "$D/nr_hugepages")/$(cat "$D/nr_overcommit_hugepages") "
+	done
+	assert_equal "${ours% }" "$want"
+	run hugeadm --pool-list
+	assert_line "   2097152        4        4       20        *"
+	legacy=$(legacy_tool hugeadm)
+	[ -n "$legacy" ] || return 0
+	pool_set 0 0
+	for a in "${steps[@]}"; do
+		# shellcheck disable=SC2086
+		"$legacy" $a 2> /dev/null
+		theirs="$theirs$(cat "$D/nr_hugepages")/$(cat "$D/nr_overcommit_hugepages") "
+	done
+	assert_equal "${theirs% }" "$want"
+}
+
+@test "--dry-run changes nothing at all (2.23 resized the pool and wrote shmmax)" {
+	local before
+	pool_set 2 0
+	before=$(live_snapshot)
+	run --separate-stderr hugeadm --dry-run --pool-pages-min 2M:10 --set-recommended-shmmax \
+		--set-recommended-min_free_kbytes --thp-always --set-shm-group root
+	assert_success
+	assert_line --index 0 "HUGETLB_VERBOSE='2'"
+	assert_line "echo 10 > /proc/sys/vm/nr_hugepages"
+	assert_line "echo 'always' > /sys/kernel/mm/transparent_hugepage/enabled"
+	assert_equal "$(live_snapshot)" "$before"
+}
+
+@test "invalid options anywhere on the line: exit 1 and the kernel unchanged" {
+	local before
+	pool_set 2 0
+	before=$(live_snapshot)
+	run --separate-stderr hugeadm --pool-pages-min 2M:10 --pool-pages-min 3M:1
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: 3M: unknown page size"
+	run --separate-stderr hugeadm --pool-pages-min 2M:10 --pool-pages-min 2M:abc
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: abc: invalid adjustment"
+	run --separate-stderr hugeadm --thp-never --pool-pages-min 2M:5@9
+	assert_failure 1
+	assert_equal "$(live_snapshot)" "$before"
+}
+
+@test "--pool-pages-max 1G:2: gigantic pages have no overcommit, exit 1" {
+	local before
+	[ -d "$HP/hugepages-1048576kB" ] || skip "no 1 GiB pages on this machine"
+	before=$(live_snapshot)
+	run --separate-stderr hugeadm --pool-pages-max 1G:2
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: 1G:2: 1G pages are gigantic: the kernel cannot overcommit them, so their maximum is their minimum. Use --pool-pages-min, or reserve them at boot (hugepagesz=1G hugepages=N)"
+	assert_equal "$(live_snapshot)" "$before"
+	# The kernel agrees: it refuses any overcommit for them.
+	run bash -c "echo 2 > $HP/hugepages-1048576kB/nr_overcommit_hugepages"
+	assert_failure
+}
+
+@test "without CAP_SYS_ADMIN (user nobody): one clear message, exit 1, nothing changed" {
+	local before
+	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$HK_BUILD_DIR/tools/hugeadm" -V > /dev/null 2>&1 ||
+		skip "the build tree is not readable by nobody"
+	pool_set 2 0
+	before=$(live_snapshot)
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$HK_BUILD_DIR/tools/hugeadm" --pool-pages-min 2M:4 --thp-never
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: changing the huge page set-up needs the CAP_SYS_ADMIN capability (run hugeadm as root); nothing was changed"
+	# Root without CAP_SYS_ADMIN is refused the same way.
+	run --separate-stderr setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin \
+		"$HK_BUILD_DIR/tools/hugeadm" --pool-pages-min 2M:4
+	assert_failure 1
+	assert_equal "$(live_snapshot)" "$before"
+}
+
+@test "THP settings are written and read back" {
+	local t=/sys/kernel/mm/transparent_hugepage
+	run --separate-stderr hugeadm --thp-never --thp-defrag defer --thp-khugepaged-pages 1234
+	assert_success
+	grep -q '\[never\]' "$t/enabled"
+	grep -q '\[defer\]' "$t/defrag"
+	assert_equal "$(cat "$t/khugepaged/pages_to_scan")" 1234
+	run --separate-stderr hugeadm --thp-madvise
+	assert_success
+	grep -q '\[madvise\]' "$t/enabled"
+}
+
+@test "min_free_kbytes and hugetlb_shm_group" {
+	local zones def
+	zones=$(grep -c '^Node ' /proc/zoneinfo)
+	def=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
+	run --separate-stderr hugeadm --set-recommended-min_free_kbytes --set-shm-group root
+	assert_success
+	assert_equal "$(cat /proc/sys/vm/min_free_kbytes)" "$((11 * def * zones))"
+	assert_equal "$(cat /proc/sys/vm/hugetlb_shm_group)" 0
+}
+
+@test "--set-recommended-shmmax raises a small shmmax and never lowers a large one" {
+	pool_set 4 6
+	echo 1048576 > /proc/sys/kernel/shmmax
+	run --separate-stderr hugeadm --set-recommended-shmmax
+	assert_success
+	# Maximum 10 x 2 MiB (the 1 GiB pool has Maximum 0 here, or adds its own).
+	[ "$(cat /proc/sys/kernel/shmmax)" -ge 20971520 ]
+	echo 18446744073692774399 > /proc/sys/kernel/shmmax
+	run --separate-stderr hugeadm --set-recommended-shmmax
+	assert_success
+	assert_equal "$(cat /proc/sys/kernel/shmmax)" 18446744073692774399
+	assert_equal "${stderr%%:*}" "hugeadm"
+	[[ "$stderr" == *"never lowers it"* ]]
+}
+
+@test "two hugeadm at once are serialized: both relative changes count" {
+	pool_set 2 0
+	hugeadm --pool-pages-min 2M:+3 2> /dev/null &
+	hugeadm --pool-pages-min 2M:+3 2> /dev/null &
+	wait
+	assert_equal "$(cat "$D/nr_hugepages")" 8
+}
+
+@test "--obey-mempolicy writes nr_hugepages_mempolicy under the caller's policy" {
+	command -v numactl > /dev/null || skip "numactl is not installed"
+	pool_set 0 0
+	run --separate-stderr numactl --membind=0 hugeadm --obey-mempolicy --pool-pages-min 2M:6
+	assert_success
+	assert_equal "$(cat "$D/nr_hugepages")" 6
+	assert_equal "$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages)" 6
+}
+
+@test "--add-temp-swap: a 0600 file while the pool grows, always removed" {
+	local swaps_before
+	swaps_before=$(cat /proc/swaps)
+	pool_set 0 0
+	run --separate-stderr hugeadm --add-temp-swap=1 --pool-pages-min 2M:+1
+	assert_success
+	assert_equal "$(cat "$D/nr_hugepages")" 1
+	assert_equal "$(ls /var/lib/hugetlbfs/swap/temp/ 2> /dev/null)" ""
+	assert_equal "$(cat /proc/swaps)" "$swaps_before"
+}
+
+@test "--add-temp-swap: the file is removed when hugeadm is killed while making it" {
+	local fake="$BATS_TEST_TMPDIR/bin" pid i
+	mkdir -p "$fake"
+	# A mkswap that takes its time, so the signal lands while the file exists.
+	printf '#!/bin/sh\nls -l "$1" > %s/mode\nsleep 10\n' "$BATS_TEST_TMPDIR" > "$fake/mkswap"
+	chmod +x "$fake/mkswap"
+	pool_set 0 0
+	PATH="$fake:$PATH" hugeadm --add-temp-swap=1 --pool-pages-min 2M:+1 2> /dev/null &
+	pid=$!
+	for i in $(seq 1 50); do
+		[ -s "$BATS_TEST_TMPDIR/mode" ] && break
+		sleep 0.1
+	done
+	[ -s "$BATS_TEST_TMPDIR/mode" ] || fail "hugeadm never ran mkswap"
+	# Created 0600, whatever the umask.
+	[[ "$(cat "$BATS_TEST_TMPDIR/mode")" == "-rw-------"* ]]
+	kill -TERM "$pid"
+	wait "$pid" || true
+	pkill -f "$fake/mkswap" || true
+	assert_equal "$(ls /var/lib/hugetlbfs/swap/temp/ 2> /dev/null)" ""
+}
+
+@test "--add-ramdisk-swap without /dev/ram0: exit 1 and nothing changed (2.23: SIGFPE)" {
+	local before
+	[ ! -e /dev/ram0 ] || skip "this machine has /dev/ram0"
+	before=$(live_snapshot)
+	run --separate-stderr hugeadm --add-ramdisk-swap --pool-pages-min 2M:+1
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --add-ramdisk-swap: there is no /dev/ram0 (load the brd driver: modprobe brd); nothing was changed"
+	assert_equal "$(live_snapshot)" "$before"
+}
+
+@test "--enable-zone-movable on a kernel without the sysctl: a warning, exit 0" {
+	[ ! -e /proc/sys/vm/hugepages_treat_as_movable ] || skip "this kernel still has hugepages_treat_as_movable"
+	run --separate-stderr hugeadm --enable-zone-movable
+	assert_success
+	assert_equal "$stderr" "hugeadm:WARNING: this kernel has no /proc/sys/vm/hugepages_treat_as_movable: the setting was removed from Linux; nothing changed"
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * hugeadm's plan: every change option becomes an action here, its argument
+ * parsed at once; ha_plan_validate() then checks the whole list against the
+ * machine (sizes, nodes, knobs, values) before the first action runs.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hugeadm.h"
+
+static struct ha_action *new_action(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg)
+{
+	struct ha_action *na = realloc(ctl->actions, (ctl->n_actions + 1) * sizeof(*na));
+
+	if (!na) {
+		ha_msg(ctl, HA_ERROR, "out of memory");
+		exit(HK_EXIT_FAILURE);
+	}
+	ctl->actions = na;
+	na = &ctl->actions[ctl->n_actions++];
+	memset(na, 0, sizeof(*na));
+	na->kind = kind;
+	na->arg = arg;
+	return na;
+}
+
+void ha_plan_free(struct hugeadm_ctl *ctl)
+{
+	for (size_t i = 0; i < ctl->n_actions; i++) {
+		free(ctl->actions[i].size_str);
+		free(ctl->actions[i].adj_str);
+		free(ctl->actions[i].nodes);
+	}
+	free(ctl->actions);
+	ctl->actions = NULL;
+	ctl->n_actions = 0;
+}
+
+/* K, M, G (either case), optionally followed by B or iB: the shift, or -1. */
+static int memory_suffix(const char *s)
+{
+	int shift;
+
+	switch (*s) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	default:
+		return -1;
+	}
+	s++;
+	if (*s == 'i' || *s == 'I')
+		s++;
+	if (*s == 'b' || *s == 'B')
+		s++;
+	else if (s[-1] == 'i' || s[-1] == 'I')
+		return -1;
+	return *s ? -1 : shift;
+}
+
+/*
+ * [+|-]NUMBER[K|M|G]: a page count, or a memory amount when suffixed. The
+ * number may be hex or octal, as libhugetlbfs's strtol(..., 0) took it; unlike
+ * libhugetlbfs, trailing text is an error, not ignored.
+ */
+static int parse_adjustment(struct ha_action *a, const char *s)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (*s == '+' || *s == '-')
+		a->sign = *s++;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -EINVAL;
+	if (*end) {
+		shift = memory_suffix(end);
+		if (shift < 0)
+			return -EINVAL;
+		if (v > (UINT64_MAX >> shift))
+			return -EINVAL;
+		a->by_bytes = true;
+	}
+	a->amount = (uint64_t)v << shift;
+	return 0;
+}
+
+int ha_plan_pool(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg)
+{
+	struct ha_action *a = new_action(ctl, kind, arg);
+	const char *colon = strchr(arg, ':');
+	const char *at;
+	int rc;
+
+	if (!colon || colon == arg || !colon[1] || colon[1] == '@') {
+		a->size_str = strndup(arg, colon ? (size_t)(colon - arg) : strlen(arg));
+		ha_msg(ctl, HA_ERROR, "%s: invalid resize specification", a->size_str);
+		return -1;
+	}
+	a->size_str = strndup(arg, (size_t)(colon - arg));
+	at = strchr(colon + 1, '@');
+	a->adj_str = at ? strndup(colon + 1, (size_t)(at - colon - 1)) : strdup(colon + 1);
+	if (!a->size_str || !a->adj_str)
+		return -1;
+	if (parse_adjustment(a, a->adj_str) < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: invalid adjustment", a->adj_str);
+		return -1;
+	}
+	if (!at)
+		return 0;
+	if (kind == HA_POOL_MAX) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s: the pool maximum is global (overcommit has no per-node counter): "
+		       "--pool-pages-max takes no @NODES",
+		       arg);
+		return -1;
+	}
+	rc = hk_nodelist_parse(at + 1, &a->nodes, &a->n_nodes);
+	if (rc < 0 || a->n_nodes == 0) {
+		ha_msg(ctl, HA_ERROR, "%s: invalid node list", at + 1);
+		return -1;
+	}
+	return 0;
+}
+
+int ha_plan_simple(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *knob, const char *value,
+		   const char *arg)
+{
+	struct ha_action *a = new_action(ctl, kind, arg);
+
+	a->knob = knob;
+	a->value = value;
+	return 0;
+}
+
+/* A khugepaged knob: a decimal number from min to UINT32_MAX (the kernel's unsigned int). */
+int ha_plan_number(struct hugeadm_ctl *ctl, const char *knob, const char *arg, uint64_t min)
+{
+	struct ha_action *a = new_action(ctl, HA_THP, arg);
+	uint64_t v;
+
+	a->knob = knob;
+	a->value = arg;
+	if (hk_parse_size(arg, &v) < 0 || strspn(arg, "0123456789") != strlen(arg) || v < min ||
+	    v > UINT32_MAX) {
+		ha_msg(ctl, HA_ERROR, "%s: invalid value for %s (a number from %" PRIu64 " to %u)",
+		       arg, knob, min, UINT32_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* --thp-size SIZE:MODE, for the per-size (multi-size THP) knobs of Linux 6.8. */
+int ha_plan_thp_size(struct hugeadm_ctl *ctl, const char *arg)
+{
+	struct ha_action *a = new_action(ctl, HA_THP, arg);
+	const char *colon = strchr(arg, ':');
+	uint64_t size;
+	char *s;
+
+	a->size_str = colon ? strndup(arg, (size_t)(colon - arg)) : strdup(arg);
+	if (!a->size_str || !colon || !colon[1] || hk_parse_size(a->size_str, &size) < 0 ||
+	    size < 1024) {
+		ha_msg(ctl, HA_ERROR, "%s: invalid THP size setting (SIZE:MODE, e.g. 64K:always)",
+		       arg);
+		return -1;
+	}
+	if (asprintf(&s, "hugepages-%" PRIu64 "kB/enabled", size / 1024) < 0)
+		return -1;
+	a->adj_str = s; /* owns the knob string */
+	a->knob = s;
+	a->value = colon + 1;
+	a->size = size;
+	return 0;
+}
+
+int ha_plan_shm_group(struct hugeadm_ctl *ctl, const char *arg)
+{
+	struct ha_action *a = new_action(ctl, HA_SHM_GROUP, arg);
+	const struct group *gr = getgrnam(arg);
+	uint64_t gid;
+
+	if (!gr && hk_parse_size(arg, &gid) == 0 && strspn(arg, "0123456789") == strlen(arg) &&
+	    gid <= UINT32_MAX)
+		gr = getgrgid((gid_t)gid);
+	if (!gr) {
+		ha_msg(ctl, HA_ERROR, "Invalid group specification (%s)", arg);
+		return -1;
+	}
+	a->u = gr->gr_gid;
+	return 0;
+}
+
+/* The values a THP mode file offers: "always [madvise] never" -> is value one of them? */
+static bool mode_offered(const char *line, const char *value)
+{
+	size_t len = strlen(value);
+
+	for (const char *p = line; *p;) {
+		size_t n;
+
+		p += strspn(p, " []");
+		n = strcspn(p, " []");
+		if (n == len && strncmp(p, value, len) == 0)
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static int validate_thp(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	char *line = NULL;
+	int rc = hk_thp_modes(ctl->ctx, a->knob, &line);
+
+	if (rc == -ENOENT) {
+		if (a->size)
+			ha_msg(ctl, HA_ERROR, "%s: this kernel has no per-size THP setting for %s",
+			       a->arg, a->size_str);
+		else
+			ha_msg(ctl, HA_ERROR, "this kernel has no transparent_hugepage/%s",
+			       a->knob);
+		return -1;
+	}
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: %s", a->knob, strerror(-rc));
+		return -1;
+	}
+	/* A mode must be one the kernel lists in the file itself. */
+	if (strncmp(a->knob, "khugepaged/", 11) != 0 && !mode_offered(line, a->value)) {
+		ha_msg(ctl, HA_ERROR, "%s: not a mode of transparent_hugepage/%s (%s)", a->value,
+		       a->knob, line);
+		rc = -1;
+	}
+	free(line);
+	return rc < 0 ? -1 : 0;
+}
+
+static int resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a)
+{
+	uint64_t size;
+	int rc;
+
+	if (strcmp(a->size_str, "DEFAULT") == 0)
+		rc = hk_default_page_size(ctl->ctx, &size);
+	else
+		rc = hk_parse_size_legacy(a->size_str, &size);
+	if (rc == 0 && ha_state_get(ctl, &ctl->plan_states, size, NULL) == 0) {
+		a->size = size;
+		return 0;
+	}
+	ha_msg(ctl, HA_ERROR, "%s: unknown page size", a->size_str);
+	return -1;
+}
+
+static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
+{
+	struct ha_pool_state *st;
+	char sz[32];
+	uint64_t min, max;
+
+	if (resolve_size(ctl, a) < 0 || ha_state_get(ctl, &ctl->plan_states, a->size, &st) < 0)
+		return -1;
+	ha_format_size(sz, sizeof(sz), a->size);
+	if (a->nodes && ctl->obey_mempolicy) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s: --obey-mempolicy and @NODES both choose the nodes: use one", a->arg);
+		return -1;
+	}
+	for (size_t k = 0; k < a->n_nodes; k++) {
+		if (ha_state_node(st, a->nodes[k]) < 0) {
+			ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)",
+			       a->arg, a->nodes[k], sz);
+			return -1;
+		}
+	}
+	ha_pool_targets(a, st, &min, &max);
+	if (st->gigantic && max > min) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s: %s pages are gigantic: the kernel cannot overcommit them, so their "
+		       "maximum is their minimum. Use --pool-pages-min, or reserve them at boot "
+		       "(hugepagesz=%s hugepages=N)",
+		       a->arg, sz, sz);
+		return -1;
+	}
+	/* Move the planned state on, so later options see this one's effect. */
+	ha_state_apply_targets(a, st, min, max);
+	return 0;
+}
+
+int ha_plan_validate(struct hugeadm_ctl *ctl)
+{
+	bool alive = hk_is_live(ctl->ctx);
+
+	if (!alive && (ctl->temp_swap || ctl->ramdisk_swap)) {
+		ha_msg(ctl, HA_ERROR,
+		       "--add-temp-swap and --add-ramdisk-swap are not supported "
+		       "with --sysroot");
+		return -1;
+	}
+	if (ctl->ramdisk_swap && ha_swap_check_ramdisk(ctl) < 0)
+		return -1;
+	for (size_t i = 0; i < ctl->n_actions; i++) {
+		struct ha_action *a = &ctl->actions[i];
+		int rc = 0;
+
+		switch (a->kind) {
+		case HA_POOL_MIN:
+		case HA_POOL_MAX:
+			rc = validate_pool(ctl, a);
+			break;
+		case HA_THP:
+			rc = validate_thp(ctl, a);
+			break;
+		case HA_ZONE_MOVABLE:
+		case HA_MIN_FREE_KBYTES:
+		case HA_SHMMAX:
+		case HA_SHM_GROUP:
+			break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -163,6 +163,7 @@ if hugeadm --help 2>&1 | grep -q -- '--pool-pages-min'; then
 		check hugeadm-short-global-exit-0 status_is 0 hugeadm --pool-pages-min 1G:1
 		check hugeadm-short-global-warning err_has "failed to set pool minimum to 1 became 0"
 		check hugeadm-short-gigantic-advice err_has "hugepagesz=1G hugepages=N"
+		check hugeadm-short-per-node-report err_has "reached per node: 0: 0, 1: 0"
 		check hugeadm-strict-global-exit-2 status_is 2 hugeadm --strict --pool-pages-min 1G:1
 		check hugeadm-strict-global-message err_has "put back"
 		check hugeadm-strict-global-restored equals 0 cat "$g"

@@ -180,7 +180,21 @@ static void gigantic_hint(struct hugeadm_ctl *ctl, uint64_t size)
 	       sz);
 }
 
-/* A node list for messages: "0,1". */
+/* Where a short pool's pages are: "reached per node: 0: 200, 1: 180". */
+static void report_nodes(struct hugeadm_ctl *ctl, const struct ha_pool_state *st)
+{
+	char buf[512];
+	size_t off = 0;
+
+	if (st->n_nodes < 2)
+		return;
+	buf[0] = '\0';
+	for (size_t k = 0; k < st->n_nodes && off < sizeof(buf); k++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%d: %" PRIu64,
+					k ? ", " : "", st->ids[k], st->node_min[k]);
+	ha_msg(ctl, HA_WARNING, "reached per node: %s", buf);
+}
+
 static bool node_listed(const struct ha_action *a, int node)
 {
 	for (size_t j = 0; j < a->n_nodes; j++)
@@ -306,6 +320,7 @@ static int apply_pool(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *
 		ha_msg(ctl, HA_WARNING, "failed to set pool minimum to %" PRIu64 " became %" PRIu64,
 		       min, got);
 		*ret_short = true;
+		report_nodes(ctl, st);
 		if (st->gigantic)
 			gigantic_hint(ctl, a->size);
 		if (ctl->strict) {

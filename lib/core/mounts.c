@@ -147,3 +147,85 @@ HK_EXPORT uint64_t hk_mount_page_size(const struct hk_mounts *ms, size_t i)
 {
 	return i < ms->n ? ms->m[i].page_size : 0;
 }
+
+HK_EXPORT int hk_mount_option(const struct hk_mounts *ms, size_t i, const char *name,
+			      char **ret_value)
+{
+	char *val = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (i >= ms->n || !name || !ret_value)
+		return -EINVAL;
+	rc = mnt_optstr_get_option(ms->m[i].options, name, &val, &len);
+	if (rc == 1)
+		return -ENOENT;
+	if (rc < 0)
+		return -EINVAL;
+	*ret_value = strndup(val ? val : "", len);
+	return *ret_value ? 0 : -ENOMEM;
+}
+
+/* libmount's answer as -errno: >0 and a failed status carry the syscall's errno. */
+static int context_result(struct libmnt_context *cxt, int rc)
+{
+	if (rc > 0 || (rc == 0 && mnt_context_get_status(cxt) != 1)) {
+		int err = mnt_context_get_syscall_errno(cxt);
+
+		return err ? -err : -EIO;
+	}
+	return rc;
+}
+
+/* mount(2) through libmount on the running system; a tree has no kernel to mount in. */
+HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const char *options)
+{
+	struct libmnt_context *cxt;
+	int rc;
+
+	if (!hk_is_live(ctx))
+		return -EOPNOTSUPP;
+	if (!target || !options)
+		return -EINVAL;
+	cxt = mnt_new_context();
+	if (!cxt)
+		return -ENOMEM;
+	rc = mnt_context_set_fstype(cxt, "hugetlbfs");
+	if (rc == 0)
+		rc = mnt_context_set_source(cxt, "none");
+	if (rc == 0)
+		rc = mnt_context_set_target(cxt, target);
+	if (rc == 0)
+		rc = mnt_context_set_options(cxt, options);
+	if (rc == 0) {
+		rc = context_result(cxt, mnt_context_mount(cxt));
+	}
+	if (rc < 0)
+		hk_err(ctx, "mount -t hugetlbfs none %s -o %s: %s", target, options, strerror(-rc));
+	else
+		hk_info(ctx, "mounted hugetlbfs at %s (%s)", target, options);
+	mnt_free_context(cxt);
+	return rc;
+}
+
+HK_EXPORT int hk_umount(struct hk_ctx *ctx, const char *target)
+{
+	struct libmnt_context *cxt;
+	int rc;
+
+	if (!hk_is_live(ctx))
+		return -EOPNOTSUPP;
+	if (!target)
+		return -EINVAL;
+	cxt = mnt_new_context();
+	if (!cxt)
+		return -ENOMEM;
+	rc = mnt_context_set_target(cxt, target);
+	if (rc == 0) {
+		rc = context_result(cxt, mnt_context_umount(cxt));
+	}
+	if (rc < 0)
+		hk_err(ctx, "umount %s: %s", target, strerror(-rc));
+	mnt_free_context(cxt);
+	return rc;
+}

@@ -99,9 +99,18 @@ replies() {
 		--thp-khugepaged-pages --thp-khugepaged-scan-sleep --thp-khugepaged-alloc-sleep \
 		--set-recommended-min_free_kbytes --set-recommended-shmmax --set-shm-group \
 		--add-temp-swap --add-ramdisk-swap --persist --enable-zone-movable \
-		--disable-zone-movable --lock-timeout; do
+		--disable-zone-movable --lock-timeout --create-mounts --create-user-mounts \
+		--create-group-mounts --create-global-mounts --max-size --min-size \
+		--max-inodes --unmount-all; do
 		assert_line -- "$opt"
 	done
+}
+
+@test "hugeadm --create- offers the four create options" {
+	complete_line 'hugeadm --create-'
+	replies
+	assert_output "$(printf '%s\n' --create-global-mounts --create-group-mounts \
+		--create-mounts --create-user-mounts)"
 }
 
 @test "pagesize - offers --all and --huge-only" {
@@ -206,9 +215,29 @@ replies() {
 	refute_line -- --pool-list
 }
 
+@test "hugeadm --create-user-mounts offers users" {
+	complete_line 'hugeadm --create-user-mounts r'
+	replies
+	assert_line -- root
+	refute_line -- --pool-list
+	complete_line 'hugeadm --create-user-mounts=r'
+	replies
+	assert_line -- root
+}
+
+@test "hugeadm --create-group-mounts offers groups" {
+	local group
+	group=$(id -gn)
+
+	complete_line "hugeadm --create-group-mounts ${group:0:1}"
+	replies
+	assert_line -- "$group"
+	refute_line -- --create-mounts
+}
+
 @test "hugeadm offers no value for numeric options" {
 	for opt in --lock-timeout --thp-khugepaged-pages --thp-khugepaged-scan-sleep \
-		--thp-khugepaged-alloc-sleep; do
+		--thp-khugepaged-alloc-sleep --max-size --min-size --max-inodes; do
 		complete_line "hugeadm $opt "
 		assert_equal "${#COMPREPLY[@]}" 0
 	done

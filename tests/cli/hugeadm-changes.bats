@@ -204,3 +204,17 @@ changed() {
 	assert_equal "$(cat "$root/proc/sys/vm/nr_overcommit_hugepages")" 30
 	assert_line --index 0 --regexp '^ +Size  Minimum  Current  Maximum  Default$'
 }
+
+@test "mounts: not with --sysroot; bad users, groups and sizes fail before anything" {
+	local root
+	root=$(fixture x86-1node)
+	golden "hugeadm/mounts-sysroot" "$HUGEADM" --sysroot "$root" --create-mounts
+	golden "hugeadm/unmount-all-sysroot" "$HUGEADM" --sysroot "$root" --unmount-all
+	golden "hugeadm/mounts-bad-user" "$HUGEADM" --sysroot "$root" --create-user-mounts no-such-user-hk
+	golden "hugeadm/mounts-bad-group" "$HUGEADM" --sysroot "$root" --create-group-mounts no-such-group-hk
+	golden "hugeadm/mounts-bad-max-size" "$HUGEADM" --sysroot "$root" --create-mounts --max-size bogus
+	golden "hugeadm/mounts-bad-max-inodes" "$HUGEADM" --sysroot "$root" --create-mounts --max-inodes 0
+	golden "hugeadm/mounts-max-size-alone" "$HUGEADM" --sysroot "$root" --max-size 64M --pool-list
+	run changed "$HK_FIXTURES/x86-1node" "$root"
+	assert_output ""
+}

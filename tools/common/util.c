@@ -151,3 +151,9 @@ void hk_json_end(struct hk_json *j)
 {
 	fputc('\n', j->out);
 }
+
+void hk_json_null(struct hk_json *j, const char *key)
+{
+	json_key(j, key);
+	fputs("null", j->out);
+}

@@ -36,5 +36,6 @@ void hk_json_u64(struct hk_json *j, const char *key, uint64_t v);
 void hk_json_int(struct hk_json *j, const char *key, long long v);
 void hk_json_bool(struct hk_json *j, const char *key, bool v);
 void hk_json_string(struct hk_json *j, const char *key, const char *s);
+void hk_json_null(struct hk_json *j, const char *key);
 /* After the top-level value: the final newline. */
 void hk_json_end(struct hk_json *j);

@@ -455,6 +455,10 @@ static int apply_one(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *r
 	int rc;
 
 	switch (a->kind) {
+	case HA_UNMOUNT_ALL:
+		return ha_apply_unmount_all(ctl);
+	case HA_MOUNTS:
+		return ha_apply_mounts(ctl, a);
 	case HA_ZONE_MOVABLE:
 		return apply_zone_movable(ctl, a);
 	case HA_THP:
@@ -523,7 +527,7 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		return HK_EXIT_SUCCESS;
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, dry_line, ctl);
-	for (int p = HA_ZONE_MOVABLE; p <= HA_SHM_GROUP && rc == 0; p++) {
+	for (int p = HA_UNMOUNT_ALL; p <= HA_MOUNTS && rc == 0; p++) {
 		for (size_t i = 0; i < ctl->n_actions && rc == 0; i++) {
 			bool short_now = false;
 

@@ -22,6 +22,7 @@ enum {
 
 /* What a change action does. The order here is the order they run in. */
 enum ha_kind {
+	HA_UNMOUNT_ALL,	 /* hugeadm's own mounts under /var/lib/hugetlbfs */
 	HA_ZONE_MOVABLE, /* u: 1 enable, 0 disable */
 	HA_THP,		 /* knob = value, under /sys/kernel/mm/transparent_hugepage */
 	HA_POOL_MIN,	 /* a --pool-pages-min spec */
@@ -29,6 +30,7 @@ enum ha_kind {
 	HA_MIN_FREE_KBYTES,
 	HA_SHMMAX,
 	HA_SHM_GROUP, /* u: the gid */
+	HA_MOUNTS,    /* one hugetlbfs mount per page size under a base directory */
 };
 
 struct ha_action {
@@ -47,6 +49,13 @@ struct ha_action {
 	const char *knob;
 	const char *value;
 	uint64_t u;
+	/* Mounts: BASE[/SUB]/pagesize-<N>[KMG]B, owned uid:gid, mode */
+	const char *base;
+	char *sub;	   /* the user or group directory, or NULL */
+	char *owner_label; /* "nobody:root", for the dry-run lines */
+	uid_t uid;
+	gid_t gid;
+	mode_t mode;
 };
 
 /* A pool as hugeadm reasons about it (state.c). */
@@ -83,11 +92,14 @@ struct hugeadm_ctl {
 	bool hard;
 	bool strict;
 	bool obey_mempolicy;
-	int temp_swap;		      /* pages of swap to add while a pool grows; 0: none */
-	bool ramdisk_swap;	      /* swap on /dev/ram* while a pool grows */
-	bool persist;		      /* keep that swap afterwards */
-	int lock_timeout;	      /* seconds */
-	const char *dry_quote;	      /* quoting of the value in the next dry-run line */
+	int temp_swap;	       /* pages of swap to add while a pool grows; 0: none */
+	bool ramdisk_swap;     /* swap on /dev/ram* while a pool grows */
+	bool persist;	       /* keep that swap afterwards */
+	int lock_timeout;      /* seconds */
+	const char *dry_quote; /* quoting of the value in the next dry-run line */
+	/* Options of the mounts created: 0 or -1 when not given. */
+	uint64_t max_size, min_size;
+	long max_inodes;
 	struct ha_states plan_states; /* the pools as the plan leaves them */
 	struct ha_states dry_states;  /* the pools as a dry run pretends they are */
 };
@@ -137,6 +149,14 @@ void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, 
 /* Move a state to those targets, as if the writes had all succeeded. */
 void ha_state_apply_targets(const struct ha_action *a, struct ha_pool_state *st, uint64_t min,
 			    uint64_t max);
+
+/* mounts.c: --create-*-mounts and --unmount-all. */
+int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who);
+int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a);
+int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a);
+int ha_apply_unmount_all(struct hugeadm_ctl *ctl);
+/* The directory hugeadm's mounts live under. */
+#define HA_MOUNT_DIR "/var/lib/hugetlbfs"
 
 /* swap.c: temporary swap while a pool grows. */
 struct ha_swap;

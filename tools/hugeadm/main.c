@@ -48,6 +48,14 @@ enum {
 	OPT_ENABLE_ZONE_MOVABLE,
 	OPT_DISABLE_ZONE_MOVABLE,
 	OPT_LOCK_TIMEOUT,
+	OPT_CREATE_MOUNTS,
+	OPT_CREATE_USER_MOUNTS,
+	OPT_CREATE_GROUP_MOUNTS,
+	OPT_CREATE_GLOBAL_MOUNTS,
+	OPT_MAX_SIZE,
+	OPT_MIN_SIZE,
+	OPT_MAX_INODES,
+	OPT_UNMOUNT_ALL,
 };
 
 // clang-format off
@@ -75,6 +83,14 @@ static const struct hk_opt opts[] = {
 	{ "enable-zone-movable",  0, HK_ARG_NONE,  OPT_ENABLE_ZONE_MOVABLE,  NULL, "hugepages_treat_as_movable = 1 (old kernels)", 0 },
 	{ "disable-zone-movable", 0, HK_ARG_NONE,  OPT_DISABLE_ZONE_MOVABLE, NULL, "hugepages_treat_as_movable = 0 (old kernels)", 0 },
 	{ "lock-timeout",    0,   HK_ARG_REQUIRED, OPT_LOCK_TIMEOUT,    "SECONDS", "wait this long for another hugeadm (default 30)", 0 },
+	{ "create-mounts",   0,   HK_ARG_NONE,     OPT_CREATE_MOUNTS,   NULL, "mount hugetlbfs for each page size under\n/var/lib/hugetlbfs (root:root 0770)", 0 },
+	{ "create-user-mounts",   0, HK_ARG_REQUIRED, OPT_CREATE_USER_MOUNTS,   "USER",  "the same under .../user/USER (USER:root 0700)", 0 },
+	{ "create-group-mounts",  0, HK_ARG_REQUIRED, OPT_CREATE_GROUP_MOUNTS,  "GROUP", "the same under .../group/GROUP (root:GROUP 0070)", 0 },
+	{ "create-global-mounts", 0, HK_ARG_NONE,     OPT_CREATE_GLOBAL_MOUNTS, NULL,    "the same under .../global (root:root 1777)", 0 },
+	{ "max-size",        0,   HK_ARG_REQUIRED, OPT_MAX_SIZE,        "SIZE", "limit each new mount to SIZE (size=)", 0 },
+	{ "min-size",        0,   HK_ARG_REQUIRED, OPT_MIN_SIZE,        "SIZE", "reserve SIZE of pages for each new mount (min_size=)", 0 },
+	{ "max-inodes",      0,   HK_ARG_REQUIRED, OPT_MAX_INODES,      "N", "limit each new mount to N files (nr_inodes=)", 0 },
+	{ "unmount-all",     0,   HK_ARG_NONE,     OPT_UNMOUNT_ALL,     NULL, "unmount hugeadm's mounts under /var/lib/hugetlbfs", 0 },
 	{ "list-all-mounts", 0,   HK_ARG_NONE,     OPT_LIST_ALL_MOUNTS, NULL, "list all hugetlbfs mount points", 0 },
 	{ "pool-list",       0,   HK_ARG_NONE,     OPT_POOL_LIST,       NULL, "list the pool of each huge page size", 0 },
 	{ "per-node",        0,   HK_ARG_NONE,     OPT_PER_NODE,        NULL, "with --pool-list: one row per page size and NUMA node", 0 },
@@ -147,6 +163,14 @@ static int parse_verbose(const struct hugeadm_ctl *ctl, const char *arg)
 		exit(HK_EXIT_FAILURE);
 	}
 	return (int)v;
+}
+
+static bool has_kind(const struct hugeadm_ctl *ctl, enum ha_kind kind)
+{
+	for (size_t i = 0; i < ctl->n_actions; i++)
+		if (ctl->actions[i].kind == kind)
+			return true;
+	return false;
 }
 
 /* A decimal count from min to max, or -1 after a message. */
@@ -297,6 +321,34 @@ int main(int argc, char **argv)
 								    : "--disable-zone-movable");
 			ctl.actions[ctl.n_actions - 1].u = c == OPT_ENABLE_ZONE_MOVABLE;
 			break;
+		case OPT_CREATE_MOUNTS:
+			bad |= ha_plan_mounts(&ctl, "plain", NULL) < 0;
+			break;
+		case OPT_CREATE_USER_MOUNTS:
+			bad |= ha_plan_mounts(&ctl, "user", optarg) < 0;
+			break;
+		case OPT_CREATE_GROUP_MOUNTS:
+			bad |= ha_plan_mounts(&ctl, "group", optarg) < 0;
+			break;
+		case OPT_CREATE_GLOBAL_MOUNTS:
+			bad |= ha_plan_mounts(&ctl, "global", NULL) < 0;
+			break;
+		case OPT_MAX_SIZE:
+		case OPT_MIN_SIZE:
+			if (hk_parse_size_legacy(optarg, c == OPT_MAX_SIZE ? &ctl.max_size
+									   : &ctl.min_size) < 0) {
+				ha_msg(&ctl, HA_ERROR, "%s: invalid size for %s", optarg,
+				       c == OPT_MAX_SIZE ? "--max-size" : "--min-size");
+				bad = true;
+			}
+			break;
+		case OPT_MAX_INODES:
+			ctl.max_inodes = parse_count(&ctl, "--max-inodes", optarg, 1, INT32_MAX);
+			bad |= ctl.max_inodes < 0;
+			break;
+		case OPT_UNMOUNT_ALL:
+			ha_plan_simple(&ctl, HA_UNMOUNT_ALL, NULL, NULL, "--unmount-all");
+			break;
 		case OPT_LOCK_TIMEOUT:
 			ctl.lock_timeout = parse_count(&ctl, "--lock-timeout", optarg, 0, 86400);
 			bad |= ctl.lock_timeout < 0;
@@ -333,6 +385,13 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
+		hk_errtryhelp();
+	}
+	if ((ctl.max_size || ctl.min_size || ctl.max_inodes) && !has_kind(&ctl, HA_MOUNTS)) {
+		fprintf(stderr,
+			"%s: --max-size, --min-size and --max-inodes work with the "
+			"--create-*-mounts options only\n",
+			hk_prog());
 		hk_errtryhelp();
 	}
 	if (ctl.per_node && !ctl.pool_list) {

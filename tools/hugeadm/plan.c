@@ -35,6 +35,8 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 		free(ctl->actions[i].size_str);
 		free(ctl->actions[i].adj_str);
 		free(ctl->actions[i].nodes);
+		free(ctl->actions[i].sub);
+		free(ctl->actions[i].owner_label);
 	}
 	free(ctl->actions);
 	ctl->actions = NULL;
@@ -329,6 +331,16 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 			break;
 		case HA_THP:
 			rc = validate_thp(ctl, a);
+			break;
+		case HA_MOUNTS:
+			rc = ha_validate_mounts(ctl, a);
+			break;
+		case HA_UNMOUNT_ALL:
+			if (!alive) {
+				ha_msg(ctl, HA_ERROR,
+				       "--unmount-all is not supported with --sysroot");
+				rc = -1;
+			}
 			break;
 		case HA_ZONE_MOVABLE:
 		case HA_MIN_FREE_KBYTES:

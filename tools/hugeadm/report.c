@@ -10,6 +10,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hugeadm.h"
@@ -404,6 +405,70 @@ int ha_report_text(struct hugeadm_ctl *ctl)
 	return rc < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
 }
 
+/* A numeric mount option, or null when the mount has none. */
+static void json_option(struct hk_json *j, const char *key, const struct hk_mounts *ms, size_t i,
+			const char *name)
+{
+	char *v = NULL, *end;
+	unsigned long long n;
+
+	if (hk_mount_option(ms, i, name, &v) < 0) {
+		hk_json_null(j, key);
+		return;
+	}
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v || *end)
+		hk_json_null(j, key);
+	else
+		hk_json_u64(j, key, n);
+	free(v);
+}
+
+/*
+ * Limits, owner and mode of a mount. On the running system the owner and mode
+ * are those of the mount's root directory (hugeadm chowns it after mounting);
+ * in a --sysroot tree only the mount options can tell.
+ */
+static void json_mount_details(struct hugeadm_ctl *ctl, struct hk_json *j,
+			       const struct hk_mounts *ms, size_t i)
+{
+	const struct passwd *pw;
+	const struct group *gr;
+	struct stat st;
+	char mode[8], *v = NULL;
+
+	json_option(j, "size_limit", ms, i, "size");
+	json_option(j, "min_size", ms, i, "min_size");
+	if (!hk_is_live(ctl->ctx) || stat(hk_mount_target(ms, i), &st) < 0) {
+		json_option(j, "uid", ms, i, "uid");
+		json_option(j, "gid", ms, i, "gid");
+		if (hk_mount_option(ms, i, "mode", &v) == 0 && strspn(v, "01234567") == strlen(v) &&
+		    *v) {
+			snprintf(mode, sizeof(mode), "%04lo", strtoul(v, NULL, 8) & 07777);
+			hk_json_string(j, "mode", mode);
+		} else {
+			hk_json_null(j, "mode");
+		}
+		free(v);
+		return;
+	}
+	hk_json_u64(j, "uid", st.st_uid);
+	hk_json_u64(j, "gid", st.st_gid);
+	pw = getpwuid(st.st_uid);
+	gr = getgrgid(st.st_gid);
+	if (pw)
+		hk_json_string(j, "owner", pw->pw_name);
+	else
+		hk_json_null(j, "owner");
+	if (gr)
+		hk_json_string(j, "group", gr->gr_name);
+	else
+		hk_json_null(j, "group");
+	snprintf(mode, sizeof(mode), "%04o", (unsigned)(st.st_mode & 07777));
+	hk_json_string(j, "mode", mode);
+}
+
 /* One node of one pool; the flat --per-node list also names the size. */
 static void json_node(struct hk_json *j, const struct hk_pool *p, size_t k, bool with_size)
 {
@@ -475,6 +540,7 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 			hk_json_string(&j, "target", hk_mount_target(ms, i));
 			hk_json_u64(&j, "pagesize", hk_mount_page_size(ms, i));
 			hk_json_string(&j, "options", hk_mount_options(ms, i));
+			json_mount_details(ctl, &j, ms, i);
 			hk_json_close_object(&j);
 		}
 		hk_json_close_array(&j);

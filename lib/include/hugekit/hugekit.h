@@ -103,6 +103,11 @@ const char *hk_mount_target(const struct hk_mounts *mounts, size_t i);
 const char *hk_mount_options(const struct hk_mounts *mounts, size_t i);
 /* The page size of the mount in bytes (its pagesize= option, else the default size). */
 uint64_t hk_mount_page_size(const struct hk_mounts *mounts, size_t i);
+/* One mount option's value ("size", "min_size", "uid", "mode"...); -ENOENT if absent. free() */
+int hk_mount_option(const struct hk_mounts *mounts, size_t i, const char *name, char **ret_value);
+/* Mount hugetlbfs ("none") at target with options; the running system only (-EOPNOTSUPP). */
+int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const char *options);
+int hk_umount(struct hk_ctx *ctx, const char *target);
 
 /* Kernel settings */
 

@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# hugeadm creating hugetlbfs mounts on the running system, in 2.23's layout:
+# same paths, owners, modes and --list-all-mounts text as 2.23 makes; the
+# second run changes nothing; bad input mounts nothing. Every mount made here
+# is unmounted and every directory made here removed afterwards.
+
+load live
+
+M=/var/lib/hugetlbfs
+
+setup_file() {
+	live_requirements
+	live_lock
+	live_save
+	# What was there before, so that only what the tests add is removed.
+	find "$M" -xdev 2> /dev/null | sort > "$BATS_FILE_TMPDIR/before-dirs" || true
+	findmnt -rn -t hugetlbfs -o TARGET | sort > "$BATS_FILE_TMPDIR/before-mounts"
+	if grep -q "^$M/" "$BATS_FILE_TMPDIR/before-mounts"; then
+		skip "hugetlbfs is already mounted under $M on this machine"
+	fi
+	# A 2M pool with room for a 64 MiB mount (Maximum 40 pages), none in use.
+	echo 0 > "$HP/hugepages-2048kB/nr_hugepages"
+	echo 40 > "$HP/hugepages-2048kB/nr_overcommit_hugepages"
+}
+
+# Unmount and remove what the tests made.
+clean_mounts() {
+	local m
+	findmnt -rn -t hugetlbfs -o TARGET | sort -r | while read -r m; do
+		m=$(printf '%b' "$m")
+		case "$m" in "$M"/*) umount "$m" ;; esac
+	done
+	find "$M" -xdev 2> /dev/null | sort -r | while read -r m; do
+		grep -qxF "$m" "$BATS_FILE_TMPDIR/before-dirs" || rmdir "$m" 2> /dev/null || rm -f "$m"
+	done
+	return 0
+}
+
+teardown() {
+	clean_mounts
+}
+
+teardown_file() {
+	clean_mounts
+	live_restore
+}
+
+# layout: mode, owner and group of every path under $M, then the mount table lines.
+layout() {
+	find "$M" -xdev 2> /dev/null | sort | while read -r p; do
+		grep -qxF "$p" "$BATS_FILE_TMPDIR/before-dirs" && continue
+		stat -c '%n %a %U:%G' "$p"
+	done
+	findmnt -rn -t hugetlbfs -o TARGET,OPTIONS | grep "^$M/" | sort
+}
+
+@test "--create-mounts makes what 2.23 makes, and --list-all-mounts prints what 2.23 prints" {
+	local legacy o
+	legacy=$(legacy_tool hugeadm)
+	[ -n "$legacy" ] || skip "libhugetlbfs-bin (2.23) is not installed"
+	for o in "--create-mounts" "--create-global-mounts" "--create-user-mounts nobody" \
+		"--create-group-mounts daemon" "--create-mounts --max-size 64M --max-inodes 100"; do
+		# shellcheck disable=SC2086
+		"$legacy" $o 2> /dev/null
+		layout > "$BATS_TEST_TMPDIR/theirs"
+		"$legacy" --list-all-mounts > "$BATS_TEST_TMPDIR/theirs-list" 2>&1
+		clean_mounts
+		# shellcheck disable=SC2086
+		run --separate-stderr hugeadm $o
+		assert_success
+		layout > "$BATS_TEST_TMPDIR/ours"
+		hugeadm --list-all-mounts > "$BATS_TEST_TMPDIR/ours-list" 2>&1
+		clean_mounts
+		diff -u "$BATS_TEST_TMPDIR/theirs" "$BATS_TEST_TMPDIR/ours" || fail "hugeadm $o: paths, modes, owners or options differ from 2.23"
+		diff -u "$BATS_TEST_TMPDIR/theirs-list" "$BATS_TEST_TMPDIR/ours-list" || fail "hugeadm $o: --list-all-mounts differs from 2.23"
+	done
+}
+
+@test "--create-mounts: 0770 root:root roots; a second run changes nothing and says so" {
+	local before
+	run --separate-stderr hugeadm --create-mounts
+	assert_success
+	assert_equal "$(stat -c '%a %U:%G' "$M/pagesize-2MB")" "770 root:root"
+	before=$(layout)
+	run --separate-stderr hugeadm --create-mounts
+	assert_success
+	[[ "$stderr" == *"Directory $M/pagesize-2MB is already mounted."* ]]
+	assert_equal "$(layout)" "$before"
+	# Two mounts at one path would have shown twice.
+	assert_equal "$(findmnt -rn -t hugetlbfs -o TARGET | grep -c "^$M/pagesize-2MB\$")" 1
+}
+
+@test "--create-global-mounts gives 1777 roots; --create-user-mounts nobody gives nobody 0700" {
+	run --separate-stderr hugeadm --create-global-mounts --create-user-mounts nobody
+	assert_success
+	assert_equal "$(stat -c '%a %U:%G' "$M/global/pagesize-2MB")" "1777 root:root"
+	assert_equal "$(stat -c '%a %U:%G' "$M/user/nobody/pagesize-2MB")" "700 nobody:root"
+	# The user's own directory is the user's, as with 2.23.
+	assert_equal "$(stat -c '%a %U' "$M/user/nobody")" "700 nobody"
+	run hugeadm --list-all-mounts
+	assert_line --regexp "^$M/global/pagesize-2MB +rw,relatime,(.*,)?pagesize=2M"
+}
+
+@test "--max-size 64M shows size= in the options; --list-all-mounts --json has the details" {
+	run --separate-stderr hugeadm --create-mounts --max-size 64M --min-size 4M
+	assert_success
+	findmnt -rn -o OPTIONS "$M/pagesize-2MB" | grep -q 'size=64M\|size=67108864'
+	# min_size reserves its pages at mount time: 2 pages of 2 MiB.
+	assert_equal "$(cat "$HP/hugepages-2048kB/resv_hugepages")" 2
+	run --separate-stderr hugeadm --list-all-mounts --json
+	assert_success
+	python3 - "$output" "$M/pagesize-2MB" <<'PY'
+import json, sys
+doc, target = json.loads(sys.argv[1]), sys.argv[2]
+m = [x for x in doc["mounts"] if x["target"] == target][0]
+assert m["pagesize"] == 2097152, m
+assert m["size_limit"] == 67108864 and m["min_size"] == 4194304, m
+assert (m["owner"], m["group"], m["mode"], m["uid"]) == ("root", "root", "0770", 0), m
+print("ok")
+PY
+}
+
+@test "bad input mounts nothing: --max-size bogus, unknown user, a size the pool cannot hold" {
+	local before
+	before=$(layout)
+	run --separate-stderr hugeadm --create-mounts --max-size bogus
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: bogus: invalid size for --max-size"
+	run --separate-stderr hugeadm --create-mounts --create-user-mounts no-such-user-hk
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: Could not find specified user no-such-user-hk"
+	run --separate-stderr hugeadm --create-group-mounts no-such-group-hk
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: Could not find specified group no-such-group-hk"
+	run --separate-stderr hugeadm --create-mounts --max-size 1G
+	assert_failure 1
+	[[ "$stderr" == *"is more than the 2M pool can hold (40 pages, 83886080 bytes)"* ]]
+	assert_equal "$(layout)" "$before"
+}
+
+@test "--dry-run --create-mounts mounts nothing and prints 2.23's commands" {
+	local before
+	before=$(layout)
+	run --separate-stderr hugeadm --dry-run --create-mounts
+	assert_success
+	assert_line "mount -t hugetlbfs none $M/pagesize-2MB -o pagesize=2097152"
+	assert_line "chmod 770 $M/pagesize-2MB"
+	assert_equal "$(layout)" "$before"
+}
+
+@test "a path already mounted with other options is reported, not accepted" {
+	mkdir -p "$M/pagesize-2MB"
+	mount -t hugetlbfs -o pagesize=2M,size=8M none "$M/pagesize-2MB"
+	run --separate-stderr hugeadm --create-mounts
+	assert_failure 1
+	[[ "$stderr" == *"$M/pagesize-2MB is already mounted with other options"* ]]
+	# Nothing else was mounted either.
+	assert_equal "$(findmnt -rn -t hugetlbfs -o TARGET | grep -c "^$M/")" 1
+}
+
+@test "--unmount-all takes hugeadm's mounts down, and only those" {
+	run --separate-stderr hugeadm --create-mounts --create-global-mounts
+	assert_success
+	mkdir -p "$BATS_TEST_TMPDIR/other"
+	mount -t hugetlbfs none "$BATS_TEST_TMPDIR/other"
+	run --separate-stderr hugeadm --dry-run --unmount-all
+	assert_line "umount $M/global/pagesize-2MB"
+	run --separate-stderr hugeadm --unmount-all
+	assert_success
+	assert_equal "$(findmnt -rn -t hugetlbfs -o TARGET | grep -c "^$M/")" 0
+	findmnt -rn -t hugetlbfs -o TARGET | grep -qx "$BATS_TEST_TMPDIR/other"
+	umount "$BATS_TEST_TMPDIR/other"
+}

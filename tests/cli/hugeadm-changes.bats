@@ -209,6 +209,7 @@ changed() {
 	local root
 	root=$(fixture x86-1node)
 	golden "hugeadm/mounts-sysroot" "$HUGEADM" --sysroot "$root" --create-mounts
+	golden "hugeadm/mounts-sysroot-too-big" "$HUGEADM" --sysroot "$root" --dry-run --create-mounts --max-size 64M
 	golden "hugeadm/unmount-all-sysroot" "$HUGEADM" --sysroot "$root" --unmount-all
 	golden "hugeadm/mounts-bad-user" "$HUGEADM" --sysroot "$root" --create-user-mounts no-such-user-hk
 	golden "hugeadm/mounts-bad-group" "$HUGEADM" --sysroot "$root" --create-group-mounts no-such-group-hk
@@ -217,4 +218,14 @@ changed() {
 	golden "hugeadm/mounts-max-size-alone" "$HUGEADM" --sysroot "$root" --max-size 64M --pool-list
 	run changed "$HK_FIXTURES/x86-1node" "$root"
 	assert_output ""
+}
+
+@test "mounts are planned on trees with --dry-run: names, owners, modes, what is mounted already" {
+	golden "hugeadm/mounts-dry-run-arm64" "$HUGEADM" --sysroot "$(fixture arm64)" --dry-run \
+		--create-user-mounts nobody --max-inodes 64
+	# The tree has /var/lib/hugetlbfs/pagesize-1GB mounted already: only 2MB is planned.
+	golden "hugeadm/mounts-dry-run-x86" "$HUGEADM" --sysroot "$(fixture x86-1node)" --dry-run \
+		--create-mounts --max-size 32M --min-size 4M
+	golden "hugeadm/mounts-dry-run-unmount" "$HUGEADM" --sysroot "$(fixture mounts-long)" --dry-run \
+		--unmount-all --create-global-mounts
 }

@@ -139,6 +139,9 @@ static bool same_mount(const struct hugeadm_ctl *ctl, const struct ha_action *a,
 		return false;
 	if (ctl->max_inodes > 0 && option_u64(ms, i, "nr_inodes") != (uint64_t)ctl->max_inodes)
 		return false;
+	/* A tree's mount points are not on this machine: its options are all we have. */
+	if (!hk_is_live(ctl->ctx))
+		return true;
 	if (stat(target, &st) < 0)
 		return false;
 	return st.st_uid == a->uid && st.st_gid == a->gid && (st.st_mode & 07777) == a->mode;
@@ -161,8 +164,10 @@ int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)
 	size_t n;
 	int rc;
 
-	if (!hk_is_live(ctl->ctx)) {
-		ha_msg(ctl, HA_ERROR, "mounts cannot be created with --sysroot");
+	/* A tree can be planned for (--dry-run), not mounted in. */
+	if (!hk_is_live(ctl->ctx) && !ctl->dry_run) {
+		ha_msg(ctl, HA_ERROR,
+		       "mounts cannot be created with --sysroot (--dry-run can plan them)");
 		return -1;
 	}
 	rc = hk_page_sizes(ctl->ctx, &sizes, &n);
@@ -344,7 +349,7 @@ int ha_apply_unmount_all(struct hugeadm_ctl *ctl)
 	struct hk_mounts *ms = NULL;
 	int rc, n = 0;
 
-	if (!hk_is_live(ctl->ctx)) {
+	if (!hk_is_live(ctl->ctx) && !ctl->dry_run) {
 		ha_msg(ctl, HA_ERROR, "--unmount-all is not supported with --sysroot");
 		return -1;
 	}

@@ -336,7 +336,7 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 			rc = ha_validate_mounts(ctl, a);
 			break;
 		case HA_UNMOUNT_ALL:
-			if (!alive) {
+			if (!alive && !ctl->dry_run) {
 				ha_msg(ctl, HA_ERROR,
 				       "--unmount-all is not supported with --sysroot");
 				rc = -1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "tunables.h"
 
 HK_EXPORT int hk_new(const char *sysroot, struct hk_ctx **ret_ctx)
 {
@@ -122,4 +123,11 @@ HK_EXPORT int hk_parse_size(const char *s, uint64_t *ret)
 HK_EXPORT int hk_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n)
 {
 	return hkc_nodelist_parse(s, ret_nodes, ret_n);
+}
+
+HK_EXPORT int hk_heap_tunables(const char *existing, uint64_t page_size, char **ret)
+{
+	if (!ret)
+		return -EINVAL;
+	return hkc_heap_tunables(existing, page_size, ret);
 }

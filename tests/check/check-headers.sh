@@ -6,7 +6,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 inc=(-I "$src/lib/include" -I "$build/include")
 n=0
-for h in hugekit/hugekit.h; do
+for h in hugekit/hugekit.h hugetlbfs.h; do
 	printf '#include <%s>\nint main(void) { return 0; }\n' "$h" > "$tmp/t.c"
 	for std in c99 gnu17; do
 		cc -std=$std -Wall -Wextra -Wpedantic -Werror "${inc[@]}" -c "$tmp/t.c" -o "$tmp/t.o"

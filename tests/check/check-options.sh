@@ -14,7 +14,7 @@
 
 set -u
 
-tools=(pagesize hugeadm)
+tools=(pagesize hugeadm hugectl)
 failures=0
 total=0
 

@@ -19,6 +19,8 @@ setup() {
 	source "$COMPLETIONS/hugeadm"
 	# shellcheck source=/dev/null
 	source "$COMPLETIONS/pagesize"
+	# shellcheck source=/dev/null
+	source "$COMPLETIONS/hugectl"
 }
 
 # complete_line LINE: complete LINE with the cursor at its end, as readline would
@@ -246,4 +248,141 @@ replies() {
 	assert_equal "${#COMPREPLY[@]}" 0
 	complete_line 'hugeadm --add-temp-swap --pool-l'
 	assert_equal "${COMPREPLY[*]}" --pool-list
+}
+
+# hugectl_sizes: the huge page sizes of this machine, as the completion names them.
+hugectl_sizes() {
+	local d kb
+
+	for d in /sys/kernel/mm/hugepages/hugepages-*kB; do
+		[[ -d $d ]] || continue
+		kb=${d##*/hugepages-}
+		kb=${kb%kB}
+		if ((kb % 1048576 == 0)); then
+			echo "$((kb / 1048576))G"
+		elif ((kb % 1024 == 0)); then
+			echo "$((kb / 1024))M"
+		else
+			echo "${kb}K"
+		fi
+	done | sort
+}
+
+@test "the hugectl completion is registered" {
+	run complete -p hugectl
+	assert_success
+	assert_output 'complete -F _hugectl hugectl'
+}
+
+@test "hugectl - offers every option" {
+	complete_line 'hugectl -'
+	replies
+	for opt in --heap --shm --thp --membind --report --no-reserve --text --data --bss \
+		--disable --share-text --no-preload --force-preload --library-use-path \
+		--library-path --dry-run --verbose -v -q --help --version; do
+		assert_line -- "$opt"
+	done
+	refute_line -- --list-options
+	complete_line 'hugectl --force-'
+	assert_equal "${COMPREPLY[*]}" --force-preload
+}
+
+@test "hugectl --heap= and --shm= offer the huge page sizes of the machine" {
+	local sizes
+	sizes=$(hugectl_sizes)
+	[[ -n $sizes ]] || skip "this kernel has no huge page sizes"
+
+	complete_line 'hugectl --heap='
+	replies
+	assert_output "$sizes"
+	complete_line 'hugectl --shm='
+	replies
+	assert_output "$sizes"
+	complete_line "hugectl --heap=${sizes:0:1}"
+	replies
+	assert_output "$(grep "^${sizes:0:1}" <<<"$sizes")"
+}
+
+@test "hugectl --heap without '=': the next word is the program" {
+	complete_line 'hugectl --heap hugea'
+	replies
+	assert_line hugeadm
+	refute_line 2M
+}
+
+@test "hugectl --membind offers the online nodes" {
+	local online
+	online=$(cat /sys/devices/system/node/online 2>/dev/null) ||
+		skip "no /sys/devices/system/node/online"
+	online=${online%%[-,]*}
+
+	complete_line 'hugectl --membind '
+	replies
+	assert_line "$online"
+	complete_line 'hugectl --membind='
+	replies
+	assert_line "$online"
+	complete_line 'hugectl --membind 0 --he'
+	assert_equal "${COMPREPLY[*]}" '--heap --help'
+}
+
+@test "hugectl --verbose offers the levels" {
+	complete_line 'hugectl --verbose '
+	assert_equal "${COMPREPLY[*]}" '0 1 2 3 4 99'
+	complete_line 'hugectl --verbose=9'
+	assert_equal "${COMPREPLY[*]}" 99
+}
+
+@test "hugectl --library-path offers directories" {
+	mkdir -p "$BATS_TEST_TMPDIR/t/lib-a"
+	touch "$BATS_TEST_TMPDIR/t/file"
+	complete_line "hugectl --library-path $BATS_TEST_TMPDIR/t/"
+	replies
+	assert_line "$BATS_TEST_TMPDIR/t/lib-a"
+	refute_line "$BATS_TEST_TMPDIR/t/file"
+}
+
+@test "hugectl completes the program, then the program's own arguments" {
+	declare -F _command_offset >/dev/null || skip "bash-completion is not installed"
+	complete_line 'hugectl --heap --shm pagesi'
+	replies
+	assert_line pagesize
+	refute_line -- --heap
+	# After the program, its words are its own: hugeadm's options, not hugectl's.
+	complete_line 'hugectl --heap=2M --verbose 3 hugeadm --pool-l'
+	assert_equal "${COMPREPLY[*]}" --pool-list
+	complete_line 'hugectl -- pagesize --hu'
+	assert_equal "${COMPREPLY[*]}" --huge-only
+	# A program without a completion of its own: file names.
+	mkdir -p "$BATS_TEST_TMPDIR/t"
+	touch "$BATS_TEST_TMPDIR/t/input-file"
+	complete_line "hugectl --heap hk-no-such-program $BATS_TEST_TMPDIR/t/inp"
+	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/t/input-file"
+}
+
+@test "the hugectl completion works without bash-completion loaded" {
+	mkdir -p "$BATS_TEST_TMPDIR/t/lib-a"
+	touch "$BATS_TEST_TMPDIR/t/file"
+	run bash --norc --noprofile -c '
+		source "$1/hugectl" || exit 1
+		declare -F _command_offset && exit 1
+		COMP_WORDS=(hugectl --library-path "$2/t/"); COMP_CWORD=2
+		_hugectl; echo "${COMPREPLY[*]}"
+		COMP_WORDS=(hugectl --no-pre); COMP_CWORD=1
+		_hugectl; echo "${COMPREPLY[*]}"
+		# After the program: file names.
+		COMP_WORDS=(hugectl --heap ls "$2/t/fi"); COMP_CWORD=3
+		_hugectl; echo "${COMPREPLY[*]}"
+		# The program: command names.
+		COMP_WORDS=(hugectl --shm hk-no-such-comman); COMP_CWORD=2
+		_hugectl; echo "${#COMPREPLY[@]}"
+		COMP_WORDS=(hugectl --verbose=9); COMP_CWORD=1
+		_hugectl; echo "${COMPREPLY[*]}"
+	' sh "$COMPLETIONS" "$BATS_TEST_TMPDIR"
+	assert_success
+	assert_line --index 0 "$BATS_TEST_TMPDIR/t/lib-a"
+	assert_line --index 1 --no-preload
+	assert_line --index 2 "$BATS_TEST_TMPDIR/t/file"
+	assert_line --index 3 0
+	assert_line --index 4 --verbose=99
 }

@@ -51,6 +51,14 @@ int hk_parse_size(const char *s, uint64_t *ret);
 /* "0,2-3" -> {0,2,3}, sorted and unique; free(*ret_nodes) afterwards. */
 int hk_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n);
 
+/*
+ * GLIBC_TUNABLES that put malloc's heap on huge pages (glibc >= 2.35): existing
+ * (may be NULL) plus glibc.malloc.hugetlb and glibc.malloc.mmap_threshold,
+ * never overwriting one the user set. page_size: 0 transparent huge pages,
+ * 1 the default huge page size, else that size. free(*ret) afterwards.
+ */
+int hk_heap_tunables(const char *existing, uint64_t page_size, char **ret);
+
 /* Page sizes (bytes) */
 
 /* The kernel's default huge page size; -EOPNOTSUPP when the kernel has no hugetlb. */

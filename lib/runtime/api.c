@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The libhugetlbfs application API (hugetlbfs.h), with libhugetlbfs 2.23's
+ * semantics (reference §1.4, §7.7), libc only.
+ *
+ * Sizes and mounts are found once, on first use, and never change after:
+ * the strings handed out stay valid for the life of the process. Regions
+ * come from anonymous MAP_HUGETLB mappings with the page size in the
+ * MAP_HUGE_SHIFT bits, so any size the kernel supports can be the default,
+ * with or without a mount. Every region is recorded in a table (mapping
+ * start -> length), so that the free functions need not parse
+ * /proc/self/maps and refuse what they did not hand out. The table is plain
+ * memory: a child of fork() inherits it with the mappings.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hugetlbfs.h"
+#include "internal.h"
+
+/* ---- sizes and mounts ------------------------------------------------- */
+
+struct rt_mount {
+	long size;
+	char *path;
+};
+
+static struct {
+	long kernel_default; /* Hugepagesize: of /proc/meminfo, -1 without hugetlb */
+	long default_size;   /* the library's default, -1 when there is none */
+	bool no_reserve;     /* HUGETLB_NO_RESERVE=yes */
+	struct rt_mount *mounts;
+	size_t n_mounts;
+} cfg = {-1, -1, false, NULL, 0};
+
+static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+
+/* rt_msg, keeping errno for the caller. */
+#define MSG(level, ...)                                                                            \
+	do {                                                                                       \
+		int msg_errno_ = errno;                                                            \
+		rt_msg(level, __VA_ARGS__);                                                        \
+		errno = msg_errno_;                                                                \
+	} while (0)
+
+static bool is_hugetlbfs(const struct statfs *sf)
+{
+	return (uint32_t)sf->f_type == (uint32_t)HUGETLBFS_MAGIC;
+}
+
+static const struct rt_mount *mount_for(long size)
+{
+	for (size_t i = 0; i < cfg.n_mounts; i++)
+		if (cfg.mounts[i].size == size)
+			return &cfg.mounts[i];
+	return NULL;
+}
+
+/* Register a mount point: the first one of each page size wins. */
+static void add_mount(const char *path, bool user)
+{
+	struct rt_mount *nm;
+	struct statfs sf;
+	char *copy;
+
+	if (statfs(path, &sf) < 0 || !is_hugetlbfs(&sf)) {
+		if (user)
+			MSG(RT_WARNING, "%s is not a hugetlbfs mount point, ignoring", path);
+		return;
+	}
+	if (sf.f_bsize <= 0)
+		return;
+	if (mount_for((long)sf.f_bsize)) {
+		if (user)
+			MSG(RT_WARNING, "Mount point already defined for size %li, ignoring %s",
+			    (long)sf.f_bsize, path);
+		return;
+	}
+	copy = strdup(path);
+	nm = realloc(cfg.mounts, (cfg.n_mounts + 1) * sizeof(*nm));
+	if (!copy || !nm) {
+		free(copy);
+		if (nm)
+			cfg.mounts = nm;
+		return;
+	}
+	cfg.mounts = nm;
+	cfg.mounts[cfg.n_mounts].size = (long)sf.f_bsize;
+	cfg.mounts[cfg.n_mounts].path = copy;
+	cfg.n_mounts++;
+	MSG(RT_DEBUG, "Found hugetlbfs mount point %s for page size %li", path, (long)sf.f_bsize);
+}
+
+static bool is_octal(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/* Undo the kernel's escapes in a mountinfo field, in place: "\040" is a space. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r;) {
+		if (r[0] == '\\' && is_octal(r[1]) && is_octal(r[2]) && is_octal(r[3])) {
+			*w++ = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+/*
+ * /proc/self/mountinfo: "id parent maj:min root mountpoint options [optional...] -
+ * fstype source superoptions". Any line length.
+ */
+static void scan_mountinfo(void)
+{
+	char *line = NULL, *save, *tok, *mnt;
+	size_t cap = 0;
+	FILE *f;
+	int i;
+
+	if (hk_path_fopenf(rt_path(), &f, HK_PROC_MOUNTINFO) < 0) {
+		MSG(RT_WARNING, "Cannot read the mount table: no hugetlbfs mount point found");
+		return;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		mnt = NULL;
+		for (i = 0, tok = strtok_r(line, " ", &save); tok;
+		     i++, tok = strtok_r(NULL, " ", &save)) {
+			if (i == 4)
+				mnt = tok;
+			if (i > 5 && strcmp(tok, "-") == 0)
+				break;
+		}
+		tok = tok ? strtok_r(NULL, " ", &save) : NULL;
+		if (!mnt || !tok || strcmp(tok, "hugetlbfs") != 0)
+			continue;
+		unescape(mnt);
+		if (access(mnt, R_OK | W_OK | X_OK) == 0)
+			add_mount(mnt, false);
+	}
+	free(line);
+	fclose(f);
+}
+
+/* HUGETLB_PATH=a:b: only these, in this order, no access check. */
+static void scan_user_paths(const char *list)
+{
+	char *copy = strdup(list), *save, *p;
+
+	if (!copy)
+		return;
+	for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+		add_mount(p, true);
+	free(copy);
+}
+
+static bool kernel_has_size(uint64_t size)
+{
+	uint64_t *sizes = NULL;
+	size_t n = 0;
+	bool found = false;
+
+	if (hkc_page_sizes(rt_path(), &sizes, &n) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		found |= sizes[i] == size;
+	free(sizes);
+	return found;
+}
+
+static void cfg_init(void)
+{
+	const char *env;
+	uint64_t size;
+
+	if (hkc_default_page_size(rt_path(), &size) == 0 && size <= LONG_MAX)
+		cfg.kernel_default = (long)size;
+
+	env = getenv("HUGETLB_PATH");
+	if (env && *env)
+		scan_user_paths(env);
+	else
+		scan_mountinfo();
+
+	env = getenv("HUGETLB_NO_RESERVE");
+	cfg.no_reserve = env && strcasecmp(env, "yes") == 0;
+
+	cfg.default_size = cfg.kernel_default;
+	env = getenv("HUGETLB_DEFAULT_PAGE_SIZE");
+	if (env && *env) {
+		if (hkc_parse_size_legacy(env, &size) < 0 || size > LONG_MAX) {
+			MSG(RT_ERROR, "Unable to determine default huge page size");
+			cfg.default_size = -1;
+		} else if (hkc_is_pow2(size) && (kernel_has_size(size) || mount_for((long)size))) {
+			cfg.default_size = (long)size;
+		} else {
+			MSG(RT_WARNING, "No mount point found for default huge page size. Using "
+					"first available mount point.");
+		}
+	}
+	MSG(RT_DEBUG, "Default huge page size: %li", cfg.default_size);
+}
+
+static void cfg_load(void)
+{
+	int saved = errno;
+
+	pthread_once(&cfg_once, cfg_init);
+	errno = saved;
+}
+
+RT_EXPORT long gethugepagesize(void)
+{
+	cfg_load();
+	if (cfg.default_size < 0) {
+		errno = ENOSYS;
+		return -1;
+	}
+	errno = 0;
+	return cfg.default_size;
+}
+
+RT_EXPORT int gethugepagesizes(long pagesizes[], int n_elem)
+{
+	uint64_t def, *sizes = NULL;
+	size_t n = 0;
+	int rc, count = 0;
+
+	if (n_elem < 0 || (n_elem > 0 && !pagesizes)) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	if (pagesizes && n_elem == 0)
+		return 0;
+	/* No default size in /proc/meminfo: no huge pages at all. */
+	rc = hkc_default_page_size(rt_path(), &def);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc == 0)
+		rc = hkc_page_sizes(rt_path(), &sizes, &n);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	if (n == 0 || sizes[0] != def) {
+		/* The default size has no sysfs directory: it is still a size. */
+		if (pagesizes)
+			pagesizes[0] = (long)def;
+		count = 1;
+	}
+	for (size_t i = 0; i < n && count < INT_MAX; i++) {
+		if (pagesizes && count == n_elem)
+			break;
+		if (pagesizes)
+			pagesizes[count] = (long)sizes[i];
+		count++;
+	}
+	free(sizes);
+	return count;
+}
+
+RT_EXPORT int getpagesizes(long pagesizes[], int n_elem)
+{
+	int rc;
+
+	if (n_elem < 0 || (n_elem > 0 && !pagesizes)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!pagesizes) {
+		rc = gethugepagesizes(NULL, 0);
+	} else {
+		if (n_elem == 0)
+			return 0;
+		pagesizes[0] = sysconf(_SC_PAGESIZE);
+		rc = gethugepagesizes(pagesizes + 1, n_elem - 1);
+	}
+	return rc < 0 ? rc : rc + 1;
+}
+
+RT_EXPORT int hugetlbfs_test_path(const char *mount)
+{
+	struct statfs sf;
+
+	if (statfs(mount, &sf) < 0)
+		return -1;
+	return is_hugetlbfs(&sf);
+}
+
+RT_EXPORT const char *hugetlbfs_find_path_for_size(long page_size)
+{
+	const struct rt_mount *m;
+
+	cfg_load();
+	m = mount_for(page_size);
+	return m ? m->path : NULL;
+}
+
+RT_EXPORT const char *hugetlbfs_find_path(void)
+{
+	long size = gethugepagesize();
+
+	return size > 0 ? hugetlbfs_find_path_for_size(size) : NULL;
+}
+
+RT_EXPORT int hugetlbfs_unlinked_fd_for_size(long page_size)
+{
+	const char *path = hugetlbfs_find_path_for_size(page_size);
+	char name[PATH_MAX];
+	int fd, n;
+
+	if (!path) {
+		errno = ENOENT;
+		return -1;
+	}
+	n = snprintf(name, sizeof(name), "%s/libhugetlbfs.tmp.XXXXXX", path);
+	if (n < 0 || (size_t)n >= sizeof(name)) {
+		errno = ENAMETOOLONG;
+		MSG(RT_ERROR, "mkstemp() failed: %s", strerror(errno));
+		return -1;
+	}
+	fd = mkstemp(name);
+	if (fd < 0) {
+		MSG(RT_ERROR, "mkstemp() failed: %s", strerror(errno));
+		return -1;
+	}
+	unlink(name);
+	return fd;
+}
+
+RT_EXPORT int hugetlbfs_unlinked_fd(void)
+{
+	long size = gethugepagesize();
+
+	return size > 0 ? hugetlbfs_unlinked_fd_for_size(size) : -1;
+}
+
+/* ---- the region table ------------------------------------------------- */
+
+struct region {
+	uintptr_t start; /* of the mapping; 0: a free slot */
+	size_t len;	 /* bytes mapped */
+	size_t page;	 /* page size of the mapping */
+};
+
+/* Open addressing, linear probing, a power-of-two capacity at most 3/4 full. */
+static struct {
+	pthread_mutex_t lock;
+	struct region *slots;
+	size_t cap, n;
+	unsigned long colour_seed;
+	size_t line_size;
+} tab = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
+
+static void tab_prefork(void)
+{
+	pthread_mutex_lock(&tab.lock);
+}
+
+static void tab_postfork(void)
+{
+	pthread_mutex_unlock(&tab.lock);
+}
+
+/* The L2 cache line: sysconf, then sysfs, then 64 bytes. */
+static size_t cache_line_size(void)
+{
+	const char *f = "sys/devices/system/cpu/cpu0/cache/index2/coherency_line_size";
+	long l = sysconf(_SC_LEVEL2_CACHE_LINESIZE);
+	uint64_t v;
+
+	if (l > 0)
+		return (size_t)l;
+	if (hk_path_read_u64f(rt_path(), &v, "%s", f) == 0 && v > 0 && v <= 4096)
+		return (size_t)v;
+	return 64;
+}
+
+static void tab_init(void)
+{
+	/* A fork while another thread holds the table must not leave it locked in the child. */
+	pthread_atfork(tab_prefork, tab_postfork, tab_postfork);
+	tab.colour_seed = (unsigned long)time(NULL);
+	tab.line_size = cache_line_size();
+}
+
+static size_t slot_of(uintptr_t key, size_t cap)
+{
+	return (size_t)(((uint64_t)key * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (cap - 1);
+}
+
+/* The slot holding key, or the free slot where it would go. Needs cap > n. */
+static size_t tab_probe(uintptr_t key)
+{
+	size_t i = slot_of(key, tab.cap);
+
+	while (tab.slots[i].start && tab.slots[i].start != key)
+		i = (i + 1) & (tab.cap - 1);
+	return i;
+}
+
+static struct region *tab_find(uintptr_t key)
+{
+	size_t i;
+
+	if (!tab.cap || !key)
+		return NULL;
+	i = tab_probe(key);
+	return tab.slots[i].start ? &tab.slots[i] : NULL;
+}
+
+static int tab_grow(void)
+{
+	size_t ncap = tab.cap ? tab.cap * 2 : 64, ocap = tab.cap;
+	struct region *old = tab.slots, *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	tab.slots = ns;
+	tab.cap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].start)
+			tab.slots[tab_probe(old[i].start)] = old[i];
+	free(old);
+	return 0;
+}
+
+static int tab_add(const struct region *r)
+{
+	if ((tab.n + 1) * 4 > tab.cap * 3 && tab_grow() < 0)
+		return -ENOMEM;
+	size_t i = tab_probe(r->start);
+
+	/* A mapping the program unmapped by itself may come back at the same address. */
+	if (!tab.slots[i].start)
+		tab.n++;
+	tab.slots[i] = *r;
+	return 0;
+}
+
+/* Remove the entry in slot i, shifting back the entries probed past it. */
+static void tab_del(size_t i)
+{
+	size_t mask = tab.cap - 1, j = i, k;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!tab.slots[j].start)
+			break;
+		k = slot_of(tab.slots[j].start, tab.cap);
+		/* The entry at j may move to i unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		tab.slots[i] = tab.slots[j];
+		i = j;
+	}
+	tab.slots[i].start = 0;
+	tab.n--;
+}
+
+/*
+ * Take out of the table the region that ptr names: its start, or with
+ * inside set, any address in the first page of the mapping. false if none.
+ */
+static bool tab_take(void *ptr, bool inside, struct region *ret)
+{
+	uintptr_t p = (uintptr_t)ptr, cand[3];
+	size_t base = (size_t)sysconf(_SC_PAGESIZE);
+	struct region *r = NULL;
+	int n = 0;
+
+	pthread_once(&tab_once, tab_init);
+	cand[n++] = p;
+	if (inside) {
+		cand[n++] = p & ~((uintptr_t)base - 1);
+		if (cfg.default_size > 0)
+			cand[n++] = p & ~((uintptr_t)cfg.default_size - 1);
+	}
+	pthread_mutex_lock(&tab.lock);
+	for (int c = 0; c < n && !r; c++) {
+		r = tab_find(cand[c]);
+		if (r && (p - r->start >= r->page || p - r->start >= r->len))
+			r = NULL;
+	}
+	if (r) {
+		*ret = *r;
+		tab_del((size_t)(r - tab.slots));
+	}
+	pthread_mutex_unlock(&tab.lock);
+	return r != NULL;
+}
+
+/*
+ * With GHR_COLOR: an offset of k cache lines within the bytes the rounding
+ * wastes, k pseudo-random (libhugetlbfs's cachecolor). Called locked.
+ */
+static size_t colour_offset(size_t len, size_t wastage)
+{
+	size_t lines = wastage / tab.line_size, line;
+
+	if (!lines)
+		return 0;
+	line = tab.colour_seed % lines;
+	tab.colour_seed += len % lines;
+	MSG(RT_DEBUG, "Using line offset %zu of %zu from start", line, lines);
+	return line * tab.line_size;
+}
+
+/* ---- allocation ------------------------------------------------------- */
+
+static int round_up(size_t len, size_t page, size_t *ret)
+{
+	if (len > SIZE_MAX - (page - 1))
+		return -ENOMEM;
+	*ret = (len + page - 1) & ~(page - 1);
+	return 0;
+}
+
+/* Anonymous private huge pages of the default size; the mapped length in *maplen. */
+static void *map_huge(size_t len, ghp_t flags, size_t *maplen)
+{
+	int mflags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
+	size_t page;
+	void *p;
+	int rc;
+
+	cfg_load();
+	if (cfg.default_size <= 0) {
+		rc = -ENOSYS;
+	} else {
+		page = (size_t)cfg.default_size;
+		rc = round_up(len, page, maplen);
+		mflags |= __builtin_ctzl(page) << MAP_HUGE_SHIFT;
+		if (cfg.no_reserve)
+			mflags |= MAP_NORESERVE;
+	}
+	if (rc == 0) {
+		p = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, mflags, -1, 0);
+		if (p != MAP_FAILED)
+			return p;
+		rc = -errno;
+	}
+	errno = -rc;
+	MSG(RT_WARNING, "get_huge_pages: New region mapping failed (flags: 0x%lx): %s", flags,
+	    strerror(-rc));
+	return NULL;
+}
+
+/* Record a new mapping; on failure it is unmapped and NULL returned. */
+static void *track(void *map, size_t maplen, size_t page, size_t len, ghr_t colour)
+{
+	struct region r = {(uintptr_t)map, maplen, page};
+	size_t off = 0;
+	int rc;
+
+	pthread_once(&tab_once, tab_init);
+	pthread_mutex_lock(&tab.lock);
+	rc = tab_add(&r);
+	if (rc == 0 && colour)
+		off = colour_offset(len, maplen - len);
+	pthread_mutex_unlock(&tab.lock);
+	if (rc < 0) {
+		munmap(map, maplen);
+		errno = -rc;
+		return NULL;
+	}
+	return (char *)map + off;
+}
+
+RT_EXPORT void *get_huge_pages(size_t len, ghp_t flags)
+{
+	size_t maplen;
+	void *p;
+
+	if (flags & GHR_MASK)
+		MSG(RT_ERROR, "Improper use of GHR_* in get_huge_pages()");
+	p = map_huge(len, flags, &maplen);
+	if (!p)
+		return NULL;
+	return track(p, maplen, (size_t)cfg.default_size, len, 0);
+}
+
+RT_EXPORT void *get_hugepage_region(size_t len, ghr_t flags)
+{
+	size_t maplen, page = 0;
+	void *p;
+
+	if (flags & GHP_MASK)
+		MSG(RT_ERROR, "Improper use of GHP_* in get_hugepage_region()");
+	p = map_huge(len, GHP_DEFAULT, &maplen);
+	if (p) {
+		page = (size_t)cfg.default_size;
+	} else if (flags & GHR_FALLBACK) {
+		MSG(RT_DEBUG, "get_hugepage_region: Falling back to base pages");
+		page = (size_t)sysconf(_SC_PAGESIZE);
+		if (round_up(len, page, &maplen) < 0) {
+			errno = ENOMEM;
+		} else {
+			p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				 -1, 0);
+			if (p == MAP_FAILED)
+				p = NULL;
+		}
+		if (!p)
+			MSG(RT_WARNING, "Base page fallback failed: %s", strerror(errno));
+	}
+	if (!p)
+		return NULL;
+	if (maplen != len && !(flags & GHR_COLOR))
+		MSG(RT_DEBUG, "get_hugepage_region: Wasted %zu bytes due to alignment",
+		    maplen - len);
+	return track(p, maplen, page, len, flags & GHR_COLOR);
+}
+
+static void release(void *ptr, bool inside, const char *who)
+{
+	struct region r;
+
+	if (!ptr)
+		return;
+	if (!tab_take(ptr, inside, &r)) {
+		MSG(RT_ERROR, "%s: invalid or double free of %p", who, ptr);
+		return;
+	}
+	if (munmap((void *)r.start, r.len) < 0)
+		MSG(RT_WARNING, "%s: munmap of %p failed: %s", who, (void *)r.start,
+		    strerror(errno));
+}
+
+RT_EXPORT void free_huge_pages(void *ptr)
+{
+	release(ptr, false, "free_huge_pages");
+}
+
+RT_EXPORT void free_hugepage_region(void *ptr)
+{
+	release(ptr, true, "free_hugepage_region");
+}

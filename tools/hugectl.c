@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * hugectl: run a program with its memory on huge pages, unchanged and
+ * unrelinked. It sets libhugetlbfs's environment (HUGETLB_*) for the runtime
+ * library, preloads that library by its absolute path, sets GLIBC_TUNABLES so
+ * that glibc's malloc puts the heap on huge pages (glibc >= 2.35), and
+ * executes the program. --dry-run prints the variables, NAME='value', in
+ * libhugetlbfs 2.23's order instead.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <numa.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hugekit/hugekit.h>
+
+#include "opts.h"
+#include "util.h"
+
+enum {
+	OPT_TEXT = HK_OPT_LONG_BASE,
+	OPT_DATA,
+	OPT_BSS,
+	OPT_DISABLE,
+	OPT_HEAP,
+	OPT_SHM,
+	OPT_THP,
+	OPT_NO_RESERVE,
+	OPT_SHARE_TEXT,
+	OPT_NO_PRELOAD,
+	OPT_FORCE_PRELOAD,
+	OPT_LIBRARY_USE_PATH,
+	OPT_LIBRARY_PATH,
+	OPT_DRY_RUN,
+	OPT_VERBOSE,
+	OPT_MEMBIND,
+	OPT_REPORT,
+	OPT_LIST_OPTIONS,
+};
+
+// clang-format off
+static const struct hk_opt opts[] = {
+	{ "heap",         0,   HK_ARG_OPTIONAL, OPT_HEAP,          "SIZE", "the malloc heap on huge pages (of SIZE, default:\nthe default huge page size)", 0 },
+	{ "shm",          0,   HK_ARG_OPTIONAL, OPT_SHM,           "SIZE", "SysV shared memory (shmget) on huge pages", 0 },
+	{ "thp",          0,   HK_ARG_NONE,     OPT_THP,           NULL, "the heap on transparent huge pages instead", 0 },
+	{ "membind",      0,   HK_ARG_REQUIRED, OPT_MEMBIND,       "NODES", "take memory, huge pages too, from these NUMA nodes", 0 },
+	{ "report",       0,   HK_ARG_NONE,     OPT_REPORT,        NULL, "at exit, say how much memory was on huge pages", 0 },
+	{ "no-reserve",   0,   HK_ARG_NONE,     OPT_NO_RESERVE,    NULL, "HUGETLB_NO_RESERVE=yes (MAP_NORESERVE)", 0 },
+	{ "text",         0,   HK_ARG_OPTIONAL, OPT_TEXT,          "SIZE", "text segment on huge pages (a later release)", 0 },
+	{ "data",         0,   HK_ARG_OPTIONAL, OPT_DATA,          "SIZE", "data segment on huge pages (a later release)", 0 },
+	{ "bss",          0,   HK_ARG_OPTIONAL, OPT_BSS,           "SIZE", "bss segment on huge pages (a later release)", 0 },
+	{ "disable",      0,   HK_ARG_NONE,     OPT_DISABLE,       NULL, "HUGETLB_ELFMAP=no: no segment remapping", 0 },
+	{ "share-text",   0,   HK_ARG_NONE,     OPT_SHARE_TEXT,    NULL, "HUGETLB_SHARE=1 (a later release)", 0 },
+	{ "no-preload",   0,   HK_ARG_NONE,     OPT_NO_PRELOAD,    NULL, "do not preload the runtime library", 0 },
+	{ "force-preload", 0,  HK_ARG_NONE,     OPT_FORCE_PRELOAD, NULL, "preload the runtime library whatever the options", 0 },
+	{ "library-use-path", 0, HK_ARG_NONE,   OPT_LIBRARY_USE_PATH, NULL, "leave LD_LIBRARY_PATH alone (always the case now)", 0 },
+	{ "library-path", 0,   HK_ARG_REQUIRED, OPT_LIBRARY_PATH,  "PATH", "prepend PATH (or PATH/lib:PATH/lib64) to LD_LIBRARY_PATH", 0 },
+	{ "dry-run",      0,   HK_ARG_NONE,     OPT_DRY_RUN,       NULL, "print the environment, NAME='value', and run nothing", 0 },
+	{ "verbose",      0,   HK_ARG_REQUIRED, OPT_VERBOSE,       "LEVEL", "message level of hugectl and the runtime (0-99)", 0 },
+	{ NULL,           'v', HK_ARG_NONE,     'v',               NULL, "raise the message level by one", 0 },
+	{ NULL,           'q', HK_ARG_NONE,     'q',               NULL, "lower the message level by one", 0 },
+	{ "help",         'h', HK_ARG_NONE,     'h',               NULL, "display this help", 0 },
+	{ "version",      'V', HK_ARG_NONE,     'V',               NULL, "display version", 0 },
+	{ "list-options", 0,   HK_ARG_NONE,     OPT_LIST_OPTIONS,  NULL, "", HK_OPT_HIDDEN },
+	{ 0 },
+};
+// clang-format on
+
+enum {
+	L_ERROR = 1,
+	L_WARNING,
+	L_INFO,
+	L_DEBUG
+};
+
+struct hugectl {
+	int verbose;
+	bool dry_run;
+	/* Segment remapping (recorded, not done yet): R and W parts of HUGETLB_ELFMAP. */
+	bool text, data, bss, disable;
+	const char *text_size, *data_size;
+	int maps;	  /* mapping options given: text data bss heap shm disable */
+	int heap_shm;	  /* of those, --heap and --shm */
+	const char *heap; /* "yes" or a size */
+	bool shm, thp, no_reserve, share, no_preload, force_preload, report;
+	const char *library_path;
+	const char *membind;
+};
+
+static const char *const level_names[] = {"", "ERROR", "WARNING", "INFO", "DEBUG"};
+
+static void msg(const struct hugectl *c, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void msg(const struct hugectl *c, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > c->verbose)
+		return;
+	fprintf(stderr, "%s: %s: ", hk_prog(), level_names[level < L_DEBUG ? level : L_DEBUG]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+__attribute__((noreturn)) static void usage(void)
+{
+	printf("Usage:\n %s [options] program [arguments]\n\n", hk_prog());
+	printf("Run a program with its heap and shared memory on huge pages.\n\n");
+	printf("Options:\n");
+	hk_opts_print_help(stdout, opts);
+	printf("\nSee hugectl(1) and libhugekit-rt(7).\n");
+	exit(HK_EXIT_SUCCESS);
+}
+
+/* Set (or, dry, print) one variable, in order. */
+static void put(const struct hugectl *c, const char *name, const char *value)
+{
+	msg(c, L_INFO, "%s='%s'", name, value);
+	if (c->dry_run)
+		printf("%s='%s'\n", name, value);
+	else
+		setenv(name, value, 1);
+}
+
+/* The runtime library: $HK_RT_LIBRARY, the installed one, or the one next to this hugectl. */
+static char *runtime_path(void)
+{
+	const char *env = getenv("HK_RT_LIBRARY");
+	char exe[PATH_MAX], *slash, *p;
+	ssize_t n;
+
+	if (env && *env)
+		return strdup(env);
+	if (access(HK_RT_INSTALLED, R_OK) == 0)
+		return strdup(HK_RT_INSTALLED);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	/* The build tree's tools/../lib, or an install's bin/../lib. */
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if (asprintf(&p, "%s/lib/libhugekit-rt.so.0", exe) < 0)
+		return NULL;
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+static int parse_level(struct hugectl *c, const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0 || v > 99) {
+		msg(c, L_ERROR, "%s: verbosity out of range 0-99", arg);
+		exit(HK_EXIT_FAILURE);
+	}
+	return (int)v;
+}
+
+/* A huge page size the kernel has: 1 for the default, else bytes; 0 after a message. */
+static uint64_t heap_page_size(struct hugectl *c, struct hk_ctx *ctx, const char *s)
+{
+	uint64_t size, def = 0;
+	uint64_t *sizes;
+	size_t n;
+	bool found = false;
+
+	if (hk_parse_size_legacy(s, &size) < 0) {
+		msg(c, L_ERROR, "%s: invalid huge page size for --heap", s);
+		return 0;
+	}
+	if (hk_page_sizes(ctx, &sizes, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			found |= sizes[i] == size;
+		free(sizes);
+	}
+	if (!found) {
+		msg(c, L_ERROR, "%s: this kernel has no huge pages of that size", s);
+		return 0;
+	}
+	return hk_default_page_size(ctx, &def) == 0 && def == size ? 1 : size;
+}
+
+static char *join(const char *a, const char *sep, const char *b)
+{
+	char *r;
+
+	if (!b || !*b)
+		return strdup(a);
+	return asprintf(&r, "%s%s%s", a, sep, b) < 0 ? NULL : r;
+}
+
+int main(int argc, char **argv)
+{
+	struct hugectl c = {.verbose = 2};
+	struct bitmask *nodes = NULL;
+	struct hk_getopt g;
+	struct hk_ctx *ctx = NULL;
+	uint64_t heap_size = UINT64_MAX;
+	bool preload;
+	char buf[64];
+	int ch, rc;
+
+	hk_close_stdout_atexit();
+	if (getenv("HUGETLB_VERBOSE")) {
+		char *end;
+		long v = strtol(getenv("HUGETLB_VERBOSE"), &end, 10);
+
+		if (!*end && v >= 0 && v <= 99)
+			c.verbose = (int)v;
+	}
+	if (getenv("HUGETLB_DEBUG"))
+		c.verbose = 99;
+	if (hk_getopt_init(&g, opts, "+") < 0)
+		return HK_EXIT_FAILURE;
+	while ((ch = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_TEXT:
+			c.text = true;
+			c.text_size = optarg;
+			c.maps++;
+			break;
+		case OPT_DATA:
+			c.data = true;
+			c.data_size = optarg;
+			c.maps++;
+			break;
+		case OPT_BSS:
+			c.bss = true;
+			if (!c.data_size)
+				c.data_size = NULL;
+			c.maps++;
+			break;
+		case OPT_DISABLE:
+			c.disable = true;
+			c.maps++;
+			break;
+		case OPT_HEAP:
+			c.heap = optarg ? optarg : "yes";
+			c.maps++;
+			c.heap_shm++;
+			break;
+		case OPT_SHM:
+			c.shm = true;
+			if (optarg)
+				msg(&c, L_WARNING,
+				    "shm segments may only be mapped in the default hugepage size");
+			c.maps++;
+			c.heap_shm++;
+			break;
+		case OPT_THP:
+			c.thp = true;
+			break;
+		case OPT_NO_RESERVE:
+			c.no_reserve = true;
+			break;
+		case OPT_SHARE_TEXT:
+			c.share = true;
+			break;
+		case OPT_NO_PRELOAD:
+			c.no_preload = true;
+			break;
+		case OPT_FORCE_PRELOAD:
+			c.force_preload = true;
+			break;
+		case OPT_LIBRARY_USE_PATH:
+			break;
+		case OPT_LIBRARY_PATH:
+			c.library_path = optarg;
+			break;
+		case OPT_DRY_RUN:
+			c.dry_run = true;
+			break;
+		case OPT_VERBOSE:
+			c.verbose = parse_level(&c, optarg);
+			break;
+		case 'v':
+			if (c.verbose < 99)
+				c.verbose++;
+			else
+				msg(&c, L_WARNING, "verbosity must be at most 99");
+			break;
+		case 'q':
+			if (c.verbose > 0)
+				c.verbose--;
+			else
+				msg(&c, L_WARNING, "verbosity must be at least 0");
+			break;
+		case OPT_MEMBIND:
+			c.membind = optarg;
+			break;
+		case OPT_REPORT:
+			c.report = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			hk_getopt_fini(&g);
+			printf("%s from hugekit %s\n", hk_prog(), HK_VERSION);
+			return HK_EXIT_SUCCESS;
+		case OPT_LIST_OPTIONS:
+			hk_getopt_fini(&g);
+			hk_opts_print_list(stdout, opts);
+			return HK_EXIT_SUCCESS;
+		default:
+			hk_errtryhelp();
+		}
+	}
+	hk_getopt_fini(&g);
+
+	/* Everything is checked before anything is set or run. */
+	if (optind >= argc && !c.dry_run) {
+		fprintf(stderr, "%s: no program to run\n", hk_prog());
+		hk_errtryhelp();
+	}
+	rc = hk_new(NULL, &ctx);
+	if (rc < 0) {
+		msg(&c, L_ERROR, "%s", strerror(-rc));
+		return HK_EXIT_FAILURE;
+	}
+	if (c.thp)
+		heap_size = 0;
+	else if (c.heap && strcmp(c.heap, "yes") == 0)
+		heap_size = 1;
+	else if (c.heap && !(heap_size = heap_page_size(&c, ctx, c.heap)))
+		return hk_unref(ctx), HK_EXIT_FAILURE;
+	if (c.membind) {
+		if (numa_available() < 0) {
+			msg(&c, L_ERROR, "--membind: this kernel has no NUMA support");
+			return hk_unref(ctx), HK_EXIT_FAILURE;
+		}
+		nodes = numa_parse_nodestring(c.membind);
+		if (!nodes) {
+			msg(&c, L_ERROR, "%s: invalid or unknown NUMA nodes for --membind",
+			    c.membind);
+			return hk_unref(ctx), HK_EXIT_FAILURE;
+		}
+	}
+	if ((c.text || c.data || c.bss) && !c.disable)
+		msg(&c, L_WARNING,
+		    "--text, --data and --bss (program segments on huge pages) come in "
+		    "a later release of hugekit: the segments stay on base pages");
+
+	/* libhugetlbfs 2.23's variables, in its order. */
+	if (c.verbose >= 99)
+		put(&c, "HUGETLB_DEBUG", "yes");
+	snprintf(buf, sizeof(buf), "%d", c.verbose);
+	put(&c, "HUGETLB_VERBOSE", buf);
+	if (c.library_path) {
+		char *dirs, *v;
+		char probe[PATH_MAX];
+
+		snprintf(probe, sizeof(probe), "%s/libhugekit-rt.so.0", c.library_path);
+		if (access(probe, F_OK) == 0)
+			dirs = strdup(c.library_path);
+		else if (asprintf(&dirs, "%s/lib:%s/lib64", c.library_path, c.library_path) < 0)
+			dirs = NULL;
+		v = dirs ? join(dirs, ":", getenv("LD_LIBRARY_PATH")) : NULL;
+		if (v)
+			put(&c, "LD_LIBRARY_PATH", v);
+		free(dirs);
+		free(v);
+	}
+	if (c.text || c.data || c.bss) {
+		char elf[128];
+		int n = 0;
+
+		if (c.text)
+			n = snprintf(elf, sizeof(elf), "R%s%s", c.text_size ? "=" : "",
+				     c.text_size ? c.text_size : "");
+		if (c.data || c.bss) {
+			if ((c.data != c.bss) || (c.data_size && c.bss))
+				msg(&c, L_WARNING, "data and bss remapped together in %s",
+				    c.data_size ? c.data_size : "the default hugepage size");
+			snprintf(elf + n, sizeof(elf) - (size_t)n, "%sW%s%s", n ? ":" : "",
+				 c.data_size ? "=" : "", c.data_size ? c.data_size : "");
+		}
+		put(&c, "HUGETLB_ELFMAP", elf);
+	}
+	if (c.disable) {
+		if (c.text || c.data || c.bss)
+			msg(&c, L_WARNING, "--disable masks requested remap");
+		put(&c, "HUGETLB_ELFMAP", "no");
+	}
+	if (c.heap)
+		put(&c, "HUGETLB_MORECORE", c.heap);
+	if (c.shm)
+		put(&c, "HUGETLB_SHM", "yes");
+	preload = !c.no_preload && (c.force_preload || c.heap_shm == c.maps);
+	if (!c.no_preload && !preload)
+		msg(&c, L_WARNING, "LD_PRELOAD not appropriate for this map combination");
+	if (preload) {
+		char *rt = runtime_path(), *v;
+
+		if (!rt) {
+			msg(&c, L_WARNING,
+			    "the runtime library libhugekit-rt.so.0 is not installed: "
+			    "shared memory stays on base pages");
+		} else {
+			/* Ours first; what the user preloads stays. */
+			v = join(rt, " ", getenv("LD_PRELOAD"));
+			if (v)
+				put(&c, "LD_PRELOAD", v);
+			free(v);
+			free(rt);
+		}
+	}
+	if (c.no_reserve)
+		put(&c, "HUGETLB_NO_RESERVE", "yes");
+	if (c.share)
+		put(&c, "HUGETLB_SHARE", "1");
+	if (c.thp)
+		put(&c, "HUGETLB_MORECORE", "thp");
+	/* New: glibc's malloc does the heap itself, with the tunables set before exec. */
+	if (heap_size != UINT64_MAX) {
+		char *t = NULL;
+
+		if (hk_heap_tunables(getenv("GLIBC_TUNABLES"), heap_size, &t) == 0)
+			put(&c, "GLIBC_TUNABLES", t);
+		free(t);
+	}
+	if (c.report)
+		put(&c, "HUGETLB_REPORT", "1");
+	hk_unref(ctx);
+
+	if (c.dry_run) {
+		if (nodes)
+			numa_bitmask_free(nodes);
+		return HK_EXIT_SUCCESS;
+	}
+	if (nodes) {
+		/* The policy stays with the program through exec, and the kernel takes its huge pages from these nodes. */
+		numa_set_membind(nodes);
+		numa_bitmask_free(nodes);
+	}
+	fflush(stdout);
+	execvp(argv[optind], argv + optind);
+	msg(&c, L_ERROR, "exec failed: %s", strerror(errno));
+	return HK_EXIT_FAILURE;
+}

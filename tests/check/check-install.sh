@@ -11,19 +11,19 @@ DESTDIR="$dest" cmake --install "$build" > /dev/null
 prefix=$(awk -F= '/^prefix=/ { print $2 }' "$build/libhugekit.pc")
 root="$dest$prefix"
 libdir=$(awk -F= '/^libdir=/ { print $2 }' "$build/libhugekit.pc")
-want=(bin/pagesize bin/hugeadm include/hugekit/hugekit.h include/hugekit/version.h)
+want=(bin/pagesize bin/hugeadm bin/hugectl include/hugekit/hugekit.h include/hugekit/version.h include/hugetlbfs.h)
 for f in "${want[@]}"; do
 	[ -e "$root/$f" ] || { echo "check-install: $prefix/$f is not installed" >&2; exit 1; }
 done
-for f in "$dest$libdir/libhugekit.so.1" "$dest$libdir/pkgconfig/libhugekit.pc"; do
+for f in "$dest$libdir/libhugekit.so.1" "$dest$libdir/libhugekit-rt.so.0" "$dest$libdir/pkgconfig/libhugekit.pc"; do
 	[ -e "$f" ] || { echo "check-install: ${f#"$dest"} is not installed" >&2; exit 1; }
 done
 if [ -f "$build/man/hugeadm.8" ]; then
-	for m in share/man/man1/pagesize.1 share/man/man8/hugeadm.8; do
+	for m in share/man/man1/pagesize.1 share/man/man8/hugeadm.8 share/man/man1/hugectl.1 share/man/man7/libhugekit-rt.7 share/man/man3/get_huge_pages.3; do
 		[ -e "$root/$m" ] || { echo "check-install: $prefix/$m is not installed" >&2; exit 1; }
 	done
 fi
-for c in pagesize hugeadm; do
+for c in pagesize hugeadm hugectl; do
 	find "$dest" -path "*bash-completion/completions/$c" | grep -q . ||
 		{ echo "check-install: no bash completion for $c" >&2; exit 1; }
 done

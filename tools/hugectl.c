@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <hugekit/hugekit.h>
@@ -134,16 +135,16 @@ static char *runtime_path(void)
 {
 	const char *env = getenv("HK_RT_LIBRARY");
 	char exe[PATH_MAX], *slash, *p;
-	ssize_t n;
+	const char *execfn;
 
 	if (env && *env)
 		return strdup(env);
 	if (access(HK_RT_INSTALLED, R_OK) == 0)
 		return strdup(HK_RT_INSTALLED);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	/* The file this hugectl was started from, links resolved. */
+	execfn = (const char *)getauxval(AT_EXECFN);
+	if (!execfn || !realpath(execfn, exe))
 		return NULL;
-	exe[n] = '\0';
 	slash = strrchr(exe, '/');
 	if (!slash)
 		return NULL;

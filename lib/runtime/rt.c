@@ -16,7 +16,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -97,30 +96,25 @@ static void read_verbosity(void)
 static bool restricted_out(void)
 {
 	const char *list = getenv("HUGETLB_RESTRICT_EXE");
-	char exe[4096], *base;
+	const char *base;
+	char *exe = NULL;
 	size_t len;
-	int fd;
-	ssize_t n;
 
-	if (!list || !*list)
+	if (!list || !*list || hk_path_read_allf(rt_path(), &exe, NULL, HK_PROC_SELF_CMDLINE) < 0)
 		return false;
-	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, exe, sizeof(exe) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
+	/* argv[0] ends at the first NUL of cmdline. */
 	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
 	len = strlen(base);
 	for (const char *p = list; *p;) {
 		size_t l = strcspn(p, ":");
 
-		if (l == len && strncmp(p, base, l) == 0)
+		if (l == len && strncmp(p, base, l) == 0) {
+			free(exe);
 			return false;
+		}
 		p += l + (p[l] == ':');
 	}
+	free(exe);
 	rt_msg(RT_DEBUG, "No exe match - libhugetlbfs is inactive for this exe");
 	return true;
 }
@@ -163,7 +157,7 @@ static char **own_argv(void)
 {
 	size_t len = 0, n = 0, i = 0;
 	char *buf = NULL, **argv;
-	int rc = hk_path_read_allf(rt_path(), &buf, &len, "proc/self/cmdline");
+	int rc = hk_path_read_allf(rt_path(), &buf, &len, HK_PROC_SELF_CMDLINE);
 
 	if (rc < 0 || len == 0) {
 		free(buf);
@@ -230,7 +224,7 @@ static void setup_heap(void)
 	setenv("GLIBC_TUNABLES", tunables, 1);
 	setenv("HK_RT_REEXEC", "1", 1);
 	rt_msg(RT_INFO, "starting again with GLIBC_TUNABLES=%s", tunables);
-	execv("/proc/self/exe", argv);
+	execv(HK_ABS(HK_PROC_SELF_EXE), argv);
 	rt_msg(RT_WARNING, "cannot start the program again (%s): the heap stays on base pages",
 	       strerror(errno));
 	unsetenv("HK_RT_REEXEC");
@@ -282,7 +276,7 @@ static void report(void)
 	char *buf = NULL, *line;
 	char msg[512];
 
-	if (hk_path_read_allf(rt_path(), &buf, NULL, "proc/self/smaps") < 0)
+	if (hk_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SMAPS) < 0)
 		return;
 	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		uint64_t a, b;

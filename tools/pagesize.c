@@ -15,7 +15,6 @@
 
 enum {
 	OPT_SYSROOT = HK_OPT_LONG_BASE,
-	OPT_LIST_OPTIONS,
 };
 
 // clang-format off
@@ -25,7 +24,7 @@ static const struct hk_opt opts[] = {
 	{ "sysroot",      0,   HK_ARG_REQUIRED, OPT_SYSROOT, "DIR", "read /proc and /sys under DIR", 0 },
 	{ "help",         'h', HK_ARG_NONE,     'h', NULL, "display this help", 0 },
 	{ "version",      'V', HK_ARG_NONE,     'V', NULL, "display version", 0 },
-	{ "list-options", 0,   HK_ARG_NONE,     OPT_LIST_OPTIONS, NULL, "", HK_OPT_HIDDEN },
+	{ "list-options", 0,   HK_ARG_NONE,     HK_OPT_LIST_OPTIONS, NULL, "", HK_OPT_HIDDEN },
 	{ 0 },
 };
 // clang-format on
@@ -78,18 +77,8 @@ int main(int argc, char **argv)
 		case OPT_SYSROOT:
 			sysroot = optarg;
 			break;
-		case 'h':
-			usage();
-		case 'V':
-			hk_getopt_fini(&g);
-			printf("%s from hugekit %s\n", hk_prog(), HK_VERSION);
-			return HK_EXIT_SUCCESS;
-		case OPT_LIST_OPTIONS:
-			hk_getopt_fini(&g);
-			hk_opts_print_list(stdout, opts);
-			return HK_EXIT_SUCCESS;
 		default:
-			hk_errtryhelp();
+			hk_opts_standard(c, opts, &g, usage);
 		}
 	}
 	hk_getopt_fini(&g);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,4 +103,27 @@ void hk_opts_print_list(FILE *out, const struct hk_opt *opts)
 		if (o->short_name)
 			fprintf(out, "-%c\n", o->short_name);
 	}
+}
+
+void hk_opts_standard(int c, const struct hk_opt *opts, struct hk_getopt *g, void (*usage)(void))
+{
+	switch (c) {
+	case 'h':
+		hk_getopt_fini(g);
+		usage();
+		break;
+	case 'V':
+		hk_getopt_fini(g);
+		printf("%s from hugekit %s\n", program_invocation_short_name, HK_VERSION);
+		exit(0);
+	case HK_OPT_LIST_OPTIONS:
+		hk_getopt_fini(g);
+		hk_opts_print_list(stdout, opts);
+		exit(0);
+	default:
+		break;
+	}
+	hk_getopt_fini(g);
+	fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
+	exit(1);
 }

@@ -23,6 +23,8 @@ enum {
 
 /* Long-only option ids start here (util-linux style). */
 #define HK_OPT_LONG_BASE (CHAR_MAX + 1)
+/* The id of every tool's hidden --list-options. */
+#define HK_OPT_LIST_OPTIONS (HK_OPT_LONG_BASE + 1000)
 
 struct hk_opt {
 	const char *name;    /* long name, or NULL for a short-only option */
@@ -47,3 +49,10 @@ void hk_getopt_fini(struct hk_getopt *g);
 void hk_opts_print_help(FILE *out, const struct hk_opt *opts);
 /* Every visible option, one per line ("--pool-list", "-h"), for checks and completions. */
 void hk_opts_print_list(FILE *out, const struct hk_opt *opts);
+
+/*
+ * The options every tool shares: -h (usage, which exits), -V, --list-options;
+ * anything else is a usage error. Never returns.
+ */
+__attribute__((noreturn)) void hk_opts_standard(int c, const struct hk_opt *opts,
+						struct hk_getopt *g, void (*usage)(void));

@@ -25,7 +25,6 @@ enum {
 	OPT_JSON,
 	OPT_VERBOSE,
 	OPT_SYSROOT,
-	OPT_LIST_OPTIONS,
 	OPT_POOL_PAGES_MIN,
 	OPT_POOL_PAGES_MAX,
 	OPT_OBEY_MEMPOLICY,
@@ -103,7 +102,7 @@ static const struct hk_opt opts[] = {
 	{ NULL,              'v', HK_ARG_NONE,     'v',                 NULL, "raise the message level by one", 0 },
 	{ "help",            'h', HK_ARG_NONE,     'h',                 NULL, "display this help", 0 },
 	{ "version",         'V', HK_ARG_NONE,     'V',                 NULL, "display version", 0 },
-	{ "list-options",    0,   HK_ARG_NONE,     OPT_LIST_OPTIONS,    NULL, "", HK_OPT_HIDDEN },
+	{ "list-options",    0,   HK_ARG_NONE,     HK_OPT_LIST_OPTIONS,    NULL, "", HK_OPT_HIDDEN },
 	{ 0 },
 };
 // clang-format on
@@ -362,18 +361,8 @@ int main(int argc, char **argv)
 			else
 				ha_msg(&ctl, HA_WARNING, "verbosity must be at most 99");
 			break;
-		case 'h':
-			usage();
-		case 'V':
-			hk_getopt_fini(&g);
-			printf("%s from hugekit %s\n", hk_prog(), HK_VERSION);
-			return HK_EXIT_SUCCESS;
-		case OPT_LIST_OPTIONS:
-			hk_getopt_fini(&g);
-			hk_opts_print_list(stdout, opts);
-			return HK_EXIT_SUCCESS;
 		default:
-			hk_errtryhelp();
+			hk_opts_standard(c, opts, &g, usage);
 		}
 	}
 	hk_getopt_fini(&g);

@@ -16,29 +16,10 @@
 
 #include <hugekit/hugekit.h>
 
-#include "fixture.h"
+#include "tree.h"
 
 #define MiB (UINT64_C(1024) * 1024)
 #define GiB (MiB * 1024)
-
-struct tree {
-	char *dir;
-	struct hk_ctx *ctx;
-};
-
-static void tree_open(struct tree *t, const char *name)
-{
-	t->dir = name ? fixture_copy(name) : fixture_empty();
-	t->ctx = NULL;
-	assert_int_equal(hk_new(t->dir, &t->ctx), 0);
-	hk_set_log_priority(t->ctx, LOG_ERR);
-}
-
-static void tree_close(struct tree *t)
-{
-	hk_unref(t->ctx);
-	fixture_remove(t->dir);
-}
 
 struct mount_want {
 	const char *target;

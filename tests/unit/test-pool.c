@@ -16,32 +16,11 @@
 
 #include <hugekit/hugekit.h>
 
-#include "fixture.h"
+#include "tree.h"
 
 #define KiB UINT64_C(1024)
 #define MiB (KiB * 1024)
 #define GiB (MiB * 1024)
-
-struct tree {
-	char *dir;
-	struct hk_ctx *ctx;
-};
-
-static void tree_open(struct tree *t, const char *name)
-{
-	t->dir = fixture_copy(name);
-	t->ctx = NULL;
-	assert_int_equal(hk_new(t->dir, &t->ctx), 0);
-	assert_non_null(t->ctx);
-	/* Whatever HK_DEBUG says, start quiet. */
-	hk_set_log_priority(t->ctx, LOG_ERR);
-}
-
-static void tree_close(struct tree *t)
-{
-	assert_null(hk_unref(t->ctx));
-	fixture_remove(t->dir);
-}
 
 struct pool_want {
 	uint64_t size;

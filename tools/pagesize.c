@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include <hugekit/hugekit.h>
 
@@ -40,10 +41,10 @@ __attribute__((noreturn)) static void usage(void)
 	exit(HK_EXIT_SUCCESS);
 }
 
-/* The library's messages, shown when HK_DEBUG asks for them. */
+/* The library's messages: its errors, and everything when HK_DEBUG asks for it. */
 static void lib_log(void *data, int priority, const char *msg)
 {
-	fprintf(stderr, "%s: DEBUG: %s\n", hk_prog(), msg);
+	fprintf(stderr, "%s: %s: %s\n", hk_prog(), priority <= LOG_ERR ? "ERROR" : "DEBUG", msg);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -82,6 +83,11 @@ int main(int argc, char **argv)
 		}
 	}
 	hk_getopt_fini(&g);
+	/* An empty DIR (an unset variable) is a mistake, not the running system. */
+	if (sysroot && !*sysroot) {
+		fprintf(stderr, "%s: --sysroot: the directory is empty\n", hk_prog());
+		return HK_EXIT_FAILURE;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
 		hk_errtryhelp();
@@ -93,8 +99,9 @@ int main(int argc, char **argv)
 			sysroot ? sysroot : "/", strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
-	if (getenv("HK_DEBUG"))
-		hk_set_log_fn(ctx, lib_log, NULL);
+	/* The library's errors (a --sysroot link that leaves the tree); HK_DEBUG: all of it. */
+	hk_set_log_fn(ctx, lib_log, NULL);
+	hk_set_log_priority(ctx, secure_getenv("HK_DEBUG") ? LOG_DEBUG : LOG_ERR);
 	rc = hk_base_page_size(ctx, &base);
 	if (rc == 0 && (all || huge_only))
 		rc = hk_page_sizes(ctx, &sizes, &n);

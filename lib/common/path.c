@@ -3,21 +3,181 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "path.h"
 
+/* Symbolic links followed in one lookup, as the kernel's MAXSYMLINKS. */
+#define HK_MAX_SYMLINKS 40
+/* Directories deep in one lookup of the fallback walk. */
+#define HK_MAX_DEPTH 256
+
+bool hk_path_no_openat2;
+
+/*
+ * Fault injection, compiled in only with HK_FAULT_INJECT (the test copies of
+ * the tools, such as tests/hugeadm-fault; never the installed programs).
+ * HK_FAULT holds rules "OP:PATTERN:WHEN:WHAT" separated by ';':
+ *   OP       open, read (a whole-file read), write (one write(2)), close
+ *   PATTERN  fnmatch(3) pattern on the path relative to the root
+ *   WHEN     N (the Nth matching call), N+ (the Nth and every later one), * (all)
+ *   WHAT     an errno name (EIO, EACCES, EPERM, ENOSPC, EINVAL, EINTR, ...),
+ *            short (a write of at most one byte), or value=TEXT (a read
+ *            returns TEXT and a newline instead of the file).
+ * Each rule counts its own matching calls. A rule that does not parse aborts.
+ */
+enum fault_op {
+	FAULT_OPEN,
+	FAULT_READ,
+	FAULT_WRITE,
+	FAULT_CLOSE
+};
+
+struct fault_hit {
+	int err;
+	bool short_io;
+	const char *value;
+};
+
+#ifdef HK_FAULT_INJECT
+#include <fnmatch.h>
+
+#define HK_FAULT_RULES 16
+
+static struct fault_rule {
+	enum fault_op op;
+	char pattern[PATH_MAX];
+	unsigned long nth, count;
+	bool later, every;
+	struct fault_hit hit;
+	char value[64];
+} fault_rules[HK_FAULT_RULES];
+static size_t fault_n;
+static bool fault_parsed;
+
+static const struct {
+	const char *name;
+	int err;
+} fault_errnos[] = {
+	{"EIO", EIO},	    {"EACCES", EACCES}, {"EPERM", EPERM},   {"ENOSPC", ENOSPC},
+	{"EINVAL", EINVAL}, {"EINTR", EINTR},	{"EAGAIN", EAGAIN}, {"ENOENT", ENOENT},
+	{"EROFS", EROFS},   {"EBUSY", EBUSY},	{"ENOMEM", ENOMEM}, {"ENXIO", ENXIO},
+};
+
+static bool fault_parse_rule(struct fault_rule *r, char *rule)
+{
+	static const char *const ops[] = {"open", "read", "write", "close"};
+	char *f[4], *end;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		f[i] = strsep(&rule, ":");
+		if (!f[i])
+			return false;
+	}
+	if (rule)
+		return false;
+	for (i = 0; i < 4 && strcmp(f[0], ops[i]); i++)
+		;
+	if (i == 4 || strlen(f[1]) >= sizeof(r->pattern))
+		return false;
+	r->op = (enum fault_op)i;
+	strcpy(r->pattern, f[1] + strspn(f[1], "/"));
+	if (strcmp(f[2], "*") == 0) {
+		r->every = true;
+	} else {
+		r->nth = strtoul(f[2], &end, 10);
+		r->later = *end == '+';
+		if (end == f[2] || r->nth == 0 || end[r->later] != '\0')
+			return false;
+	}
+	if (strcmp(f[3], "short") == 0) {
+		r->hit.short_io = true;
+		return true;
+	}
+	if (strncmp(f[3], "value=", 6) == 0) {
+		if (strlen(f[3] + 6) + 2 > sizeof(r->value))
+			return false;
+		snprintf(r->value, sizeof(r->value), "%s\n", f[3] + 6);
+		r->hit.value = r->value;
+		return true;
+	}
+	for (i = 0; i < sizeof(fault_errnos) / sizeof(fault_errnos[0]); i++)
+		if (strcmp(f[3], fault_errnos[i].name) == 0) {
+			r->hit.err = fault_errnos[i].err;
+			return true;
+		}
+	return false;
+}
+
+static void fault_parse(void)
+{
+	const char *env = secure_getenv("HK_FAULT");
+	char *copy, *rest, *rule;
+
+	fault_parsed = true;
+	if (!env || !*env)
+		return;
+	copy = strdup(env);
+	if (!copy)
+		abort();
+	rest = copy;
+	while ((rule = strsep(&rest, ";"))) {
+		if (!*rule)
+			continue;
+		if (fault_n == HK_FAULT_RULES || !fault_parse_rule(&fault_rules[fault_n++], rule))
+			abort();
+	}
+	free(copy);
+}
+
+static bool fault_check(enum fault_op op, const char *path, struct fault_hit *ret)
+{
+	if (!fault_parsed)
+		fault_parse();
+	for (size_t i = 0; i < fault_n; i++) {
+		struct fault_rule *r = &fault_rules[i];
+
+		if (r->op != op || fnmatch(r->pattern, path, 0) != 0)
+			continue;
+		r->count++;
+		if (r->every || r->count == r->nth || (r->later && r->count > r->nth)) {
+			*ret = r->hit;
+			return true;
+		}
+	}
+	return false;
+}
+#else
+static inline bool fault_check(enum fault_op op, const char *path, struct fault_hit *ret)
+{
+	return false;
+}
+#endif
+
+/* An errno fault for an open or a close: -errno, or 0. */
+static int fault_err(enum fault_op op, const char *path)
+{
+	struct fault_hit hit;
+
+	return fault_check(op, path, &hit) && hit.err ? -hit.err : 0;
+}
+
 int hk_path_init(struct hk_path *p, const char *sysroot)
 {
-	const char *root = sysroot && *sysroot ? sysroot : "/";
+	const char *root = sysroot ? sysroot : "/";
 	struct stat a, b;
 
-	p->dry_run = NULL;
-	p->dry_run_data = NULL;
+	*p = (struct hk_path){.rootfd = -1};
+	/* "" is a mistake (an unset variable), never the running system. */
+	if (!*root)
+		return -EINVAL;
 	p->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (p->rootfd < 0)
 		return -errno;
@@ -30,6 +190,7 @@ int hk_path_init(struct hk_path *p, const char *sysroot)
 	/* "Alive" means the tree is the running system's root, however spelled. */
 	p->live = fstat(p->rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
 		  a.st_ino == b.st_ino;
+	p->beneath = !p->live;
 	return 0;
 }
 
@@ -40,6 +201,12 @@ void hk_path_fini(struct hk_path *p)
 	p->rootfd = -1;
 	free(p->root);
 	p->root = NULL;
+}
+
+void hk_path_set_log(struct hk_path *p, hk_path_log_fn fn, void *data)
+{
+	p->log = fn;
+	p->log_data = data;
 }
 
 static int vformat(char *buf, size_t sz, const char *fmt, va_list ap)
@@ -59,19 +226,171 @@ static int vformat(char *buf, size_t sz, const char *fmt, va_list ap)
 
 	if (skip)
 		memmove(buf, buf + skip, (size_t)n - skip + 1);
+	if (!*buf)
+		strcpy(buf, ".");
 	return 0;
+}
+
+static int open_at(int dirfd, const char *name, int flags, mode_t mode)
+{
+	int fd;
+
+	do
+		fd = openat(dirfd, name, flags, mode);
+	while (fd < 0 && errno == EINTR);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Without openat2(2) (kernels before 5.6, or a seccomp filter that answers
+ * ENOSYS): walk the path one component at a time from the root, each
+ * directory opened with O_NOFOLLOW, each symbolic link read and expanded
+ * here. An absolute link, or a ".." above the root, leaves the tree: -EXDEV.
+ * A link that stays inside the tree is followed, as RESOLVE_BENEATH does.
+ * /proc's magic links are never followed: their targets are read as text.
+ */
+static int walk_beneath(int rootfd, const char *path, int flags, mode_t mode)
+{
+	char buf[2 * PATH_MAX], link[PATH_MAX], name[NAME_MAX + 1];
+	int dirs[HK_MAX_DEPTH];
+	size_t depth = 0, len = strlen(path);
+	int links = 0, rc;
+	char *s = buf;
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (;;) {
+		int cur = depth ? dirs[depth - 1] : rootfd;
+		size_t n = strcspn(s, "/");
+		bool last = s[n + strspn(s + n, "/")] == '\0', dir = last && s[n] == '/';
+		ssize_t ln;
+
+		if (n > NAME_MAX) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(name, s, n);
+		name[n] = '\0';
+		s += n + strspn(s + n, "/");
+		if (n == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			if (n == 2) {
+				if (depth == 0) {
+					rc = -EXDEV;
+					break;
+				}
+				close(dirs[--depth]);
+				cur = depth ? dirs[depth - 1] : rootfd;
+			}
+			if (last) {
+				rc = open_at(cur, ".", flags, mode);
+				break;
+			}
+			continue;
+		}
+		ln = readlinkat(cur, name, link, sizeof(link));
+		if (ln >= 0) {
+			size_t rest = strlen(s);
+
+			if ((size_t)ln >= sizeof(link) || (size_t)ln + 1 + rest >= sizeof(buf)) {
+				rc = -ENAMETOOLONG;
+				break;
+			}
+			if (++links > HK_MAX_SYMLINKS) {
+				rc = -ELOOP;
+				break;
+			}
+			if (ln == 0 || link[0] == '/') {
+				rc = ln == 0 ? -ENOENT : -EXDEV;
+				break;
+			}
+			/* The link's text takes the place of its name: target + "/" + rest. */
+			memmove(buf + ln + 1, s, rest + 1);
+			memcpy(buf, link, (size_t)ln);
+			buf[ln] = rest || dir ? '/' : '\0';
+			s = buf;
+			continue;
+		}
+		if (errno != EINVAL && errno != ENOENT) {
+			rc = -errno;
+			break;
+		}
+		if (last) {
+			rc = open_at(cur, name, flags | O_NOFOLLOW | (dir ? O_DIRECTORY : 0), mode);
+			break;
+		}
+		if (depth == HK_MAX_DEPTH) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		rc = open_at(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+		if (rc < 0)
+			break;
+		dirs[depth++] = rc;
+	}
+	while (depth)
+		close(dirs[--depth]);
+	return rc;
+}
+
+static int open_beneath(const struct hk_path *p, const char *path, int flags, mode_t mode)
+{
+	if (!hk_path_no_openat2) {
+		struct open_how how = {
+			.flags = (uint64_t)(unsigned)flags,
+			.mode = flags & O_CREAT ? mode : 0,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		};
+		long fd;
+
+		do
+			fd = syscall(SYS_openat2, p->rootfd, path, &how, sizeof(how));
+		while (fd < 0 && errno == EINTR);
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != ENOSYS)
+			return -errno;
+	}
+	return walk_beneath(p->rootfd, path, flags, mode);
+}
+
+/*
+ * Every open of the layer comes here with a relative path. The running
+ * system's root is opened with plain openat() (its /proc/self and /sys links
+ * are meant to be followed); a sysroot tree never lets a lookup leave it.
+ */
+static int open_rel(const struct hk_path *p, const char *path, int flags, mode_t mode)
+{
+	int fd = fault_err(FAULT_OPEN, path);
+
+	if (fd < 0)
+		return fd;
+	flags |= O_CLOEXEC;
+	if (!(flags & O_PATH))
+		flags |= O_NOCTTY;
+	fd = p->beneath ? open_beneath(p, path, flags, mode)
+			: open_at(p->rootfd, path, flags, mode);
+	if (fd == -EXDEV && p->log) {
+		char msg[PATH_MAX + 256];
+
+		snprintf(msg, sizeof(msg),
+			 "%s/%s: a symbolic link on this path leads out of the tree %s; "
+			 "nothing outside it is read or written",
+			 strcmp(p->root, "/") ? p->root : "", path, p->root);
+		p->log(p->log_data, msg);
+	}
+	return fd;
 }
 
 static int vopen(const struct hk_path *p, int flags, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX];
-	int fd, rc;
+	int rc;
 
 	rc = vformat(path, sizeof(path), fmt, ap);
 	if (rc < 0)
 		return rc;
-	fd = openat(p->rootfd, path, flags | O_CLOEXEC | O_NOCTTY, 0644);
-	return fd < 0 ? -errno : fd;
+	return open_rel(p, path, flags, 0644);
 }
 
 int hk_path_openf(const struct hk_path *p, int flags, const char *fmt, ...)
@@ -129,6 +448,17 @@ int hk_path_opendirf(const struct hk_path *p, DIR **ret, const char *fmt, ...)
 	return 0;
 }
 
+/* F_OK through the same lookup as every open: an O_PATH descriptor, closed at once. */
+static int exists_rel(const struct hk_path *p, const char *path)
+{
+	int fd = open_rel(p, path, O_PATH, 0);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 bool hk_path_existsf(const struct hk_path *p, const char *fmt, ...)
 {
 	char path[PATH_MAX];
@@ -138,16 +468,59 @@ bool hk_path_existsf(const struct hk_path *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	rc = vformat(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	return rc == 0 && faccessat(p->rootfd, path, F_OK, 0) == 0;
+	return rc == 0 && exists_rel(p, path) == 0;
 }
 
-static int read_fd_all(int fd, char **ret, size_t *ret_len)
+int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...)
+{
+	char path[PATH_MAX], *slash;
+	const char *name = path;
+	int dirfd = p->rootfd, rc;
+	size_t len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	rc = vformat(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return rc;
+	rc = fault_err(FAULT_OPEN, path);
+	if (rc < 0)
+		return rc;
+	for (len = strlen(path); len > 1 && path[len - 1] == '/';)
+		path[--len] = '\0';
+	slash = strrchr(path, '/');
+	if (slash) {
+		*slash = '\0';
+		name = slash + 1;
+		dirfd = open_rel(p, path, O_PATH | O_DIRECTORY, 0);
+		if (dirfd < 0)
+			return dirfd;
+	}
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		rc = -EEXIST;
+	else if (mkdirat(dirfd, name, mode) < 0)
+		rc = -errno;
+	if (slash)
+		close(dirfd);
+	return rc;
+}
+
+static int read_fd_all(const char *path, int fd, char **ret, size_t *ret_len)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
+	struct fault_hit hit = {0};
 
 	if (!buf)
 		return -ENOMEM;
+	if (fault_check(FAULT_READ, path, &hit) && hit.value) {
+		/* Someone else's write between ours and the read-back. */
+		len = strlen(hit.value);
+		memcpy(buf, hit.value, len + 1);
+		hit.value = NULL;
+		goto done;
+	}
 	for (;;) {
 		ssize_t n;
 
@@ -167,6 +540,11 @@ static int read_fd_all(int fd, char **ret, size_t *ret_len)
 			cap *= 2;
 		}
 		n = read(fd, buf + len, cap - len - 1);
+		if (hit.err) {
+			n = -1;
+			errno = hit.err;
+			hit.err = 0;
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -177,6 +555,7 @@ static int read_fd_all(int fd, char **ret, size_t *ret_len)
 			break;
 		len += (size_t)n;
 	}
+done:
 	buf[len] = '\0';
 	*ret = buf;
 	if (ret_len)
@@ -187,12 +566,16 @@ static int read_fd_all(int fd, char **ret, size_t *ret_len)
 static int vread_all(const struct hk_path *p, char **ret, size_t *ret_len, const char *fmt,
 		     va_list ap)
 {
-	int fd = vopen(p, O_RDONLY, fmt, ap);
-	int rc;
+	char path[PATH_MAX];
+	int fd, rc;
 
+	rc = vformat(path, sizeof(path), fmt, ap);
+	if (rc < 0)
+		return rc;
+	fd = open_rel(p, path, O_RDONLY, 0);
 	if (fd < 0)
 		return fd;
-	rc = read_fd_all(fd, ret, ret_len);
+	rc = read_fd_all(path, fd, ret, ret_len);
 	close(fd);
 	return rc;
 }
@@ -264,26 +647,35 @@ int hk_path_read_u64f(const struct hk_path *p, uint64_t *ret, const char *fmt, .
 static int vwrite(const struct hk_path *p, const char *value, const char *fmt, va_list ap)
 {
 	size_t len = strlen(value), off = 0;
-	int fd, rc = 0;
+	char path[PATH_MAX + 1];
+	int fd, rc;
 
+	/* path[0] is kept for the '/' of the dry run's absolute form. */
+	rc = vformat(path + 1, sizeof(path) - 1, fmt, ap);
+	if (rc < 0)
+		return rc;
 	if (p->dry_run) {
-		char path[PATH_MAX];
-
-		rc = vformat(path + 1, sizeof(path) - 1, fmt, ap);
+		rc = exists_rel(p, path + 1);
 		if (rc < 0)
 			return rc;
-		if (faccessat(p->rootfd, path + 1, F_OK, 0) < 0)
-			return -errno;
 		path[0] = '/';
 		p->dry_run(p->dry_run_data, path, value);
 		return 0;
 	}
-	fd = vopen(p, O_WRONLY | O_TRUNC, fmt, ap);
+	fd = open_rel(p, path + 1, O_WRONLY | O_TRUNC, 0);
 	if (fd < 0)
 		return fd;
 	while (off < len) {
-		ssize_t n = write(fd, value + off, len - off);
+		struct fault_hit hit = {0};
+		bool faulted = fault_check(FAULT_WRITE, path + 1, &hit);
+		ssize_t n;
 
+		if (faulted && hit.err) {
+			n = -1;
+			errno = hit.err;
+		} else {
+			n = write(fd, value + off, faulted && hit.short_io ? 1 : len - off);
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -298,6 +690,8 @@ static int vwrite(const struct hk_path *p, const char *value, const char *fmt, v
 	}
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
+	if (rc == 0)
+		rc = fault_err(FAULT_CLOSE, path + 1);
 	return rc;
 }
 

@@ -4,9 +4,19 @@
  *
  * A path context holds a directory fd for the root of the tree ("/" on a live
  * system, a fixture or dump directory under --sysroot). Every access is an
- * openat() on it with the kernel path minus its leading '/'. Readers are
+ * open relative to it with the kernel path minus its leading '/'. Readers are
  * strict (one number, an optional trailing newline, nothing else) and every
  * call returns 0 or -errno.
+ *
+ * The running system's root is opened with plain openat(): its symbolic links
+ * (/proc/self, /sys/devices/...) are meant to be followed. A sysroot tree is
+ * never left, for reads, writes, existence checks and dry runs alike: the
+ * lookup is openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), or, on kernels
+ * without openat2, a walk of the path that opens each directory O_NOFOLLOW
+ * and reads each symbolic link itself. A symbolic link that leads out of the
+ * tree (an absolute one, or one whose ".." climbs above the root) fails with
+ * -EXDEV, and the log function says which path; a link that stays inside the
+ * tree is followed (dumps of /sys are full of relative links).
  */
 #pragma once
 
@@ -15,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "paths.h"
 
@@ -22,6 +33,8 @@
 
 /* Dry run: instead of writing, the layer hands the absolute path and the value here. */
 typedef void (*hk_path_dry_run_fn)(void *data, const char *path, const char *value);
+/* Told when a lookup would leave a sysroot tree (the layer itself never prints). */
+typedef void (*hk_path_log_fn)(void *data, const char *msg);
 
 struct hk_path {
 	int rootfd;
@@ -29,16 +42,26 @@ struct hk_path {
 	bool live;  /* true when the root is the running system's "/" */
 	hk_path_dry_run_fn dry_run;
 	void *dry_run_data;
+	bool beneath; /* a sysroot tree: no lookup leaves it */
+	hk_path_log_fn log;
+	void *log_data;
 };
 
+/* sysroot NULL is the running system; "" is -EINVAL, never the running system. */
 int hk_path_init(struct hk_path *p, const char *sysroot);
 void hk_path_fini(struct hk_path *p);
+void hk_path_set_log(struct hk_path *p, hk_path_log_fn fn, void *data);
+
+/* Tests only: behave as on a kernel without openat2(2) (the fallback walk). */
+extern bool hk_path_no_openat2;
 
 /* Open a file under the root; path is relative ("proc/meminfo"). */
 int hk_path_openf(const struct hk_path *p, int flags, const char *fmt, ...) HK_PRINTF(3, 4);
 int hk_path_fopenf(const struct hk_path *p, FILE **ret, const char *fmt, ...) HK_PRINTF(3, 4);
 int hk_path_opendirf(const struct hk_path *p, DIR **ret, const char *fmt, ...) HK_PRINTF(3, 4);
 bool hk_path_existsf(const struct hk_path *p, const char *fmt, ...) HK_PRINTF(2, 3);
+/* mkdirat() in the path's parent directory, found as every open finds it; -EEXIST as mkdir. */
+int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...) HK_PRINTF(3, 4);
 
 /* Whole file into a NUL-terminated malloc'd buffer (any length). */
 int hk_path_read_allf(const struct hk_path *p, char **ret, size_t *ret_len, const char *fmt, ...)

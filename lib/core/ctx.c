@@ -7,6 +7,12 @@
 #include "internal.h"
 #include "tunables.h"
 
+/* The path layer's word that a lookup would have left the --sysroot tree. */
+static void path_log(void *data, const char *msg)
+{
+	hk_err(data, "%s", msg);
+}
+
 HK_EXPORT int hk_new(const char *sysroot, struct hk_ctx **ret_ctx)
 {
 	struct hk_ctx *ctx;
@@ -18,12 +24,14 @@ HK_EXPORT int hk_new(const char *sysroot, struct hk_ctx **ret_ctx)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->refcount = 1;
-	ctx->log_priority = getenv("HK_DEBUG") ? LOG_DEBUG : LOG_ERR;
+	/* secure_getenv: a setuid or file-capability program does not take it from its caller. */
+	ctx->log_priority = secure_getenv("HK_DEBUG") ? LOG_DEBUG : LOG_ERR;
 	rc = hk_path_init(&ctx->path, sysroot);
 	if (rc < 0) {
 		free(ctx);
 		return rc;
 	}
+	hk_path_set_log(&ctx->path, path_log, ctx);
 	*ret_ctx = ctx;
 	return 0;
 }

@@ -8,10 +8,13 @@
 /* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "path.h"
@@ -73,6 +76,7 @@ static void test_init(void **state)
 	assert_true(e->p.rootfd >= 0);
 	assert_string_equal(e->p.root, e->dir);
 	assert_false(e->p.live);
+	assert_true(e->p.beneath);
 }
 
 static void test_init_live(void **state)
@@ -87,11 +91,18 @@ static void test_init_live(void **state)
 	assert_int_equal(p.rootfd, -1);
 	assert_null(p.root);
 
-	/* NULL and "" mean the running system too. */
+	/* NULL means the running system too; its lookups follow links (/proc/self). */
 	assert_int_equal(hk_path_init(&p, NULL), 0);
 	assert_true(p.live);
+	assert_false(p.beneath);
 	assert_string_equal(p.root, "/");
+	assert_true(hk_path_existsf(&p, "proc/self/status"));
 	hk_path_fini(&p);
+
+	/* "" is a mistake (an unset variable), never the running system. */
+	assert_int_equal(hk_path_init(&p, ""), -EINVAL);
+	assert_int_equal(p.rootfd, -1);
+	assert_null(p.root);
 }
 
 static void test_init_missing(void **state)
@@ -436,6 +447,179 @@ static void test_existsf(void **state)
 	assert_false(hk_path_existsf(&e->p, "sys/devices/system/node/node%d", 0));
 }
 
+/* A symbolic link at rel in dir pointing at target (any text). */
+static void put_link(const char *dir, const char *rel, const char *target)
+{
+	char *path;
+
+	fixture_write(dir, rel, "");
+	assert_true(asprintf(&path, "%s/%s", dir, rel) > 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(target, path), 0);
+	free(path);
+}
+
+static void collect_log(void *data, const char *msg)
+{
+	char **last = data;
+
+	free(*last);
+	*last = strdup(msg);
+}
+
+static void no_dry_run(void *data, const char *path, const char *value)
+{
+	fail_msg("dry run of %s with a link that leaves the tree", path);
+}
+
+/*
+ * Every entry of the layer on a path whose lookup leaves the tree: -EXDEV (or
+ * false), nothing read, nothing written, nothing created outside, and the log
+ * names the path.
+ */
+static void assert_escapes(struct env *e, const char *host, const char *rel)
+{
+	char *msg = NULL, *s = NULL, *got;
+	uint64_t v = 99;
+	FILE *f = NULL;
+
+	hk_path_set_log(&e->p, collect_log, &msg);
+	assert_int_equal(hk_path_write_u64f(&e->p, 512, "%s", rel), -EXDEV);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, rel));
+	assert_non_null(strstr(msg, "leads out of the tree"));
+	assert_int_equal(hk_path_write_stringf(&e->p, "never", "%s", rel), -EXDEV);
+	assert_int_equal(hk_path_read_u64f(&e->p, &v, "%s", rel), -EXDEV);
+	assert_int_equal(v, 99);
+	assert_int_equal(hk_path_read_stringf(&e->p, &s, "%s", rel), -EXDEV);
+	assert_null(s);
+	assert_int_equal(hk_path_fopenf(&e->p, &f, "%s", rel), -EXDEV);
+	assert_null(f);
+	assert_int_equal(hk_path_openf(&e->p, O_RDWR | O_CREAT, "%s", rel), -EXDEV);
+	assert_false(hk_path_existsf(&e->p, "%s", rel));
+	e->p.dry_run = no_dry_run;
+	assert_int_equal(hk_path_write_u64f(&e->p, 512, "%s", rel), -EXDEV);
+	e->p.dry_run = NULL;
+	hk_path_set_log(&e->p, NULL, NULL);
+	free(msg);
+	/* The host's file is as it was, and nothing was added beside it. */
+	got = slurp(host, "file");
+	assert_string_equal(got, "host\n");
+	free(got);
+}
+
+static void escapes(void **state, bool fallback)
+{
+	struct env *e = *state;
+	char *host = fixture_empty(), *rel, *msg = NULL, *s = NULL;
+	const char *hostname = strrchr(host, '/') + 1, *treename = strrchr(e->dir, '/') + 1;
+	DIR *d = NULL;
+	uint64_t v = 0;
+
+	hk_path_no_openat2 = fallback;
+	fixture_write(host, "file", "host\n");
+	fixture_write(host, "dir/nr_hugepages", "host\n");
+
+	/* An absolute link: proc/sys/vm/nr_hugepages -> /tmp/<host>/file. */
+	assert_true(asprintf(&rel, "%s/file", host) > 0);
+	put_link(e->dir, "proc/sys/vm/nr_hugepages", rel);
+	free(rel);
+	assert_escapes(e, host, "proc/sys/vm/nr_hugepages");
+
+	/* Through "..": four levels up from proc/sys/vm is the tree's parent. */
+	assert_true(asprintf(&rel, "../../../../%s/file", hostname) > 0);
+	put_link(e->dir, "proc/sys/vm/nr_overcommit_hugepages", rel);
+	free(rel);
+	assert_escapes(e, host, "proc/sys/vm/nr_overcommit_hugepages");
+
+	/* Out and back in is out: the lookup left the tree on the way. */
+	assert_true(asprintf(&rel, "../%s/proc/sys/vm/min_free_kbytes", treename) > 0);
+	put_link(e->dir, "back-in", rel);
+	free(rel);
+	fixture_write(e->dir, "proc/sys/vm/min_free_kbytes", "1\n");
+	assert_escapes(e, host, "back-in");
+
+	/* A directory in the middle: sys/kernel -> the host's dir. */
+	assert_true(asprintf(&rel, "%s/dir", host) > 0);
+	put_link(e->dir, "sys/kernel", rel);
+	free(rel);
+	assert_escapes(e, host, "sys/kernel/nr_hugepages");
+	assert_int_equal(hk_path_opendirf(&e->p, &d, "sys/kernel"), -EXDEV);
+	assert_null(d);
+	/* The same, relative, deeper: sys/devices -> ../../<host>/dir. */
+	assert_true(asprintf(&rel, "../../%s/dir", hostname) > 0);
+	put_link(e->dir, "sys/devices", rel);
+	free(rel);
+	assert_escapes(e, host, "sys/devices/nr_hugepages");
+	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "sys/devices/new"), -EXDEV);
+	assert_false(hk_path_existsf(&e->p, "sys/devices/new"));
+	s = slurp(host, "dir/nr_hugepages");
+	assert_string_equal(s, "host\n");
+	free(s);
+
+	/* A path that climbs itself, and /proc/self as a dump spells it. */
+	assert_int_equal(hk_path_read_u64f(&e->p, &v, "proc/../../%s/file", hostname), -EXDEV);
+	put_link(e->dir, "proc/self", "/proc/self");
+	assert_int_equal(hk_path_read_stringf(&e->p, &s, "proc/self/status"), -EXDEV);
+
+	/*
+	 * Links that stay inside the tree are followed: a dump of /sys is made
+	 * of them (node0/cpu0 -> ../../cpu/cpu0), and so is a tree of links.
+	 */
+	fixture_write(e->dir, "real/hugepages-2048kB/nr_hugepages", "12\n");
+	put_link(e->dir, "sys/mm/hugepages", "../../real");
+	assert_int_equal(hk_path_read_u64f(&e->p, &v, "sys/mm/hugepages/hugepages-2048kB/%s",
+					   "nr_hugepages"),
+			 0);
+	assert_int_equal(v, 12);
+	put_link(e->dir, "sys/node0-nr", "mm/hugepages/hugepages-2048kB/nr_hugepages");
+	assert_int_equal(hk_path_write_u64f(&e->p, 30, "sys/node0-nr"), 0);
+	s = slurp(e->dir, "real/hugepages-2048kB/nr_hugepages");
+	assert_string_equal(s, "30");
+	free(s);
+	assert_int_equal(hk_path_read_u64f(&e->p, &v,
+					   "sys/mm/../mm/hugepages/hugepages-2048kB/"
+					   "nr_hugepages"),
+			 0);
+	assert_int_equal(v, 30);
+	assert_int_equal(hk_path_opendirf(&e->p, &d, "sys/mm/hugepages/"), 0);
+	closedir(d);
+	assert_true(hk_path_existsf(&e->p, "sys/mm/hugepages/hugepages-2048kB"));
+
+	/* A loop is a loop, and says nothing about leaving the tree. */
+	hk_path_set_log(&e->p, collect_log, &msg);
+	put_link(e->dir, "loop-a", "loop-b");
+	put_link(e->dir, "loop-b", "loop-a");
+	assert_int_equal(hk_path_read_u64f(&e->p, &v, "loop-a"), -ELOOP);
+	assert_null(msg);
+	hk_path_set_log(&e->p, NULL, NULL);
+
+	hk_path_no_openat2 = false;
+	fixture_remove(host);
+}
+
+static void test_escape_openat2(void **state)
+{
+	escapes(state, false);
+}
+
+/* The walk for kernels without openat2(2) refuses the same links. */
+static void test_escape_fallback(void **state)
+{
+	escapes(state, true);
+}
+
+static void test_mkdir(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "run"), 0);
+	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "/run/hugekit/"), 0);
+	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "run/hugekit"), -EEXIST);
+	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "none/hugekit"), -ENOENT);
+	assert_true(hk_path_existsf(&e->p, "run/hugekit"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -445,7 +629,8 @@ int main(void)
 		T(test_read_string),   T(test_read_all_large),	 T(test_write_truncates),
 		T(test_write_missing), T(test_leading_slash),	 T(test_opendir),
 		T(test_kv_meminfo),    T(test_kv_node),		 T(test_kv_bad_value),
-		T(test_existsf),
+		T(test_existsf),       T(test_escape_openat2),	 T(test_escape_fallback),
+		T(test_mkdir),
 	};
 #undef T
 

@@ -202,8 +202,13 @@ static void verbose_from_env(struct hugeadm_ctl *ctl)
 		if (!*end && v >= 0 && v <= 99)
 			ctl->verbose = (int)v;
 	}
-	/* HK_DEBUG is the library's own switch: it shows its debug messages. */
-	if (getenv("HUGETLB_DEBUG") || getenv("HK_DEBUG"))
+	/*
+	 * HK_DEBUG is the library's own switch: it shows its debug messages. Like
+	 * the library, a setuid or file-capability hugeadm does not take it (or
+	 * HUGETLB_DEBUG) from its caller; HUGETLB_VERBOSE only sets how much of
+	 * hugeadm's own messages show, and stays.
+	 */
+	if (secure_getenv("HUGETLB_DEBUG") || secure_getenv("HK_DEBUG"))
 		ctl->verbose = HA_DEBUG;
 }
 
@@ -245,6 +250,11 @@ int main(int argc, char **argv)
 			ctl.json = true;
 			break;
 		case OPT_SYSROOT:
+			/* An empty DIR (an unset variable) is a mistake, not the running system. */
+			if (!*optarg) {
+				ha_msg(&ctl, HA_ERROR, "--sysroot: the directory is empty");
+				bad = true;
+			}
 			sysroot = optarg;
 			break;
 		case OPT_POOL_PAGES_MIN:

@@ -24,7 +24,7 @@ extern "C" {
 
 struct hk_ctx;
 
-/* Open a context on sysroot (NULL or "/" for the running system). */
+/* Open a context on sysroot (NULL or "/" for the running system; "" is -EINVAL). */
 int hk_new(const char *sysroot, struct hk_ctx **ret_ctx);
 struct hk_ctx *hk_ref(struct hk_ctx *ctx);
 struct hk_ctx *hk_unref(struct hk_ctx *ctx);

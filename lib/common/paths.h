@@ -16,6 +16,8 @@
 #define HK_SYS_HUGEPAGES "sys/kernel/mm/hugepages"
 #define HK_SYS_THP "sys/kernel/mm/transparent_hugepage"
 #define HK_SYS_NODE "sys/devices/system/node"
+#define HK_LOCK_DIR "run/hugekit"
+#define HK_LOCK_NAME "hugekit.lock"
 
 /* Printable absolute form, for messages and dry-run lines. */
 #define HK_ABS(rel) "/" rel

@@ -195,8 +195,10 @@ int hk_sysctl_write(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t value);
 int hk_thp_write(struct hk_ctx *ctx, const char *knob, const char *value);
 
 /*
- * Serialize changes: take the machine-wide lock (run/lock/hugekit.lock under
- * the root), waiting up to timeout_ms; -ETIMEDOUT when another holder keeps
+ * Serialize changes: take the machine-wide lock (/run/hugekit/hugekit.lock,
+ * root's only: -EPERM when the directory or the file is not root's, is
+ * writable by others or is a symbolic link; on a sysroot tree, the tree's
+ * directory), waiting up to timeout_ms; -ETIMEDOUT when another holder keeps
  * it. hk_unlock(*ret_fd) releases it (so does exiting).
  */
 int hk_lock(struct hk_ctx *ctx, int timeout_ms, int *ret_fd);

@@ -4,7 +4,17 @@
  * can push pages out to make room for huge pages. The temporary swap file is
  * created 0600, and removed after the resize, after a failure, and on
  * SIGINT/SIGTERM/SIGHUP/SIGQUIT, unless --persist keeps it.
+ *
+ * Only a file this run created is ever swapped off or removed: the directory
+ * is opened a component at a time (O_NOFOLLOW below /var/lib, each one root's
+ * and writable by no one else), the file is created O_EXCL|O_NOFOLLOW, and
+ * before removal its name must still lead to the inode created. While in use
+ * the file is flock(2)ed. A later run removes the swapfile-<PID> of a run that
+ * was killed (the flock is free and PID is not running), after swapoff, and
+ * says so. With --persist the file is renamed swapfile-<PID>.persist before
+ * swapon, so later runs leave it alone.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -22,10 +34,18 @@
 #include "hugeadm.h"
 
 #define SWAP_DIR "/var/lib/hugetlbfs/swap/temp"
+#define SWAP_PREFIX "swapfile-"
+#define PERSIST_SUFFIX ".persist"
 #define MAX_RAMDISKS 16
 
 struct ha_swap {
-	bool file;		    /* a temporary file, else ramdisks */
+	bool file;    /* a temporary file, else ramdisks */
+	bool created; /* this run created the file (and holds fd) */
+	int dirfd;    /* SWAP_DIR, checked */
+	int fd;	      /* the file, flock()ed while in use */
+	dev_t dev;    /* what the name must still lead to */
+	ino_t ino;
+	char name[48];		    /* the file's name in SWAP_DIR */
 	char path[128];		    /* the file */
 	int n_ram;		    /* ramdisks in use: /dev/ram0 .. */
 	struct sigaction old[NSIG]; /* handlers to restore */
@@ -39,6 +59,7 @@ static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void on_signal(int sig)
 {
+	/* Armed only once this run has created the file: it is ours. */
 	if (armed) {
 		swapoff(armed_path);
 		unlink(armed_path);
@@ -49,6 +70,9 @@ static void on_signal(int sig)
 
 static int run_mkswap(struct hugeadm_ctl *ctl, const char *path)
 {
+	static const char *const fixed[] = {"/usr/sbin/mkswap", "/sbin/mkswap"};
+	/* A setuid or file-capability hugeadm does not run a mkswap its caller's PATH finds. */
+	bool secure = getauxval(AT_SECURE) != 0;
 	int status;
 	pid_t pid = fork();
 
@@ -59,7 +83,12 @@ static int run_mkswap(struct hugeadm_ctl *ctl, const char *path)
 
 		if (devnull >= 0)
 			dup2(devnull, STDOUT_FILENO);
-		execlp("mkswap", "mkswap", path, (char *)NULL);
+		if (secure) {
+			for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+				execl(fixed[i], "mkswap", path, (char *)NULL);
+		} else {
+			execlp("mkswap", "mkswap", path, (char *)NULL);
+		}
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -69,20 +98,129 @@ static int run_mkswap(struct hugeadm_ctl *ctl, const char *path)
 	return 0;
 }
 
-static int mkdirs(const char *dir)
+/* A directory of the swap path: root's, and writable by no one else. */
+static int check_dir(struct hugeadm_ctl *ctl, int fd, const char *path)
 {
-	char buf[sizeof(SWAP_DIR)];
+	struct stat st;
 
-	strcpy(buf, dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
+	if (fstat(fd, &st) < 0) {
+		ha_msg(ctl, HA_WARNING, "%s: %m", path);
+		return -1;
 	}
-	return mkdir(buf, 0750) < 0 && errno != EEXIST ? -1 : 0;
+	if (st.st_uid != 0 || (st.st_mode & 022)) {
+		ha_msg(ctl, HA_WARNING,
+		       "%s: owned by uid %u, mode %04o: a swap file is only made in a directory "
+		       "of root's that no one else can write to",
+		       path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * SWAP_DIR, created when missing (0755, the last one 0750), opened one
+ * component at a time: /var and /lib may be the system's links, the rest is
+ * opened O_NOFOLLOW. Returns the directory's fd, or -1 after a warning.
+ */
+static int open_swap_dir(struct hugeadm_ctl *ctl)
+{
+	static const char *const parts[] = {"var", "lib", "hugetlbfs", "swap", "temp"};
+	const size_t n = sizeof(parts) / sizeof(parts[0]);
+	char path[sizeof(SWAP_DIR)] = "";
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	for (size_t i = 0; i < n && fd >= 0; i++) {
+		int nfd;
+
+		strcat(strcat(path, "/"), parts[i]);
+		if (mkdirat(fd, parts[i], i + 1 == n ? 0750 : 0755) < 0 && errno != EEXIST) {
+			ha_msg(ctl, HA_WARNING, "Unable to create dir %s, error: %m", path);
+			close(fd);
+			return -1;
+		}
+		nfd = openat(fd, parts[i],
+			     O_RDONLY | O_DIRECTORY | O_CLOEXEC | (i >= 2 ? O_NOFOLLOW : 0));
+		close(fd);
+		if (nfd < 0) {
+			ha_msg(ctl, HA_WARNING, "%s: %s", path,
+			       errno == ELOOP || errno == ENOTDIR
+				       ? "not a directory (a symbolic link?)"
+				       : strerror(errno));
+			return -1;
+		}
+		if (check_dir(ctl, nfd, path) < 0) {
+			close(nfd);
+			return -1;
+		}
+		fd = nfd;
+	}
+	return fd;
+}
+
+/* "swapfile-<PID>" exactly: the PID, else 0. */
+static pid_t swapfile_pid(const char *name)
+{
+	const char *d = name + strlen(SWAP_PREFIX);
+	long v = 0;
+
+	if (strncmp(name, SWAP_PREFIX, strlen(SWAP_PREFIX)) != 0 || !*d)
+		return 0;
+	for (; *d; d++) {
+		if (*d < '0' || *d > '9' || v > 1L << 31)
+			return 0;
+		v = v * 10 + (*d - '0');
+	}
+	return (pid_t)v;
+}
+
+/*
+ * The swap files of earlier runs that were killed: no run holds their flock
+ * and their PID is not running. Each is taken off swap, removed, and named.
+ * A file of a running program (another hugeadm, libhugetlbfs's) is left alone.
+ */
+static void remove_stale(struct hugeadm_ctl *ctl, int dirfd)
+{
+	int dup_fd = dup(dirfd);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		pid_t pid = swapfile_pid(de->d_name);
+		struct stat st, now;
+		char path[sizeof(SWAP_DIR) + 256];
+		int fd;
+
+		/* Our own PID's name is not ours either: this run has not created it yet. */
+		if (pid <= 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+		    flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			continue;
+		}
+		snprintf(path, sizeof(path), SWAP_DIR "/%s", de->d_name);
+		if (swapoff(path) < 0 && errno != EINVAL) {
+			ha_msg(ctl, HA_WARNING,
+			       "%s is left from a hugeadm run that was killed; swapoff failed: %m",
+			       path);
+		} else if (fstatat(dirfd, de->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+			   now.st_dev == st.st_dev && now.st_ino == st.st_ino &&
+			   unlinkat(dirfd, de->d_name, 0) == 0) {
+			ha_msg(ctl, HA_WARNING,
+			       "removed %s, left by hugeadm run %ld that was killed (swapoff first)",
+			       path, (long)pid);
+		}
+		close(fd);
+	}
+	closedir(d);
 }
 
 static int fill_zero(int fd, uint64_t bytes)
@@ -103,22 +241,59 @@ static int fill_zero(int fd, uint64_t bytes)
 	return fsync(fd);
 }
 
+/* Swap off and remove the file, if its name still leads to the file this run created. */
+static void remove_own(struct hugeadm_ctl *ctl, struct ha_swap *s)
+{
+	struct stat now;
+
+	if (!s->created)
+		return;
+	s->created = false;
+	if (fstatat(s->dirfd, s->name, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != s->dev ||
+	    now.st_ino != s->ino) {
+		ha_msg(ctl, HA_WARNING, "%s is no longer the file this run created: left alone",
+		       s->path);
+	} else {
+		if (swapoff(s->path) < 0 && errno != EINVAL)
+			ha_msg(ctl, HA_WARNING, "swapoff on %s failed: %m", s->path);
+		if (unlinkat(s->dirfd, s->name, 0) < 0 && errno != ENOENT)
+			ha_msg(ctl, HA_WARNING, "cannot remove %s: %m", s->path);
+	}
+	close(s->fd);
+	s->fd = -1;
+}
+
 static int add_file(struct hugeadm_ctl *ctl, struct ha_swap *s, uint64_t page_size)
 {
 	uint64_t bytes = (uint64_t)ctl->temp_swap * page_size;
-	int fd;
+	struct stat st;
 
 	s->file = true;
-	snprintf(s->path, sizeof(s->path), SWAP_DIR "/swapfile-%ld", (long)getpid());
+	snprintf(s->name, sizeof(s->name), SWAP_PREFIX "%ld", (long)getpid());
+	snprintf(s->path, sizeof(s->path), SWAP_DIR "/%s", s->name);
 	if (ctl->dry_run) {
 		printf("dd bs=1024 count=%" PRIu64 " if=/dev/zero of=%s\n", bytes / 1024, s->path);
 		printf("mkswap %s\nswapon %s\n", s->path, s->path);
 		return 0;
 	}
-	if (mkdirs(SWAP_DIR) < 0) {
-		ha_msg(ctl, HA_WARNING, "Unable to create dir %s, error: %m", SWAP_DIR);
+	s->dirfd = open_swap_dir(ctl);
+	if (s->dirfd < 0)
+		return -1;
+	remove_stale(ctl, s->dirfd);
+	s->fd = openat(s->dirfd, s->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->fd < 0) {
+		ha_msg(ctl, HA_WARNING, "Couldn't create %s: %s", s->path,
+		       errno == EEXIST ? "it exists, and this run did not create it: left alone"
+				       : strerror(errno));
 		return -1;
 	}
+	s->created = true;
+	if (fstat(s->fd, &st) < 0 || flock(s->fd, LOCK_EX | LOCK_NB) < 0) {
+		ha_msg(ctl, HA_WARNING, "Couldn't write %s: %m", s->path);
+		return -1;
+	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
 	memcpy(armed_path, s->path, sizeof(armed_path));
 	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
 		struct sigaction sa = {.sa_handler = on_signal};
@@ -127,13 +302,27 @@ static int add_file(struct hugeadm_ctl *ctl, struct ha_swap *s, uint64_t page_si
 		sigaction(caught[i], &sa, &s->old[caught[i]]);
 	}
 	armed = 1;
-	fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0 || fchmod(fd, 0600) < 0 || fill_zero(fd, bytes) < 0 || close(fd) < 0) {
+	if (fchmod(s->fd, 0600) < 0 || fill_zero(s->fd, bytes) < 0) {
 		ha_msg(ctl, HA_WARNING, "Couldn't write %s: %m", s->path);
 		return -1;
 	}
 	if (run_mkswap(ctl, s->path) < 0)
 		return -1;
+	if (ctl->persist) {
+		/* Kept after this run: a name later runs do not take for a killed run's file. */
+		char name[sizeof(s->name)];
+
+		snprintf(name, sizeof(name), SWAP_PREFIX "%ld" PERSIST_SUFFIX, (long)getpid());
+		if (renameat(s->dirfd, s->name, s->dirfd, name) < 0) {
+			ha_msg(ctl, HA_WARNING, "cannot rename %s to %s: %m", s->path, name);
+			return -1;
+		}
+		memcpy(s->name, name, sizeof(name));
+		snprintf(s->path, sizeof(s->path), SWAP_DIR "/%s", s->name);
+		armed = 0;
+		memcpy(armed_path, s->path, sizeof(armed_path));
+		armed = 1;
+	}
 	if (swapon(s->path, 0) < 0) {
 		ha_msg(ctl, HA_WARNING, "swapon on %s failed: %m", s->path);
 		return -1;
@@ -199,12 +388,13 @@ int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **re
 	*ret = s;
 	if (!s)
 		return -1;
+	s->dirfd = -1;
+	s->fd = -1;
 	/* As with libhugetlbfs, swap that cannot be set up only warns: the resize goes on. */
 	if (ctl->temp_swap) {
 		if (add_file(ctl, s, page_size) < 0) {
-			/* Never leave a half-made swap file behind, --persist or not. */
-			swapoff(s->path);
-			unlink(s->path);
+			/* Never leave a half-made swap file behind, --persist or not; only ours. */
+			remove_own(ctl, s);
 			disarm(s);
 			s->file = false;
 		}
@@ -223,10 +413,7 @@ void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *s)
 		if (ctl->dry_run) {
 			printf("swapoff %s\nrm -f %s\n", s->path, s->path);
 		} else {
-			if (swapoff(s->path) < 0 && errno != EINVAL)
-				ha_msg(ctl, HA_WARNING, "swapoff on %s failed: %m", s->path);
-			if (unlink(s->path) < 0 && errno != ENOENT)
-				ha_msg(ctl, HA_WARNING, "cannot remove %s: %m", s->path);
+			remove_own(ctl, s);
 		}
 	} else {
 		for (int i = 0; i < s->n_ram; i++) {
@@ -240,5 +427,9 @@ void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *s)
 		}
 	}
 	disarm(s);
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
 	free(s);
 }

@@ -99,9 +99,11 @@ int main(int argc, char **argv)
 			sysroot ? sysroot : "/", strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
-	/* The library's errors (a --sysroot link that leaves the tree); HK_DEBUG: all of it. */
+	/*
+	 * The library's errors (a --sysroot link that leaves the tree), and all
+	 * of its messages when its HK_DEBUG says so (the library reads it).
+	 */
 	hk_set_log_fn(ctx, lib_log, NULL);
-	hk_set_log_priority(ctx, secure_getenv("HK_DEBUG") ? LOG_DEBUG : LOG_ERR);
 	rc = hk_base_page_size(ctx, &base);
 	if (rc == 0 && (all || huge_only))
 		rc = hk_page_sizes(ctx, &sizes, &n);

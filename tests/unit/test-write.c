@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <syslog.h>
@@ -222,9 +223,36 @@ static void test_lock_serializes_and_times_out(void **state)
 	tree_close(&t);
 }
 
+/*
+ * HK_DEBUG turns the library's debug messages on, except in a setuid or
+ * file-capability program (AT_SECURE): tests/live/secure-env.bats runs this
+ * test in a copy of this program given a file capability, as nobody, with
+ * HK_EXPECT_SECURE=1 so that the test knows it must be in secure mode.
+ */
+static void test_hk_debug_only_when_not_secure(void **state)
+{
+	bool secure = getauxval(AT_SECURE) != 0;
+	struct hk_ctx *ctx = NULL;
+
+	(void)state;
+	assert_int_equal(hk_new(NULL, &ctx), 0);
+	if (getenv("HK_EXPECT_SECURE"))
+		assert_true(secure);
+	if (getenv("HK_DEBUG") && !secure)
+		assert_int_equal(hk_get_log_priority(ctx), LOG_DEBUG);
+	else
+		assert_int_equal(hk_get_log_priority(ctx), LOG_ERR);
+	hk_unref(ctx);
+	/* "" is not the running system: the library refuses it as the tools do. */
+	ctx = NULL;
+	assert_int_equal(hk_new("", &ctx), -EINVAL);
+	assert_null(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hk_debug_only_when_not_secure),
 		cmocka_unit_test(test_pool_set_nr_default_size_goes_through_proc),
 		cmocka_unit_test(test_pool_set_nr_other_sizes_and_nodes_go_through_sys),
 		cmocka_unit_test(test_pool_set_rejects_what_does_not_exist),
@@ -234,5 +262,8 @@ int main(void)
 		cmocka_unit_test(test_lock_serializes_and_times_out),
 	};
 
+	/* One test by name (the live secure-environment test runs just its own). */
+	if (getenv("HK_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("HK_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

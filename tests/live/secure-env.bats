@@ -1,0 +1,58 @@
+#!/usr/bin/env bats
+# The libraries read their environment with secure_getenv: a setuid or
+# file-capability program does not take HK_DEBUG from its caller, and neither
+# does hugeadm's own HK_DEBUG/HUGETLB_DEBUG. Copies of the test programs get a
+# file capability (setcap) and run as nobody. Nothing on the machine changes.
+
+load live
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "setcap and setpriv need root"
+	command -v setcap > /dev/null || skip "setcap (libcap2-bin) is not installed"
+	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
+	id nobody > /dev/null 2>&1 || skip "there is no user nobody"
+	# A directory nobody can read (the bats one is root's 0700).
+	T=$(mktemp -d /tmp/hk-secure.XXXXXX)
+	chmod 755 "$T"
+}
+
+teardown() {
+	[ -z "${T:-}" ] || rm -rf "$T"
+}
+
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+
+# capped NAME PROGRAM: a copy of PROGRAM as $T/NAME with a harmless file capability.
+capped() {
+	cp "$2" "$T/$1"
+	setcap cap_sys_nice+ep "$T/$1"
+}
+
+@test "libhugekit: HK_DEBUG is ignored in a file-capability program" {
+	cp "$HK_BUILD_DIR/tests/test-write" "$T/plain"
+	capped cap "$HK_BUILD_DIR/tests/test-write"
+	# Without the capability HK_DEBUG is taken (the test checks LOG_DEBUG) ...
+	run $AS_NOBODY env HK_DEBUG=1 HK_TEST_FILTER=test_hk_debug_only_when_not_secure "$T/plain"
+	assert_success
+	assert_output --partial "[  PASSED  ] 1 test(s)."
+	# ... with it, the program is in secure mode and the library stays at LOG_ERR.
+	run $AS_NOBODY env HK_DEBUG=1 HK_EXPECT_SECURE=1 HK_TEST_FILTER=test_hk_debug_only_when_not_secure "$T/cap"
+	assert_success
+	assert_output --partial "[  PASSED  ] 1 test(s)."
+}
+
+@test "hugeadm: HK_DEBUG and HUGETLB_DEBUG are ignored in a file-capability hugeadm" {
+	cp "$HK_BUILD_DIR/tools/hugeadm" "$T/plain"
+	capped cap "$HK_BUILD_DIR/tools/hugeadm"
+	cp -R "$HK_SOURCE_DIR/tests/fixtures/sysroot/x86-1node" "$T/tree"
+	chown -R nobody "$T/tree"
+	run --separate-stderr $AS_NOBODY env HK_DEBUG=1 "$T/plain" --sysroot "$T/tree" --pool-pages-min 2M:5
+	assert_success
+	[[ "$stderr" == *"plain:DEBUG: /proc/sys/vm/nr_hugepages = 5"* ]]
+	for v in HK_DEBUG HUGETLB_DEBUG; do
+		run --separate-stderr $AS_NOBODY env "$v=1" "$T/cap" --sysroot "$T/tree" --pool-pages-min 2M:6
+		assert_success
+		assert_equal "$stderr" ""
+		assert_equal "$(cat "$T/tree/proc/sys/vm/nr_hugepages")" 6
+	done
+}

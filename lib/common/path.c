@@ -30,7 +30,10 @@ bool hk_path_no_openat2;
  *   WHAT     an errno name (EIO, EACCES, EPERM, ENOSPC, EINVAL, EINTR, ...),
  *            short (a write of at most one byte), or value=TEXT (a read
  *            returns TEXT and a newline instead of the file).
- * Each rule counts its own matching calls. A rule that does not parse aborts.
+ * Each rule counts its own matching calls. The rule "live" makes a sysroot
+ * tree count as the running system (hk_is_live(): pools are read back after
+ * each write, as from a kernel) while its lookups still stay inside it.
+ * A rule that does not parse aborts.
  */
 enum fault_op {
 	FAULT_OPEN,
@@ -59,7 +62,7 @@ static struct fault_rule {
 	char value[64];
 } fault_rules[HK_FAULT_RULES];
 static size_t fault_n;
-static bool fault_parsed;
+static bool fault_parsed, fault_live;
 
 static const struct {
 	const char *name;
@@ -131,6 +134,10 @@ static void fault_parse(void)
 	while ((rule = strsep(&rest, ";"))) {
 		if (!*rule)
 			continue;
+		if (strcmp(rule, "live") == 0) {
+			fault_live = true;
+			continue;
+		}
 		if (fault_n == HK_FAULT_RULES || !fault_parse_rule(&fault_rules[fault_n++], rule))
 			abort();
 	}
@@ -154,8 +161,20 @@ static bool fault_check(enum fault_op op, const char *path, struct fault_hit *re
 	}
 	return false;
 }
+
+static bool fault_as_live(void)
+{
+	if (!fault_parsed)
+		fault_parse();
+	return fault_live;
+}
 #else
 static inline bool fault_check(enum fault_op op, const char *path, struct fault_hit *ret)
+{
+	return false;
+}
+
+static inline bool fault_as_live(void)
 {
 	return false;
 }
@@ -191,6 +210,8 @@ int hk_path_init(struct hk_path *p, const char *sysroot)
 	p->live = fstat(p->rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
 		  a.st_ino == b.st_ino;
 	p->beneath = !p->live;
+	if (fault_as_live())
+		p->live = true;
 	return 0;
 }
 
@@ -662,7 +683,13 @@ static int vwrite(const struct hk_path *p, const char *value, const char *fmt, v
 		p->dry_run(p->dry_run_data, path, value);
 		return 0;
 	}
-	fd = open_rel(p, path + 1, O_WRONLY | O_TRUNC, 0);
+	/*
+	 * The kernel's files take the value whole or refuse it; O_TRUNC is what
+	 * `echo > file` does. A tree's plain files are cut to the new length
+	 * only once all of it is written, so a write that fails leaves the old
+	 * value there, as the kernel would.
+	 */
+	fd = open_rel(p, path + 1, p->beneath ? O_WRONLY : O_WRONLY | O_TRUNC, 0);
 	if (fd < 0)
 		return fd;
 	while (off < len) {
@@ -687,6 +714,12 @@ static int vwrite(const struct hk_path *p, const char *value, const char *fmt, v
 			break;
 		}
 		off += (size_t)n;
+	}
+	if (rc == 0 && p->beneath) {
+		struct stat st;
+
+		if (fstat(fd, &st) < 0 || (S_ISREG(st.st_mode) && ftruncate(fd, (off_t)len) < 0))
+			rc = -errno;
 	}
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;

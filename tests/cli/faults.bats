@@ -1,0 +1,260 @@
+#!/usr/bin/env bats
+# Fault injection at the path layer: tests/hugeadm-fault is hugeadm built with
+# HK_FAULT_INJECT (lib/common/path.c), never installed; the installed hugeadm
+# ignores HK_FAULT. HK_FAULT="OP:PATTERN:WHEN:WHAT;..." with OP open, read,
+# write or close, PATTERN an fnmatch(3) pattern on the path inside the tree,
+# WHEN N, N+ or *, WHAT an errno name, "short" or "value=TEXT"; the rule "live"
+# makes the tree count as the running system (pools read back after each write).
+#
+# Expected results, on a copy of a fixture tree (in a tree a write that fails
+# leaves the file as it was, as the kernel does; every message names the file
+# and the error; "stays" = left where the run got to, not put back):
+#
+# option (fault)                               exit  message                                                   left changed
+# --pool-pages-min 2M:30 (EIO on nr_hugepages)    1  /proc/sys/vm/nr_hugepages: cannot write 30: I/O error    nothing
+# --pool-pages-min 2M:30 (ENOSPC, 2nd write)      1  /proc/sys/vm/nr_overcommit_hugepages: cannot write 0: ... nr_hugepages=30 stays; overcommit as it was
+# --pool-pages-min 1G:+1 (EINVAL)                 1  .../hugepages-1048576kB/nr_hugepages: cannot write 3: ... nothing
+# --pool-pages-min 2M:+4@0-1 (EIO on node1)       1  .../node1/.../nr_hugepages: cannot write 10: ...          node0=19 stays; node1 as it was
+# --obey-mempolicy --pool-pages-min (EPERM)       1  /proc/sys/vm/nr_hugepages_mempolicy: cannot write 22: ... nothing
+# --pool-pages-max 2M:40 (EACCES at open)         1  /proc/sys/vm/nr_overcommit_hugepages: cannot write 30: .. nothing
+# --set-recommended-min_free_kbytes (EACCES)      1  /proc/sys/vm/min_free_kbytes: cannot write N: ...         nothing
+# --set-recommended-shmmax (EPERM)                1  /proc/sys/kernel/shmmax: cannot write N: ...              nothing
+# --set-shm-group root (ENOSPC)                   1  /proc/sys/vm/hugetlb_shm_group: cannot write 0: ...       nothing
+# --thp-always/--thp-madvise/--thp-never (EINVAL) 1  transparent_hugepage/enabled: cannot write 'MODE': ...    nothing
+# --thp-defrag defer (EIO)                        1  transparent_hugepage/defrag: cannot write 'defer': ...    nothing
+# --thp-khugepaged-pages/-scan-sleep/-alloc-sleep 1  transparent_hugepage/khugepaged/FILE: cannot write ...    nothing
+# --thp-size 64K:always (EIO)                     1  transparent_hugepage/hugepages-64kB/enabled: ...          nothing
+# --enable/--disable-zone-movable (EIO)           1  /proc/sys/vm/hugepages_treat_as_movable: cannot write ... nothing
+# --hard (EIO on compact_memory), pool short      0  cannot compact memory (a warning), then 3 rounds, then    the pool as far as it got
+#                                                    failed to set pool minimum to 3 became 2
+# several options, the 2nd one fails             1  the failing file                                          the changes before it stay;
+#                                                                                                              the ones after it are not made
+# a close(2) that fails after the write (EIO)     1  /proc/sys/vm/nr_hugepages: cannot write 30: ...          the value written stays
+# a pool counter that cannot be read (EIO)        1  (--pool-list) cannot read the pool of N byte pages: ...   nothing
+# EINTR on writes, short writes every time        0  none                                                      the same as without faults
+# nr_hugepages moved by someone else between      0  failed to set pool minimum to 3 became 2 (or 5)           the value written stays
+#   the write and the read-back (live)            2  with --strict: ... it was put back (--strict)             the old value written back
+#
+# Mount options (--create-*-mounts, --unmount-all) and the swap options write
+# nothing through the path layer, and are refused with --sysroot.
+
+load helpers
+
+setup() {
+	FAULTY="$HK_BUILD_DIR/tests/hugeadm-fault"
+	[ -x "$FAULTY" ] || skip "no $FAULTY (built with the tests)"
+	# Under the name hugeadm, so that messages read as the installed tool's.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	ln -sf "$FAULTY" "$BATS_TEST_TMPDIR/bin/hugeadm"
+}
+
+# changed PRISTINE COPY: the files that differ, relative, one per line, sorted.
+changed() {
+	diff -rq "$1" "$2" | sed -E "s|^Files $1/([^ ]+) and .*|\1|; s|^Only in $2/?([^:]*): (.*)|+\1/\2|" | sort
+}
+
+# faulty FIXTURE HK_FAULT ARGS...: run the fault build on a fresh copy of
+# FIXTURE ($ROOT); $PRISTINE is an untouched copy to diff against.
+faulty() {
+	local fx=$1 spec=$2
+	shift 2
+	ROOT=$(fixture "$fx")
+	PRISTINE="$BATS_TEST_TMPDIR/pristine"
+	rm -rf "$PRISTINE"
+	cp -R "$ROOT" "$PRISTINE"
+	[ -z "${PREPARE:-}" ] || (cd "$ROOT" && eval "$PREPARE" && cd "$PRISTINE" && eval "$PREPARE")
+	run --separate-stderr env HK_FAULT="$spec" "$BATS_TEST_TMPDIR/bin/hugeadm" --sysroot "$ROOT" "$@"
+}
+
+# has_line TEXT: stderr has a line that is exactly TEXT.
+has_line() {
+	grep -qxF -- "$1" <<< "$stderr" || fail "no line '$1' in stderr: $stderr"
+}
+
+V=proc/sys/vm
+
+@test "the installed hugeadm ignores HK_FAULT" {
+	local root
+	root=$(fixture x86-1node)
+	HK_FAULT='write:*:*:EIO;open:*:*:EACCES' run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-pages-min 2M:30
+	assert_success
+	assert_equal "$(cat "$root/$V/nr_hugepages")" 30
+}
+
+@test "--pool-pages-min: the first write fails (EIO): exit 1, nothing changed" {
+	faulty x86-1node "write:$V/nr_hugepages:1:EIO" --pool-pages-min 2M:30
+	assert_failure 1
+	has_line "hugeadm:ERROR: /proc/sys/vm/nr_hugepages: cannot write 30: Input/output error"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
+@test "--pool-pages-min: the second write fails (ENOSPC): the first stays" {
+	faulty x86-1node "write:$V/*:2:ENOSPC" --pool-pages-min 2M:30
+	assert_failure 1
+	has_line "hugeadm:ERROR: /proc/sys/vm/nr_overcommit_hugepages: cannot write 0: No space left on device"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output "$V/nr_hugepages"
+	assert_equal "$(cat "$ROOT/$V/nr_hugepages")" 30
+}
+
+@test "--pool-pages-min on another size and per node, --obey-mempolicy (EINVAL, EIO, EPERM)" {
+	faulty x86-2node "write:*/hugepages-1048576kB/nr_hugepages:*:EINVAL" --pool-pages-min 1G:+1
+	assert_failure 1
+	has_line "hugeadm:ERROR: /sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages: cannot write 3: Invalid argument"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+
+	faulty x86-2node "write:*node1/*:1:EIO" --pool-pages-min 2M:+4@0-1
+	assert_failure 1
+	has_line "hugeadm:ERROR: /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages: cannot write 10: Input/output error"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
+	assert_equal "$(cat "$ROOT/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages")" 19
+
+	faulty x86-2node "write:*_mempolicy:*:EPERM" --obey-mempolicy --pool-pages-min 2M:22
+	assert_failure 1
+	has_line "hugeadm:ERROR: /proc/sys/vm/nr_hugepages_mempolicy: cannot write 22: Operation not permitted"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
+@test "--pool-pages-max: the file cannot be opened (EACCES): exit 1, nothing changed" {
+	faulty x86-1node "open:$V/nr_overcommit_hugepages:*:EACCES" --pool-pages-max 2M:40
+	assert_failure 1
+	has_line "hugeadm:ERROR: /proc/sys/vm/nr_overcommit_hugepages: cannot write 30: Permission denied"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
+@test "sysctls: min_free_kbytes (EACCES), shmmax (EPERM), shm group (ENOSPC), zone movable (EIO)" {
+	faulty x86-1node "write:$V/min_free_kbytes:1:EACCES" --set-recommended-min_free_kbytes
+	assert_failure 1
+	[[ "$stderr" == *"hugeadm:ERROR: /proc/sys/vm/min_free_kbytes: cannot write "*": Permission denied"* ]]
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+
+	PREPARE="echo 1 > proc/sys/kernel/shmmax" faulty x86-1node "write:proc/sys/kernel/shmmax:1:EPERM" --set-recommended-shmmax
+	assert_failure 1
+	[[ "$stderr" == *"hugeadm:ERROR: /proc/sys/kernel/shmmax: cannot write "*": Operation not permitted"* ]]
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+
+	faulty x86-1node "write:$V/hugetlb_shm_group:1:ENOSPC" --set-shm-group root
+	assert_failure 1
+	has_line "hugeadm:ERROR: /proc/sys/vm/hugetlb_shm_group: cannot write 0: No space left on device"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+
+	for opt in --enable-zone-movable --disable-zone-movable; do
+		PREPARE="echo 5 > $V/hugepages_treat_as_movable" faulty x86-1node "write:$V/hugepages_treat_as_movable:1:EIO" "$opt"
+		assert_failure 1
+		[[ "$stderr" == *"hugeadm:ERROR: /proc/sys/vm/hugepages_treat_as_movable: cannot write "[01]": Input/output error"* ]]
+		run changed "$PRISTINE" "$ROOT"
+		assert_output ""
+	done
+}
+
+@test "THP: every option, each write refused: exit 1, the file named, nothing changed" {
+	local opt file what
+	while read -r opt file what; do
+		# shellcheck disable=SC2086
+		faulty x86-2node "write:*/transparent_hugepage/$file:1:$what" $opt
+		assert_failure 1
+		[[ "$stderr" == *"hugeadm:ERROR: transparent_hugepage/$file: cannot write '"*"': "* ]] ||
+			fail "$opt: $stderr"
+		run changed "$PRISTINE" "$ROOT"
+		assert_output ""
+	done <<- EOF
+		--thp-always enabled EINVAL
+		--thp-madvise enabled EIO
+		--thp-never enabled EPERM
+		--thp-defrag=defer defrag EIO
+		--thp-size=64K:always hugepages-64kB/enabled EIO
+		--thp-khugepaged-pages=100 khugepaged/pages_to_scan EIO
+		--thp-khugepaged-scan-sleep=100 khugepaged/scan_sleep_millisecs ENOSPC
+		--thp-khugepaged-alloc-sleep=100 khugepaged/alloc_sleep_millisecs EACCES
+	EOF
+}
+
+@test "several options: the changes before the failing one stay, the ones after it are not made" {
+	faulty x86-1node "write:$V/nr_hugepages:1:EIO" --thp-madvise --pool-pages-min 2M:30 --set-recommended-min_free_kbytes
+	assert_failure 1
+	has_line "hugeadm:ERROR: /proc/sys/vm/nr_hugepages: cannot write 30: Input/output error"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output sys/kernel/mm/transparent_hugepage/enabled
+}
+
+@test "a close(2) that fails after the write: exit 1, the value stays written" {
+	faulty x86-1node "close:$V/nr_hugepages:1:EIO" --pool-pages-min 2M:30
+	assert_failure 1
+	has_line "hugeadm:ERROR: /proc/sys/vm/nr_hugepages: cannot write 30: Input/output error"
+	assert_equal "$(cat "$ROOT/$V/nr_hugepages")" 30
+}
+
+@test "a counter that cannot be read: exit 1, the pool named, nothing changed" {
+	faulty x86-1node "read:sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages:*:EIO" --pool-list
+	assert_failure 1
+	has_line "hugeadm:ERROR: cannot read the pool of 2097152 byte pages: Input/output error"
+	faulty x86-1node "read:sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages:*:EIO" --pool-pages-min 2M:30
+	assert_failure 1
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
+@test "EINTR and short writes are retried and succeed: the tree ends as without faults" {
+	local args=(--pool-pages-min 2M:30 --pool-pages-max 2M:64 --thp-madvise --thp-defrag defer
+		--set-recommended-min_free_kbytes --set-shm-group root)
+	faulty x86-1node "" "${args[@]}"
+	assert_success
+	mv "$ROOT" "$BATS_TEST_TMPDIR/clean"
+	faulty x86-1node "write:*:1:EINTR;write:$V/nr_hugepages:2:EINTR;write:*:4:EINTR" "${args[@]}"
+	assert_success
+	run changed "$BATS_TEST_TMPDIR/clean" "$ROOT"
+	assert_output ""
+	faulty x86-1node "write:*:*:short" "${args[@]}"
+	assert_success
+	run changed "$BATS_TEST_TMPDIR/clean" "$ROOT"
+	assert_output ""
+	assert_equal "$(cat "$ROOT/$V/nr_hugepages")" 30
+}
+
+# The rule "live" makes hugeadm read the pools back as from a kernel; 1G pools
+# are written and read in the same file, so the tree answers like one. The
+# lock then lives in the tree's run/hugekit, and the run needs CAP_SYS_ADMIN.
+live_tree() {
+	[ "$(id -u)" -eq 0 ] || skip "the live mode of the fault build checks CAP_SYS_ADMIN: needs root"
+	PREPARE="mkdir -p run"
+}
+
+P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
+
+@test "nr_hugepages moved by someone else between the write and the read-back" {
+	live_tree
+	# Reads 5 and later are the read-back of the write (two per pool read).
+	faulty x86-2node "live;read:$P1G:5+:value=2" --pool-pages-min 1G:+1
+	assert_success
+	has_line "hugeadm:WARNING: failed to set pool minimum to 3 became 2"
+	assert_equal "$(cat "$ROOT/$P1G")" 3
+	faulty x86-2node "live;read:$P1G:5+:value=5" --pool-pages-min 1G:+1
+	assert_success
+	has_line "hugeadm:WARNING: failed to set pool minimum to 3 became 5"
+	# --strict puts the old value back: 2 written again, exit 2.
+	faulty x86-2node "live;read:$P1G:5+:value=2" --strict --pool-pages-min 1G:+1
+	assert_failure 2
+	has_line "hugeadm:ERROR: 1G:+1: the pool came up short; it was put back (--strict)"
+	assert_equal "$(cat "$ROOT/$P1G")" 2
+	# Moved between the checks and the change: the relative change counts from what is there.
+	faulty x86-2node "live;read:$P1G:3+:value=5" --pool-pages-min 1G:+1
+	assert_success
+	assert_equal "$(cat "$ROOT/$P1G")" 6
+}
+
+@test "--hard: compaction that fails is a warning; three rounds without progress, then the shortfall" {
+	live_tree
+	PREPARE="mkdir -p run && echo 0 > $V/compact_memory"
+	faulty x86-2node "live;read:$P1G:5+:value=2;write:$V/compact_memory:*:EIO" --hard --pool-pages-min 1G:+1
+	assert_success
+	[ "$(grep -c "cannot compact memory: Input/output error" <<< "$stderr")" -eq 3 ]
+	has_line "hugeadm:WARNING: failed to set pool minimum to 3 became 2"
+}

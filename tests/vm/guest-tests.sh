@@ -142,7 +142,7 @@ if hugeadm --help 2>&1 | grep -q -- '--pool-pages-min'; then
 	check hugeadm-unknown-node-message err_has "node 7 has no 2M pool"
 	check hugeadm-unknown-node-node0-unchanged equals 6 cat "$(node_nr 0)"
 
-	# A node of 512 MiB cannot hold 800 MiB: 2.23's warning, per node, exit 0.
+	# A node of 640 MiB cannot hold 800 MiB: 2.23's warning, per node, exit 0.
 	check hugeadm-short-node-exit-0 status_is 0 hugeadm --pool-pages-min 2M:400@0
 	check hugeadm-short-node-warning err_has "failed to set pool minimum to 400 became"
 	check hugeadm-short-node-names-node err_has "on node 0"
@@ -155,7 +155,7 @@ if hugeadm --help 2>&1 | grep -q -- '--pool-pages-min'; then
 	check hugeadm-strict-node-restored equals 6 cat "$(node_nr 0)"
 	check hugeadm-strict-node-message err_has "put back"
 
-	# The whole pool: a 1 GiB page never fits in nodes of 512 MiB, so the
+	# The whole pool: a 1 GiB page never fits in nodes of 640 MiB, so the
 	# global write comes up short without taking the memory the guest runs in
 	# (a short 2M pool of the whole guest would leave nothing for processes).
 	if [ -d /sys/kernel/mm/hugepages/hugepages-1048576kB ]; then
@@ -167,6 +167,10 @@ if hugeadm --help 2>&1 | grep -q -- '--pool-pages-min'; then
 		check hugeadm-strict-global-exit-2 status_is 2 hugeadm --strict --pool-pages-min 1G:1
 		check hugeadm-strict-global-message err_has "put back"
 		check hugeadm-strict-global-restored equals 0 cat "$g"
+		# The guest's MemTotal (about 1.2 GiB) holds one 1 GiB page, not two.
+		check hugeadm-beyond-memory-exit-1 status_is 1 hugeadm --pool-pages-min 1G:2
+		check hugeadm-beyond-memory-message err_has "1G:2: 2 pages of 1G are more than the memory holds"
+		check hugeadm-beyond-memory-unchanged equals 0 cat "$g"
 		# --hard compacts and retries, and gives up within its bound.
 		check hugeadm-hard-exit-0 status_is 0 hugeadm --hard --pool-pages-min 1G:1
 		check hugeadm-hard-warning err_has "failed to set pool minimum to 1 became 0"

@@ -176,9 +176,9 @@ run_qemu() {
 	# The subshell keeps bash's "Aborted" notice out of the output.
 	(
 		timeout "$vm_timeout" qemu-system-x86_64 "${accel_args[@]}" -cpu max \
-			-machine q35 -m 1G -smp 2 \
-			-object memory-backend-ram,id=m0,size=512M \
-			-object memory-backend-ram,id=m1,size=512M \
+			-machine q35 -m 1280M -smp 2 \
+			-object memory-backend-ram,id=m0,size=640M \
+			-object memory-backend-ram,id=m1,size=640M \
 			-numa node,nodeid=0,cpus=0,memdev=m0 \
 			-numa node,nodeid=1,cpus=1,memdev=m1 \
 			-kernel "$kernel" -initrd "$work/initrd.gz" \

@@ -106,7 +106,7 @@ static int set_nr(struct hugeadm_ctl *ctl, struct ha_pool_state *st, int node, u
 	if (node == HK_NODE_ALL) {
 		st->min = v;
 	} else if ((k = ha_state_node(st, node)) >= 0) {
-		st->min = st->min - st->node_min[k] + v;
+		st->min = ha_sat_add(ha_sat_sub(st->min, st->node_min[k]), v);
 		st->node_min[k] = v;
 	}
 	return 0;
@@ -291,10 +291,11 @@ static int apply_pool(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *
 	min0 = st->min;
 	oc0 = st->oc;
 	ha_pool_targets(a, st, &min, &max);
-	ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64, min0, min0 + oc0,
-	       min, max);
+	ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64, min0,
+	       ha_pool_max(min0, oc0), min, max);
 	/* Room to overcommit first, so that growing never fails for lack of it. */
-	if (!st->gigantic && max - min > oc0 && set_oc(ctl, st, max - min) < 0)
+	if (!st->gigantic && ha_pool_max(min, oc0) < max &&
+	    set_oc(ctl, st, ha_pool_oc(min, max)) < 0)
 		goto out;
 	if (min > min0) {
 		if ((ctl->temp_swap || ctl->ramdisk_swap) && ha_swap_add(ctl, a->size, &swap) < 0)
@@ -334,7 +335,8 @@ static int apply_pool(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *
 		min = got;
 	}
 	/* The kernel kept the overcommit count; make the Maximum the one asked for. */
-	if (!st->gigantic && min + st->oc != max && set_oc(ctl, st, max > min ? max - min : 0) < 0)
+	if (!st->gigantic && ha_pool_max(min, st->oc) != max &&
+	    set_oc(ctl, st, ha_pool_oc(min, max)) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -405,7 +407,7 @@ static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
 		rc = ha_state_get(ctl, &ctl->dry_states, sizes[i], &st);
 		if (rc < 0)
 			break;
-		max = st->min + st->oc;
+		max = ha_state_max(st);
 		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
 		sum = bytes > UINT64_MAX - sum ? UINT64_MAX : sum + bytes;
 	}

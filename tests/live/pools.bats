@@ -82,6 +82,44 @@ pool_state() {
 	assert_equal "${theirs% }" "$want"
 }
 
+@test "an unlimited overcommit (18446744073709551615) survives the options that do not set it" {
+	local u=18446744073709551615
+	pool_set 2 "$u"
+	[ "$(cat "$D/nr_overcommit_hugepages")" = "$u" ] || skip "this kernel does not take an overcommit of $u"
+	run --separate-stderr hugeadm --pool-pages-min 2M:+1
+	assert_success
+	assert_equal "$(pool_state)" "nr=3 overcommit=$u surplus=0"
+	run --separate-stderr hugeadm --pool-pages-min 2M:-2
+	assert_success
+	assert_equal "$(pool_state)" "nr=1 overcommit=$u surplus=0"
+	run --separate-stderr hugeadm --pool-pages-max 2M:+1
+	assert_success
+	assert_equal "$(pool_state)" "nr=1 overcommit=$u surplus=0"
+	run --separate-stderr hugeadm --pool-list
+	assert_success
+	assert_line --regexp "^   2097152        1        1 $u +\\*?\$"
+	# Setting the Maximum replaces it: Minimum 1 + 3.
+	run --separate-stderr hugeadm --pool-pages-max 2M:4
+	assert_success
+	assert_equal "$(pool_state)" "nr=1 overcommit=3 surplus=0"
+}
+
+@test "pool amounts below one page or beyond memory: exit 1 and the kernel unchanged" {
+	local before mem
+	pool_set 2 0
+	before=$(live_snapshot)
+	mem=$(awk '/^MemTotal:/ { print int($2 / 2048) }' /proc/meminfo)
+	run --separate-stderr hugeadm --pool-pages-min 2M:1k
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: 2M:1k: 1k is less than one 2M page"
+	run --separate-stderr hugeadm --pool-pages-min 2M:$((mem + 1))
+	assert_failure 1
+	[[ "$stderr" == *"more than the memory holds"* ]]
+	run --separate-stderr hugeadm --pool-pages-min 2M:-18446744073709551615
+	assert_failure 1
+	assert_equal "$(live_snapshot)" "$before"
+}
+
 @test "--dry-run changes nothing at all (2.23 resized the pool and wrote shmmax)" {
 	local before
 	pool_set 2 0

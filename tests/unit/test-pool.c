@@ -17,6 +17,8 @@
 #include <hugekit/hugekit.h>
 
 #include "tree.h"
+/* hugeadm's pool arithmetic: a header of plain inline functions. */
+#include "../../tools/hugeadm/poolmath.h"
 
 #define KiB UINT64_C(1024)
 #define MiB (KiB * 1024)
@@ -200,6 +202,107 @@ static void test_pool_no_node_dirs(void **state)
 	assert_int_equal(hk_pool_node_get(pool, 0, HK_POOL_NR), 10);
 	hk_pool_unref(pool);
 	tree_close(&t);
+}
+
+/* hk_pool_get's Minimum and Maximum at the edges: no wrap, whatever the counters say. */
+static void test_pool_edges(void **state)
+{
+	static const struct {
+		const char *nr, *surplus, *oc;
+		uint64_t min, max;
+	} cases[] = {
+		{"10", "0", "18446744073709551615", 10, UINT64_MAX},
+		{"10", "0", "18446744073709551614", 10, UINT64_MAX},
+		{"0", "0", "18446744073709551615", 0, UINT64_MAX},
+		{"1", "0", "18446744073709551614", 1, UINT64_MAX},
+		{"0", "0", "18446744073709551614", 0, UINT64_MAX - 1},
+		{"18446744073709551615", "0", "0", UINT64_MAX, UINT64_MAX},
+		{"18446744073709551615", "0", "1", UINT64_MAX, UINT64_MAX},
+		/* A racy read: surplus freed between the two files. */
+		{"3", "5", "4", 0, 4},
+		{"0", "18446744073709551615", "18446744073709551615", 0, UINT64_MAX},
+		{"0", "0", "0", 0, 0},
+	};
+	static const char *const dir = "sys/kernel/mm/hugepages/hugepages-2048kB/";
+	struct hk_pool *pool;
+	struct tree t;
+	char path[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tree_open(&t, "x86-1node");
+		snprintf(path, sizeof(path), "%snr_hugepages", dir);
+		fixture_write(t.dir, path, cases[i].nr);
+		snprintf(path, sizeof(path), "%ssurplus_hugepages", dir);
+		fixture_write(t.dir, path, cases[i].surplus);
+		snprintf(path, sizeof(path), "%snr_overcommit_hugepages", dir);
+		fixture_write(t.dir, path, cases[i].oc);
+		assert_int_equal(hk_pool_read(t.ctx, 2 * MiB, &pool), 0);
+		assert_true(hk_pool_get(pool, HK_POOL_MINIMUM) == cases[i].min);
+		assert_true(hk_pool_get(pool, HK_POOL_MAXIMUM) == cases[i].max);
+		hk_pool_unref(pool);
+		tree_close(&t);
+	}
+}
+
+/* hugeadm's rule (tools/hugeadm/poolmath.h) at 0, 1, UINT64_MAX - 1 and UINT64_MAX. */
+static void test_poolmath_edges(void **state)
+{
+	const uint64_t M = UINT64_MAX;
+
+	(void)state;
+	assert_true(ha_sat_add(0, 0) == 0);
+	assert_true(ha_sat_add(1, M - 1) == M);
+	assert_true(ha_sat_add(1, M) == M);
+	assert_true(ha_sat_add(M, M) == M);
+	assert_true(ha_sat_add(M - 1, 0) == M - 1);
+	assert_true(ha_sat_sub(0, 1) == 0);
+	assert_true(ha_sat_sub(1, M) == 0);
+	assert_true(ha_sat_sub(M, M - 1) == 1);
+	assert_true(ha_sat_sub(M, 0) == M);
+
+	/* Minimum: nr - surplus, 0 for a racy read with surplus above nr. */
+	assert_true(ha_pool_min(10, 2) == 8);
+	assert_true(ha_pool_min(2, 10) == 0);
+	assert_true(ha_pool_min(0, M) == 0);
+	assert_true(ha_pool_min(M, 0) == M);
+	assert_true(ha_pool_min(M, M) == 0);
+
+	/* Maximum: Minimum + overcommit, UINT64_MAX (unlimited) when it does not fit. */
+	assert_true(ha_pool_max(10, 10) == 20);
+	assert_true(ha_pool_max(0, M) == M);
+	assert_true(ha_pool_max(1, M) == M);
+	assert_true(ha_pool_max(10, M) == M);
+	assert_true(ha_pool_max(1, M - 1) == M);
+	assert_true(ha_pool_max(0, M - 1) == M - 1);
+	assert_true(ha_pool_max(M, 0) == M);
+	assert_true(ha_pool_max(M - 1, 1) == M);
+
+	/* Back to an overcommit: an unlimited Maximum stays unlimited. */
+	assert_true(ha_pool_oc(10, 20) == 10);
+	assert_true(ha_pool_oc(11, M) == M);
+	assert_true(ha_pool_oc(0, M) == M);
+	assert_true(ha_pool_oc(M, M) == M);
+	assert_true(ha_pool_oc(10, M - 1) == M - 11);
+	assert_true(ha_pool_oc(20, 10) == 0);
+	assert_true(ha_pool_oc(1, 1) == 0);
+	assert_true(ha_pool_oc(0, 0) == 0);
+	/* The round trip of an unlimited overcommit, whatever the Minimum. */
+	for (uint64_t min = 0; min < 3; min++)
+		assert_true(ha_pool_oc(min + 1, ha_pool_max(min, M)) == M);
+	assert_true(ha_pool_oc(M - 1, ha_pool_max(M, M)) == M);
+
+	/* Relative amounts: + stops at UINT64_MAX, - at 0; absolute is the count. */
+	assert_true(ha_adjust('+', M, 1) == M);
+	assert_true(ha_adjust('+', M - 1, 1) == M);
+	assert_true(ha_adjust('+', 1, M) == M);
+	assert_true(ha_adjust('+', 0, 0) == 0);
+	assert_true(ha_adjust('-', 0, 1) == 0);
+	assert_true(ha_adjust('-', 5, M) == 0);
+	assert_true(ha_adjust('-', M, 1) == M - 1);
+	assert_true(ha_adjust('-', M, M) == 0);
+	assert_true(ha_adjust(0, 10, M) == M);
+	assert_true(ha_adjust(0, M, 0) == 0);
 }
 
 static void check_nodes(const char *name, const int *want, size_t n_want)
@@ -589,6 +692,8 @@ int main(void)
 		cmocka_unit_test(test_pool_corrupt_counter),
 		cmocka_unit_test(test_pool_missing_resv),
 		cmocka_unit_test(test_pool_no_node_dirs),
+		cmocka_unit_test(test_pool_edges),
+		cmocka_unit_test(test_poolmath_edges),
 		cmocka_unit_test(test_node_list),
 		cmocka_unit_test(test_page_sizes_api),
 		cmocka_unit_test(test_context),

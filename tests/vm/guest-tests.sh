@@ -119,6 +119,59 @@ global_nr() {
 	cat /proc/sys/vm/nr_hugepages
 }
 
+# left_at OLD TARGET CMD...: the last status_is's warning says "became M", CMD
+# reads M, and M is neither OLD (a put-back) nor TARGET: the pool was left
+# where the kernel got it.
+left_at() {
+	old=$1
+	target=$2
+	shift 2
+	m=$(sed -n 's/.*failed to set pool minimum to [0-9]* became \([0-9]*\).*/\1/p' /tmp/err | head -n 1)
+	got=$("$@")
+	if [ -z "$m" ] || [ "$got" != "$m" ] || [ "$m" -eq "$old" ] || [ "$m" -eq "$target" ]; then
+		echo "became '$m', reads '$got'; old $old, target $target"
+		cat /tmp/err
+		return 1
+	fi
+}
+
+# fill N: N files of 32 MiB under /run/fill whose pages are on node 0.
+fill() {
+	mkdir -p /run/fill
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		mempolicy bind 0 dd if=/dev/zero of=/run/fill/f$i bs=1M count=32 2> /dev/null || return 1
+		i=$((i + 1))
+	done
+}
+
+# fed CMD...: runs CMD (a hugeadm -v --hard), its messages in /tmp/err; each
+# retry round it announces frees one file of /run/fill, so that rounds make
+# progress for as long as there are files.
+fed() {
+	"$@" 2>&1 > /dev/null | while read -r line; do
+		echo "$line"
+		case $line in
+		*etrying*)
+			for f in /run/fill/*; do
+				rm -f "$f"
+				break
+			done
+			;;
+		esac
+	done > /tmp/err
+}
+
+# rounds_at_least N: the last --hard run retried N times or more, and said why it stopped.
+rounds_at_least() {
+	n=$(grep -c 'etrying' /tmp/err)
+	if [ "$n" -lt "$1" ] || ! grep -q -- '--hard: giving up after' /tmp/err; then
+		echo "$n rounds, want at least $1 and a reason to stop"
+		cat /tmp/err
+		return 1
+	fi
+}
+
 if hugeadm --help 2>&1 | grep -q -- '--pool-pages-min'; then
 	set_nr 0 0
 	set_nr 1 0
@@ -142,11 +195,12 @@ if hugeadm --help 2>&1 | grep -q -- '--pool-pages-min'; then
 	check hugeadm-unknown-node-message err_has "node 7 has no 2M pool"
 	check hugeadm-unknown-node-node0-unchanged equals 6 cat "$(node_nr 0)"
 
-	# A node of 512 MiB cannot hold 800 MiB: 2.23's warning, per node, exit 0.
+	# A node of 640 MiB cannot hold 800 MiB: 2.23's warning, per node, exit 0.
 	check hugeadm-short-node-exit-0 status_is 0 hugeadm --pool-pages-min 2M:400@0
 	check hugeadm-short-node-warning err_has "failed to set pool minimum to 400 became"
 	check hugeadm-short-node-names-node err_has "on node 0"
 	check hugeadm-short-node-below-400 below 0 400
+	check hugeadm-short-node-left-where-it-got left_at 6 400 cat "$(node_nr 0)"
 	check hugeadm-short-node1-untouched equals 10 cat "$(node_nr 1)"
 
 	# --strict: the same shortfall is put back and is exit 2.
@@ -155,7 +209,7 @@ if hugeadm --help 2>&1 | grep -q -- '--pool-pages-min'; then
 	check hugeadm-strict-node-restored equals 6 cat "$(node_nr 0)"
 	check hugeadm-strict-node-message err_has "put back"
 
-	# The whole pool: a 1 GiB page never fits in nodes of 512 MiB, so the
+	# The whole pool: a 1 GiB page never fits in nodes of 640 MiB, so the
 	# global write comes up short without taking the memory the guest runs in
 	# (a short 2M pool of the whole guest would leave nothing for processes).
 	if [ -d /sys/kernel/mm/hugepages/hugepages-1048576kB ]; then
@@ -166,14 +220,61 @@ if hugeadm --help 2>&1 | grep -q -- '--pool-pages-min'; then
 		check hugeadm-short-per-node-report err_has "reached per node: 0: 0, 1: 0"
 		check hugeadm-strict-global-exit-2 status_is 2 hugeadm --strict --pool-pages-min 1G:1
 		check hugeadm-strict-global-message err_has "put back"
+		# (From 0 to 0, a pool put back and one left where it got look the
+		# same: the 2M tests below start elsewhere.)
 		check hugeadm-strict-global-restored equals 0 cat "$g"
+		# The guest's MemTotal (about 1.2 GiB) holds one 1 GiB page, not two.
+		check hugeadm-beyond-memory-exit-1 status_is 1 hugeadm --pool-pages-min 1G:2
+		check hugeadm-beyond-memory-message err_has "1G:2: 2 pages of 1G are more than the memory holds"
+		check hugeadm-beyond-memory-unchanged equals 0 cat "$g"
 		# --hard compacts and retries, and gives up within its bound.
-		check hugeadm-hard-exit-0 status_is 0 hugeadm --hard --pool-pages-min 1G:1
+		# No round can bring a page: exactly 3 rounds, with and without @NODES.
+		check hugeadm-hard-exit-0 status_is 0 hugeadm -v --hard --pool-pages-min 1G:1
 		check hugeadm-hard-warning err_has "failed to set pool minimum to 1 became 0"
+		check hugeadm-hard-global-3-rounds equals 3 grep -c 'Retrying allocation' /tmp/err
+		check hugeadm-hard-global-gives-up err_has "giving up after 3 rounds, the last 3 without progress"
+		check hugeadm-hard-node-exit-0 status_is 0 hugeadm -v --hard --pool-pages-min 1G:1@1
+		check hugeadm-hard-node-3-rounds equals 3 grep -c 'retrying:' /tmp/err
+		check hugeadm-hard-node-gives-up err_has "giving up after 3 rounds, the last 3 without progress"
 		check hugeadm-gigantic-max-refused status_is 1 hugeadm --pool-pages-max 1G:1
 		check hugeadm-gigantic-max-message err_has "gigantic"
 	else
 		echo "skip global shortfall: the guest CPU has no 1 GiB pages"
+	fi
+
+	# The whole pool through --obey-mempolicy: under a policy preferring node
+	# 0, the global nr_hugepages_mempolicy grows on node 0 alone and comes up
+	# short there, while the guest keeps node 1 for its processes.
+	if command -v mempolicy > /dev/null; then
+		set_nr 0 6
+		set_nr 1 10
+		check hugeadm-strict-global-2M-exit-2 status_is 2 \
+			mempolicy preferred 0 hugeadm --strict --obey-mempolicy --pool-pages-min 2M:400
+		check hugeadm-strict-global-2M-put-back equals 16 global_nr
+		check hugeadm-strict-global-2M-node0-put-back equals 6 cat "$(node_nr 0)"
+		check hugeadm-strict-global-2M-node1-untouched equals 10 cat "$(node_nr 1)"
+		check hugeadm-short-global-2M-exit-0 status_is 0 \
+			mempolicy preferred 0 hugeadm --obey-mempolicy --pool-pages-min 2M:400
+		check hugeadm-short-global-2M-left-where-it-got left_at 16 400 global_nr
+
+		# --hard while rounds bring pages (each frees 32 MiB on node 0): more
+		# than 3 rounds, until 3 in a row bring none (or 30 s), on both paths.
+		set_nr 0 0
+		set_nr 1 0
+		check hugeadm-hard-fill-node0 fill 5
+		fed hugeadm -v --hard --pool-pages-min 2M:400@0
+		show cat /tmp/err
+		check hugeadm-hard-node-progress-rounds rounds_at_least 6
+		set_nr 0 0
+		rm -rf /run/fill
+		check hugeadm-hard-fill-node0-again fill 5
+		fed mempolicy preferred 0 hugeadm -v --hard --obey-mempolicy --pool-pages-min 2M:400
+		show cat /tmp/err
+		check hugeadm-hard-global-progress-rounds rounds_at_least 6
+		set_nr 0 0
+		rm -rf /run/fill
+	else
+		echo "skip --strict and --hard on 2M pages: no mempolicy helper in the guest"
 	fi
 	check hugeadm-back-to-zero status_is 0 hugeadm --pool-pages-min 2M:0@0-1
 	check hugeadm-zero equals 0 global_nr

@@ -17,7 +17,7 @@
 # Environment: HK_VM_CACHE (cache dir), HK_VM_KERNEL (use this bzImage instead
 # of Debian's; needs hugetlbfs, NUMA, devtmpfs and the 8250 console built in),
 # HK_VM_ACCEL (kvm or tcg; default kvm when /dev/kvm is usable, else tcg),
-# HK_VM_TIMEOUT (seconds for QEMU, default 180).
+# HK_VM_TIMEOUT (seconds for QEMU, default 240).
 set -euo pipefail
 
 skip() {
@@ -37,7 +37,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 guest=${2:-$here/guest-tests.sh}
 [ -f "$guest" ] || die "$guest: no such guest script"
 cache=${HK_VM_CACHE:-$build/vm-cache}
-vm_timeout=${HK_VM_TIMEOUT:-120}
+vm_timeout=${HK_VM_TIMEOUT:-240}
 
 for t in hugeadm pagesize; do
 	[ -x "$build/tools/$t" ] || die "$build/tools/$t is not built"
@@ -113,8 +113,17 @@ while read -r applet; do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done < <("$busybox" --list)
 cp "$build/tools/hugeadm" "$build/tools/pagesize" "$root/bin/"
+# A NUMA policy for one command (busybox has no numactl); the guest script
+# skips what needs it when no C compiler is here.
+extra=()
+if command -v "${CC:-cc}" > /dev/null &&
+	"${CC:-cc}" -O2 -o "$root/bin/mempolicy" "$here/mempolicy.c" 2> "$work/cc.log"; then
+	extra+=("$root/bin/mempolicy")
+else
+	echo "HK-VM: cannot build tests/vm/mempolicy.c: $(head -n 1 "$work/cc.log" 2> /dev/null)"
+fi
 cp -a "$build"/lib/libhugekit.so* "$root/lib/"
-for bin in "$build/tools/hugeadm" "$build/tools/pagesize" "$busybox"; do
+for bin in "$build/tools/hugeadm" "$build/tools/pagesize" "$busybox" "${extra[@]}"; do
 	# A static busybox makes ldd exit 1 ("not a dynamic executable").
 	deps=$(ldd "$bin" 2> /dev/null) || continue
 	if grep -q 'not found' <<< "$deps"; then
@@ -176,9 +185,9 @@ run_qemu() {
 	# The subshell keeps bash's "Aborted" notice out of the output.
 	(
 		timeout "$vm_timeout" qemu-system-x86_64 "${accel_args[@]}" -cpu max \
-			-machine q35 -m 1G -smp 2 \
-			-object memory-backend-ram,id=m0,size=512M \
-			-object memory-backend-ram,id=m1,size=512M \
+			-machine q35 -m 1280M -smp 2 \
+			-object memory-backend-ram,id=m0,size=640M \
+			-object memory-backend-ram,id=m1,size=640M \
 			-numa node,nodeid=0,cpus=0,memdev=m0 \
 			-numa node,nodeid=1,cpus=1,memdev=m1 \
 			-kernel "$kernel" -initrd "$work/initrd.gz" \

@@ -106,7 +106,7 @@ static int set_nr(struct hugeadm_ctl *ctl, struct ha_pool_state *st, int node, u
 	if (node == HK_NODE_ALL) {
 		st->min = v;
 	} else if ((k = ha_state_node(st, node)) >= 0) {
-		st->min = st->min - st->node_min[k] + v;
+		st->min = ha_sat_add(ha_sat_sub(st->min, st->node_min[k]), v);
 		st->node_min[k] = v;
 	}
 	return 0;
@@ -204,142 +204,215 @@ static bool node_listed(const struct ha_action *a, int node)
 }
 
 /*
- * @NODES: each listed node's own nr_hugepages, relative to that node's
- * persistent pages. The overcommit count is left alone: the pool's Maximum
- * moves with its Minimum.
+ * What a pool option asks of the kernel: without @NODES, the pool's Minimum;
+ * with @NODES, each listed node's own persistent pages, relative to that
+ * node's (want, indexed like the state's nodes; before holds where they were).
  */
-static int apply_pool_nodes(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
+struct pool_goal {
+	const struct ha_action *a;
+	uint64_t min;
+	uint64_t *want, *before;
+};
+
+/* One round of writes: the pool's nr_hugepages, or each listed node's. */
+static int write_goal(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct ha_pool_state *st)
 {
-	struct ha_pool_state mine = {0}, *st;
-	uint64_t *want = NULL, *before = NULL;
+	if (!g->a->nodes)
+		return set_nr(ctl, st, HK_NODE_ALL, g->min);
+	for (size_t k = 0; k < st->n_nodes; k++)
+		if (node_listed(g->a, st->ids[k]) && set_nr(ctl, st, st->ids[k], g->want[k]) < 0)
+			return -1;
+	return 0;
+}
+
+/* The pages reached (and the pages asked for, in *ret_goal); *ret_below when short of them. */
+static uint64_t reached(const struct pool_goal *g, const struct ha_pool_state *st,
+			uint64_t *ret_goal, bool *ret_below)
+{
+	uint64_t got = 0, goal = 0;
+
+	*ret_below = false;
+	if (!g->a->nodes) {
+		*ret_goal = g->min;
+		*ret_below = st->min < g->min;
+		return st->min;
+	}
+	for (size_t k = 0; k < st->n_nodes; k++) {
+		if (!node_listed(g->a, st->ids[k]))
+			continue;
+		got = ha_sat_add(got, st->node_min[k]);
+		goal = ha_sat_add(goal, g->want[k]);
+		*ret_below |= st->node_min[k] < g->want[k];
+	}
+	*ret_goal = goal;
+	return got;
+}
+
+/*
+ * Write the goal and read the pool back. With --hard, while it is short:
+ * compact memory, wait a second and write again, until it has its pages,
+ * HARD_STALLS rounds in a row have brought no page, or HARD_TIMEOUT_S have
+ * passed. One loop, so that --hard means the same with and without @NODES.
+ */
+static int write_and_retry(struct hugeadm_ctl *ctl, const struct pool_goal *g,
+			   struct ha_pool_state *mine, struct ha_pool_state **st)
+{
 	long long deadline = now_s() + HARD_TIMEOUT_S;
-	int rc = -1, stalls = 0;
-	bool grow = false;
-	size_t n;
+	int rounds = 0, stalls = 0;
+	uint64_t got, last, goal;
+	bool below;
 
-	if (pool_now(ctl, a->size, &mine, &st) < 0)
+	if (write_goal(ctl, g, *st) < 0 || pool_now(ctl, g->a->size, mine, st) < 0)
 		return -1;
-	n = st->n_nodes;
-	want = calloc(n ? n : 1, sizeof(*want));
-	before = calloc(n ? n : 1, sizeof(*before));
-	if (!want || !before)
-		goto out;
-	for (size_t k = 0; k < n; k++) {
-		before[k] = st->node_min[k];
-		want[k] = node_listed(a, st->ids[k]) ? ha_node_target(a, st, k) : st->node_min[k];
-		grow |= want[k] > before[k];
-	}
-	if (grow)
-		ha_check_swap(ctl);
-	for (;;) {
-		uint64_t got = 0, goal = 0;
-
-		for (size_t k = 0; k < n; k++)
-			if (node_listed(a, st->ids[k]) && set_nr(ctl, st, st->ids[k], want[k]) < 0)
-				goto out;
-		if (pool_now(ctl, a->size, &mine, &st) < 0)
-			goto out;
-		for (size_t k = 0; k < n; k++) {
-			got += st->node_min[k];
-			goal += want[k];
-		}
-		if (!ctl->hard || got >= goal || now_s() >= deadline || stalls >= HARD_STALLS)
+	last = reached(g, *st, &goal, &below);
+	while (ctl->hard && below) {
+		if (stalls >= HARD_STALLS) {
+			ha_msg(ctl, HA_INFO,
+			       "--hard: giving up after %d rounds, the last %d without progress",
+			       rounds, HARD_STALLS);
 			break;
-		ha_msg(ctl, HA_INFO, "retrying: %" PRIu64 " of %" PRIu64 " pages on the nodes", got,
-		       goal);
-		compact(ctl, a);
+		}
+		if (now_s() >= deadline) {
+			ha_msg(ctl, HA_INFO, "--hard: giving up after %d rounds and %d seconds",
+			       rounds, HARD_TIMEOUT_S);
+			break;
+		}
+		if (g->a->nodes)
+			ha_msg(ctl, HA_INFO,
+			       "retrying: %" PRIu64 " of %" PRIu64 " pages on the nodes", last,
+			       goal);
+		else
+			ha_msg(ctl, HA_INFO,
+			       "Retrying allocation HUGEPAGES_TOTAL to %" PRIu64
+			       " current %" PRIu64,
+			       goal, last);
+		compact(ctl, g->a);
 		sleep(1);
-		stalls++;
+		if (write_goal(ctl, g, *st) < 0 || pool_now(ctl, g->a->size, mine, st) < 0)
+			return -1;
+		got = reached(g, *st, &goal, &below);
+		rounds++;
+		stalls = got > last ? 0 : stalls + 1;
+		last = got;
 	}
-	for (size_t k = 0; k < n; k++) {
-		if (!node_listed(a, st->ids[k]) || st->node_min[k] == want[k])
+	return 0;
+}
+
+/* 2.23's warning for each part of the goal that the kernel did not reach; true if any. */
+static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
+		       const struct ha_pool_state *st)
+{
+	bool any = false;
+
+	if (!g->a->nodes) {
+		if (st->min == g->min)
+			return false;
+		ha_msg(ctl, HA_WARNING, "failed to set pool minimum to %" PRIu64 " became %" PRIu64,
+		       g->min, st->min);
+		report_nodes(ctl, st);
+		return true;
+	}
+	for (size_t k = 0; k < st->n_nodes; k++) {
+		if (!node_listed(g->a, st->ids[k]) || st->node_min[k] == g->want[k])
 			continue;
 		ha_msg(ctl, HA_WARNING,
 		       "failed to set pool minimum to %" PRIu64 " became %" PRIu64 " on node %d",
-		       want[k], st->node_min[k], st->ids[k]);
-		*ret_short = true;
+		       g->want[k], st->node_min[k], st->ids[k]);
+		any = true;
 	}
-	if (*ret_short && st->gigantic)
-		gigantic_hint(ctl, a->size);
-	if (*ret_short && ctl->strict) {
-		for (size_t k = 0; k < n; k++)
-			if (node_listed(a, st->ids[k]) &&
-			    set_nr(ctl, st, st->ids[k], before[k]) < 0)
-				goto out;
-	}
-	rc = 0;
-out:
-	free(want);
-	free(before);
-	free(mine.ids);
-	free(mine.node_min);
-	return rc;
+	return any;
 }
 
+/* --strict: put the pool (or the listed nodes) back as it was, and check that it is. */
+static int put_back(struct hugeadm_ctl *ctl, const struct pool_goal *g, uint64_t min0, uint64_t oc0,
+		    struct ha_pool_state *mine, struct ha_pool_state **st)
+{
+	struct pool_goal old = {.a = g->a, .min = min0, .want = g->before};
+	uint64_t got, goal;
+	bool below;
+
+	if (write_goal(ctl, &old, *st) < 0 ||
+	    (!g->a->nodes && !(*st)->gigantic && (*st)->oc != oc0 && set_oc(ctl, *st, oc0) < 0) ||
+	    pool_now(ctl, g->a->size, mine, st) < 0)
+		return -1;
+	got = reached(&old, *st, &goal, &below);
+	if (got != goal) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s: could not put the pool back: %" PRIu64 " pages instead of %" PRIu64,
+		       g->a->arg, got, goal);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * One --pool-pages-min or --pool-pages-max. Without @NODES: the pool's
+ * Minimum and Maximum, overcommit first when it must grow. With @NODES: each
+ * listed node's nr_hugepages; the overcommit count is left alone, so the
+ * pool's Maximum moves with its Minimum.
+ */
 static int apply_pool(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
 {
 	struct ha_pool_state mine = {0}, *st;
-	uint64_t min0, oc0, min, max, got, last;
-	long long deadline = now_s() + HARD_TIMEOUT_S;
+	struct pool_goal g = {.a = a};
+	uint64_t min0, oc0, max;
 	struct ha_swap *swap = NULL;
-	int rc = -1, stalls = 0;
+	bool grows = false;
+	int rc = -1;
 
-	if (a->nodes)
-		return apply_pool_nodes(ctl, a, ret_short);
 	if (pool_now(ctl, a->size, &mine, &st) < 0)
 		return -1;
 	min0 = st->min;
 	oc0 = st->oc;
-	ha_pool_targets(a, st, &min, &max);
-	ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64, min0, min0 + oc0,
-	       min, max);
-	/* Room to overcommit first, so that growing never fails for lack of it. */
-	if (!st->gigantic && max - min > oc0 && set_oc(ctl, st, max - min) < 0)
-		goto out;
-	if (min > min0) {
-		if ((ctl->temp_swap || ctl->ramdisk_swap) && ha_swap_add(ctl, a->size, &swap) < 0)
-			goto out;
-		ha_check_swap(ctl);
-	}
-	if (set_nr(ctl, st, HK_NODE_ALL, min) < 0 || pool_now(ctl, a->size, &mine, &st) < 0)
-		goto out;
-	got = last = st->min;
-	while (ctl->hard && got < min && now_s() < deadline && stalls < HARD_STALLS) {
-		ha_msg(ctl, HA_INFO,
-		       "Retrying allocation HUGEPAGES_TOTAL to %" PRIu64 " current %" PRIu64, min,
-		       got);
-		compact(ctl, a);
-		sleep(1);
-		if (set_nr(ctl, st, HK_NODE_ALL, min) < 0 || pool_now(ctl, a->size, &mine, &st) < 0)
-			goto out;
-		got = st->min;
-		stalls = got > last ? 0 : stalls + 1;
-		last = got;
-	}
-	if (got != min) {
-		ha_msg(ctl, HA_WARNING, "failed to set pool minimum to %" PRIu64 " became %" PRIu64,
-		       min, got);
-		*ret_short = true;
-		report_nodes(ctl, st);
-		if (st->gigantic)
-			gigantic_hint(ctl, a->size);
-		if (ctl->strict) {
-			/* Put the pool back as it was, then say so. */
-			if (set_nr(ctl, st, HK_NODE_ALL, min0) < 0 ||
-			    (!st->gigantic && st->oc != oc0 && set_oc(ctl, st, oc0) < 0))
-				goto out;
-			rc = 0;
+	ha_pool_targets(a, st, &g.min, &max);
+	if (a->nodes) {
+		size_t n = st->n_nodes ? st->n_nodes : 1;
+
+		g.want = calloc(n, sizeof(*g.want));
+		g.before = calloc(n, sizeof(*g.before));
+		if (!g.want || !g.before) {
+			ha_msg(ctl, HA_ERROR, "out of memory");
 			goto out;
 		}
-		min = got;
+		for (size_t k = 0; k < st->n_nodes; k++) {
+			g.before[k] = st->node_min[k];
+			g.want[k] = node_listed(a, st->ids[k]) ? ha_node_target(a, st, k)
+							       : st->node_min[k];
+			grows |= g.want[k] > g.before[k];
+		}
+	} else {
+		grows = g.min > min0;
+		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64, min0,
+		       ha_pool_max(min0, oc0), g.min, max);
+		/* Room to overcommit first, so that growing never fails for lack of it. */
+		if (!st->gigantic && ha_pool_max(g.min, oc0) < max &&
+		    set_oc(ctl, st, ha_pool_oc(g.min, max)) < 0)
+			goto out;
+		if (grows && (ctl->temp_swap || ctl->ramdisk_swap) &&
+		    ha_swap_add(ctl, a->size, &swap) < 0)
+			goto out;
+	}
+	if (grows)
+		ha_check_swap(ctl);
+	if (write_and_retry(ctl, &g, &mine, &st) < 0)
+		goto out;
+	*ret_short = warn_short(ctl, &g, st);
+	if (*ret_short && st->gigantic)
+		gigantic_hint(ctl, a->size);
+	if (*ret_short && ctl->strict) {
+		rc = put_back(ctl, &g, min0, oc0, &mine, &st);
+		goto out;
 	}
 	/* The kernel kept the overcommit count; make the Maximum the one asked for. */
-	if (!st->gigantic && min + st->oc != max && set_oc(ctl, st, max > min ? max - min : 0) < 0)
+	if (!a->nodes && !st->gigantic && ha_pool_max(st->min, st->oc) != max &&
+	    set_oc(ctl, st, ha_pool_oc(st->min, max)) < 0)
 		goto out;
 	rc = 0;
 out:
 	if (swap)
 		ha_swap_remove(ctl, swap);
+	free(g.want);
+	free(g.before);
 	free(mine.ids);
 	free(mine.node_min);
 	return rc;
@@ -405,7 +478,7 @@ static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
 		rc = ha_state_get(ctl, &ctl->dry_states, sizes[i], &st);
 		if (rc < 0)
 			break;
-		max = st->min + st->oc;
+		max = ha_state_max(st);
 		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
 		sum = bytes > UINT64_MAX - sum ? UINT64_MAX : sum + bytes;
 	}

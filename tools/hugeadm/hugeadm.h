@@ -7,6 +7,7 @@
 
 #include <hugekit/hugekit.h>
 
+#include "poolmath.h"
 #include "util.h"
 
 /* libhugetlbfs's verbosity levels: messages at or below the level are shown. */
@@ -142,6 +143,10 @@ int ha_state_get(struct hugeadm_ctl *ctl, struct ha_states *t, uint64_t size,
 void ha_states_free(struct ha_states *t);
 /* Index of a node in the state, or -1. */
 int ha_state_node(const struct ha_pool_state *st, int node);
+/* The action's amount in pages (a memory amount divided by the page size, truncated). */
+uint64_t ha_action_pages(const struct ha_action *a, uint64_t size);
+/* Minimum + overcommit, saturated: UINT64_MAX is an unlimited Maximum (poolmath.h). */
+uint64_t ha_state_max(const struct ha_pool_state *st);
 uint64_t ha_node_target(const struct ha_action *a, const struct ha_pool_state *st, size_t k);
 /* The Minimum and Maximum the action asks for, from the state st. */
 void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, uint64_t *ret_min,

@@ -273,6 +273,55 @@ static int resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return -1;
 }
 
+/*
+ * Amounts that mean no page or more pages than the machine has memory for. A
+ * memory amount that truncates to no page is an error, unless it is 0. A
+ * count beyond MemTotal is an error for --pool-pages-min, whose pages the
+ * kernel must allocate now, and for any decrease; for a Maximum set or raised
+ * it is a limit that surplus pages never reach, which the kernel accepts (up
+ * to 18446744073709551615, unlimited): a warning.
+ */
+static int check_amount(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t min)
+{
+	uint64_t pages = ha_action_pages(a, a->size), kb, mem;
+	char sz[32];
+
+	ha_format_size(sz, sizeof(sz), a->size);
+	if (a->by_bytes && a->amount && !pages) {
+		ha_msg(ctl, HA_ERROR, "%s: %s is less than one %s page", a->arg, a->adj_str, sz);
+		return -1;
+	}
+	/* A tree without MemTotal has no bound to check against. */
+	if (hk_meminfo_read(ctl->ctx, "MemTotal", &kb) < 0)
+		return 0;
+	mem = kb / (a->size / 1024);
+	if (a->kind == HA_POOL_MAX && a->sign != '-') {
+		if (pages > mem)
+			ha_msg(ctl, HA_WARNING,
+			       "%s: %" PRIu64 " pages of %s are more than the memory holds "
+			       "(MemTotal %" PRIu64 " kB, %" PRIu64
+			       " pages): the Maximum is only a limit",
+			       a->arg, pages, sz, kb, mem);
+		return 0;
+	}
+	if (pages > mem) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s: %" PRIu64
+		       " pages of %s are more than the memory holds (MemTotal %" PRIu64
+		       " kB, %" PRIu64 " pages)",
+		       a->arg, pages, sz, kb, mem);
+		return -1;
+	}
+	if (a->kind == HA_POOL_MIN && min > mem) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s: a Minimum of %" PRIu64 " pages of %s is more than the memory holds "
+		       "(MemTotal %" PRIu64 " kB, %" PRIu64 " pages)",
+		       a->arg, min, sz, kb, mem);
+		return -1;
+	}
+	return 0;
+}
+
 static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
 	struct ha_pool_state *st;
@@ -295,6 +344,8 @@ static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 		}
 	}
 	ha_pool_targets(a, st, &min, &max);
+	if (check_amount(ctl, a, min) < 0)
+		return -1;
 	if (st->gigantic && max > min) {
 		ha_msg(ctl, HA_ERROR,
 		       "%s: %s pages are gigantic: the kernel cannot overcommit them, so their "

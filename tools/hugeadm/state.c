@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +65,7 @@ int ha_state_load(struct hugeadm_ctl *ctl, struct ha_pool_state *st, uint64_t si
 		uint64_t surp = hk_pool_node_get(pool, k, HK_POOL_SURPLUS);
 
 		st->ids[k] = hk_pool_node_id(pool, k);
-		st->node_min[k] = nr > surp ? nr - surp : 0;
+		st->node_min[k] = ha_pool_min(nr, surp);
 	}
 	hk_pool_unref(pool);
 	return 0;
@@ -116,18 +115,24 @@ int ha_state_node(const struct ha_pool_state *st, int node)
 	return -1;
 }
 
-/* libhugetlbfs's arithmetic: relative to a base, never below 0 nor above LONG_MAX. */
+uint64_t ha_action_pages(const struct ha_action *a, uint64_t size)
+{
+	return a->by_bytes ? a->amount / size : a->amount;
+}
+
+uint64_t ha_state_max(const struct ha_pool_state *st)
+{
+	return ha_pool_max(st->min, st->oc);
+}
+
+/*
+ * Relative to a base, saturating (poolmath.h): libhugetlbfs stopped at 0 and
+ * at LONG_MAX; here + stops at UINT64_MAX, an unlimited Maximum. Counts beyond
+ * memory never get here for a Minimum (ha_plan_validate refuses them).
+ */
 static uint64_t adjust(const struct ha_action *a, uint64_t base, uint64_t size)
 {
-	uint64_t pages = a->by_bytes ? a->amount / size : a->amount;
-
-	if (pages > LONG_MAX)
-		pages = LONG_MAX;
-	if (a->sign == '+')
-		return base > (uint64_t)LONG_MAX - pages ? (uint64_t)LONG_MAX : base + pages;
-	if (a->sign == '-')
-		return base > pages ? base - pages : 0;
-	return pages;
+	return ha_adjust(a->sign, base, ha_action_pages(a, size));
 }
 
 uint64_t ha_node_target(const struct ha_action *a, const struct ha_pool_state *st, size_t k)
@@ -138,7 +143,7 @@ uint64_t ha_node_target(const struct ha_action *a, const struct ha_pool_state *s
 void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, uint64_t *ret_min,
 		     uint64_t *ret_max)
 {
-	uint64_t min0 = st->min, max0 = st->min + st->oc, min, max;
+	uint64_t min0 = st->min, max0 = ha_state_max(st), min, max;
 
 	if (a->nodes) {
 		min = 0;
@@ -147,7 +152,7 @@ void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, 
 
 			for (size_t j = 0; j < a->n_nodes; j++)
 				listed |= a->nodes[j] == st->ids[k];
-			min += listed ? ha_node_target(a, st, k) : st->node_min[k];
+			min = ha_sat_add(min, listed ? ha_node_target(a, st, k) : st->node_min[k]);
 		}
 		max = min > max0 ? min : max0;
 	} else if (a->kind == HA_POOL_MIN) {
@@ -173,5 +178,7 @@ void ha_state_apply_targets(const struct ha_action *a, struct ha_pool_state *st,
 				st->node_min[k] = ha_node_target(a, st, k);
 	}
 	st->min = min;
-	st->oc = max > min ? max - min : 0;
+	/* As apply does: the overcommit is rewritten only when the Maximum would change. */
+	if (ha_pool_max(min, st->oc) != max)
+		st->oc = ha_pool_oc(min, max);
 }

@@ -114,17 +114,26 @@ static const char *const level_names[] = {
 	[HA_DEBUG] = "DEBUG",
 };
 
+/* One line each: control characters from names in the message are written as \ooo. */
 void ha_msg(const struct hugeadm_ctl *ctl, int level, const char *fmt, ...)
 {
+	char *msg = NULL, *safe = NULL;
 	va_list ap;
+	int n;
 
 	if (level > ctl->verbose)
 		return;
 	fflush(stdout);
 	fprintf(stderr, "%s:%s: ", hk_prog(), level_names[level < HA_DEBUG ? level : HA_DEBUG]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n >= 0)
+		safe = hk_escape_ctl(msg, false);
+	fputs(safe ? safe : "(out of memory)", stderr);
+	free(safe);
+	if (n >= 0)
+		free(msg);
 	fputc('\n', stderr);
 }
 

@@ -343,8 +343,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MAX_SIZE:
 		case OPT_MIN_SIZE:
-			if (hk_parse_size_legacy(optarg, c == OPT_MAX_SIZE ? &ctl.max_size
-									   : &ctl.min_size) < 0) {
+			if (ha_parse_mount_size(optarg, c == OPT_MAX_SIZE ? &ctl.max_size
+									  : &ctl.min_size) < 0) {
 				ha_msg(&ctl, HA_ERROR, "%s: invalid size for %s", optarg,
 				       c == OPT_MAX_SIZE ? "--max-size" : "--min-size");
 				bad = true;

@@ -227,8 +227,9 @@ static int mount_fd_new_api(int dirfd, const char *options)
 	if (!opts)
 		return -ENOMEM;
 	fsfd = fsopen("hugetlbfs", FSOPEN_CLOEXEC);
+	/* Some seccomp filters answer EPERM for system calls they do not know. */
 	if (fsfd < 0)
-		rc = -errno;
+		rc = errno == EPERM ? -ENOSYS : -errno;
 	if (rc == 0 && fsconfig(fsfd, FSCONFIG_SET_STRING, "source", "none", 0) < 0)
 		rc = -errno;
 	for (char *o = strtok_r(opts, ",", &save); o && rc == 0; o = strtok_r(NULL, ",", &save)) {
@@ -260,13 +261,12 @@ static int mount_fd_new_api(int dirfd, const char *options)
  * holds (it does not look the directory's name up again), so the mount lands
  * on the directory that was checked even if its path has changed since.
  */
-static int mount_fd_proc(struct hk_ctx *ctx, int dirfd, const char *options)
+static int mount_fd_proc(int dirfd, const char *options)
 {
 	char target[64];
 
+	/* Without /proc mounted this is ENOENT: there is no other safe name for it. */
 	snprintf(target, sizeof(target), "%s/%d", HK_ABS(HK_PROC_SELF_FD), dirfd);
-	if (!hk_path_existsf(&ctx->path, HK_PROC_SELF_FD "/%d", dirfd))
-		return -ENOENT; /* no /proc: no safe way to name the directory */
 	return mount("none", target, "hugetlbfs", 0, options) < 0 ? -errno : 0;
 }
 
@@ -288,7 +288,7 @@ HK_EXPORT int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *o
 		rc = mount_fd_new_api(dirfd, options);
 	if (rc == -ENOSYS) {
 		hk_dbg(ctx, "no new mount API: mount(2) on the descriptor through /proc");
-		rc = mount_fd_proc(ctx, dirfd, options);
+		rc = mount_fd_proc(dirfd, options);
 	}
 	/* The caller knows the path and reports the failure. */
 	if (rc < 0)

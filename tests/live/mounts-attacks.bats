@@ -10,6 +10,9 @@
 # there, or anywhere below /var/lib/hugetlbfs, must stop hugeadm with one error
 # naming the path, exit 1, nothing mounted and nothing chowned.
 
+# The scripts run in the namespace are single-quoted on purpose: they expand there.
+# shellcheck disable=SC2016,SC2154
+
 load live
 
 setup_file() {
@@ -211,4 +214,33 @@ for _ in range(300000):
 	assert_line "touched=0"
 	assert_line "runs=$runs"
 	assert_line "no other error"
+}
+
+@test "(6) a crafted mount point cannot forge output: one text line each, valid UTF-8 JSON" {
+	# A newline, a tab, 0xff, a lone continuation byte, an overlong '/' (C0 AF).
+	export HK_CHECK_JSON='
+import json, sys
+doc = json.loads(sys.stdin.buffer.read().decode("utf-8"))  # strict UTF-8
+t = [m["target"] for m in doc["mounts"] if m["target"].startswith("/var/lib/x")]
+assert t == ["/var/lib/x\nFAKE-mount rw\tpagesize=2M\u00ff\u0080\u00c0\u00af"], t
+print("json ok")
+'
+	run --separate-stderr in_ns '
+		d=$(printf "/var/lib/x\nFAKE-mount rw\tpagesize=2M\xff\x80\xc0\xaf")
+		mkdir "$d"
+		mount -t hugetlbfs none "$d"
+		echo "mounts=$(findmnt -rn -t hugetlbfs | wc -l)"
+		hugeadm --list-all-mounts > /tmp/list.$$
+		echo "lines=$(wc -l < /tmp/list.$$)"
+		echo "forged=$(grep -c "^FAKE" /tmp/list.$$ || true)"
+		grep -a -o -F "/var/lib/x\012FAKE-mount rw\011pagesize=2M" /tmp/list.$$
+		echo "forged in --explain=$(hugeadm --explain | grep -c "^FAKE" || true)"
+		hugeadm --list-all-mounts --json | /usr/bin/python3 -c "$HK_CHECK_JSON"'
+	assert_success
+	# The header and one line per mount, no more: the forged line is not one.
+	assert_line "lines=$(($(sed -n 's/^mounts=//p' <<< "$output") + 1))"
+	assert_line "forged=0"
+	assert_line "/var/lib/x\\012FAKE-mount rw\\011pagesize=2M"
+	assert_line "forged in --explain=0"
+	assert_line "json ok"
 }

@@ -118,13 +118,14 @@ static const char *const level_names[] = {
 void ha_msg(const struct hugeadm_ctl *ctl, int level, const char *fmt, ...)
 {
 	char *msg = NULL, *safe = NULL;
+	int n, err = errno;
 	va_list ap;
-	int n;
 
 	if (level > ctl->verbose)
 		return;
 	fflush(stdout);
 	fprintf(stderr, "%s:%s: ", hk_prog(), level_names[level < HA_DEBUG ? level : HA_DEBUG]);
+	errno = err; /* for %m */
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);

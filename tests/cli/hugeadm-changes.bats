@@ -218,6 +218,10 @@ changed() {
 	golden "hugeadm/mounts-bad-max-size" "$HUGEADM" --sysroot "$root" --create-mounts --max-size bogus
 	golden "hugeadm/mounts-bad-max-inodes" "$HUGEADM" --sysroot "$root" --create-mounts --max-inodes 0
 	golden "hugeadm/mounts-max-size-alone" "$HUGEADM" --sysroot "$root" --max-size 64M --pool-list
+	# A name with a newline cannot add a line to a message: it is written as \012.
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --create-user-mounts $'no\nsuch-user'
+	assert_failure 1
+	assert_equal "$stderr" 'hugeadm:ERROR: Could not find specified user no\012such-user'
 	run changed "$HK_FIXTURES/x86-1node" "$root"
 	assert_output ""
 }

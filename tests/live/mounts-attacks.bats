@@ -140,6 +140,27 @@ replay_swap() {
 	assert_line "$M/group/daemon 70 root:daemon"
 }
 
+@test "(4c) 2.23's own mounts and directories: found as already mounted, then mounted on again" {
+	local legacy
+	legacy=$(legacy_tool hugeadm)
+	[ -n "$legacy" ] || skip "libhugetlbfs-bin (2.23) is not installed"
+	run --separate-stderr in_ns '
+		all="--create-mounts --create-user-mounts nobody --create-group-mounts daemon --create-global-mounts"
+		'"$legacy"' $all 2> /dev/null
+		hugeadm $all 2> /tmp/err.$$
+		echo "second run rc=$? already=$(grep -c "is already mounted\.$" /tmp/err.$$)"
+		hugeadm --unmount-all
+		hugeadm $all
+		echo "on 2.23 directories rc=$?"
+		echo "mounts=$(findmnt -rn -t hugetlbfs -o TARGET | grep -c "^/var/lib/")"'
+	assert_success
+	local n
+	n=$(find "$HP" -mindepth 1 -maxdepth 1 -name 'hugepages-*' | wc -l)
+	assert_line "second run rc=0 already=$((4 * n))"
+	assert_line "on 2.23 directories rc=0"
+	assert_line "mounts=$((4 * n))"
+}
+
 @test "(5) the first run never chowns or mounts by path (strace)" {
 	command -v strace > /dev/null || skip "strace is not installed"
 	run --separate-stderr in_ns '

@@ -11,6 +11,7 @@
 #define HK_PROC_SMAPS "proc/self/smaps"
 #define HK_PROC_SELF_CMDLINE "proc/self/cmdline"
 #define HK_PROC_SELF_EXE "proc/self/exe"
+#define HK_PROC_SELF_FD "proc/self/fd"
 #define HK_PROC_SYS_VM "proc/sys/vm"
 #define HK_PROC_SYS_KERNEL "proc/sys/kernel"
 #define HK_SYS_HUGEPAGES "sys/kernel/mm/hugepages"

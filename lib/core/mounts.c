@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <libmount.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -205,6 +210,92 @@ HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const c
 	else
 		hk_info(ctx, "mounted hugetlbfs at %s (%s)", target, options);
 	mnt_free_context(cxt);
+	return rc;
+}
+
+/*
+ * The new mount API (Linux 5.2): a hugetlbfs superblock configured option by
+ * option, then attached with move_mount() onto the directory dirfd refers to,
+ * by the descriptor itself (MOVE_MOUNT_T_EMPTY_PATH): no path is looked up, so
+ * nothing can be swapped in between the caller's checks and the mount.
+ */
+static int mount_fd_new_api(int dirfd, const char *options)
+{
+	char *opts = strdup(options), *save = NULL;
+	int fsfd = -1, mfd = -1, rc = 0;
+
+	if (!opts)
+		return -ENOMEM;
+	fsfd = fsopen("hugetlbfs", FSOPEN_CLOEXEC);
+	/* Some seccomp filters answer EPERM for system calls they do not know. */
+	if (fsfd < 0)
+		rc = errno == EPERM ? -ENOSYS : -errno;
+	if (rc == 0 && fsconfig(fsfd, FSCONFIG_SET_STRING, "source", "none", 0) < 0)
+		rc = -errno;
+	for (char *o = strtok_r(opts, ",", &save); o && rc == 0; o = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(o, '=');
+
+		if (eq)
+			*eq++ = '\0';
+		if (fsconfig(fsfd, eq ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, o, eq, 0) < 0)
+			rc = -errno;
+	}
+	if (rc == 0 && fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		rc = -errno;
+	if (rc == 0 && (mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0)) < 0)
+		rc = -errno;
+	if (rc == 0 &&
+	    move_mount(mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = -errno;
+	if (mfd >= 0)
+		close(mfd);
+	if (fsfd >= 0)
+		close(fsfd);
+	free(opts);
+	return rc;
+}
+
+/*
+ * Kernels without the new mount API: mount(2) on /proc/self/fd/N. That is a
+ * "magic link": the kernel resolves it to the very directory the descriptor
+ * holds (it does not look the directory's name up again), so the mount lands
+ * on the directory that was checked even if its path has changed since.
+ */
+static int mount_fd_proc(int dirfd, const char *options)
+{
+	char target[64];
+
+	/* Without /proc mounted this is ENOENT: there is no other safe name for it. */
+	snprintf(target, sizeof(target), "%s/%d", HK_ABS(HK_PROC_SELF_FD), dirfd);
+	return mount("none", target, "hugetlbfs", 0, options) < 0 ? -errno : 0;
+}
+
+HK_EXPORT int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *options)
+{
+	const char *api = secure_getenv("HK_MOUNT_API");
+	struct stat st;
+	int rc = -ENOSYS;
+
+	if (!hk_is_live(ctx))
+		return -EOPNOTSUPP;
+	if (dirfd < 0 || !options)
+		return -EINVAL;
+	if (fstat(dirfd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (!api || strcmp(api, "mount") != 0)
+		rc = mount_fd_new_api(dirfd, options);
+	if (rc == -ENOSYS) {
+		hk_dbg(ctx, "no new mount API: mount(2) on the descriptor through /proc");
+		rc = mount_fd_proc(dirfd, options);
+	}
+	/* The caller knows the path and reports the failure. */
+	if (rc < 0)
+		hk_dbg(ctx, "mount -t hugetlbfs none (fd %d) -o %s: %s", dirfd, options,
+		       strerror(-rc));
+	else
+		hk_info(ctx, "mounted hugetlbfs on fd %d (%s)", dirfd, options);
 	return rc;
 }
 

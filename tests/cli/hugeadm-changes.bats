@@ -209,13 +209,19 @@ changed() {
 	local root
 	root=$(fixture x86-1node)
 	golden "hugeadm/mounts-sysroot" "$HUGEADM" --sysroot "$root" --create-mounts
-	golden "hugeadm/mounts-sysroot-too-big" "$HUGEADM" --sysroot "$root" --dry-run --create-mounts --max-size 64M
+	golden "hugeadm/mounts-bad-min-size" "$HUGEADM" --sysroot "$root" --dry-run --create-mounts --min-size 1.5G
+	golden "hugeadm/mounts-min-size-too-big" "$HUGEADM" --sysroot "$root" --dry-run --create-mounts --min-size 64M
+	golden "hugeadm/mounts-min-above-max" "$HUGEADM" --sysroot "$root" --dry-run --create-mounts --max-size 4M --min-size 8M
 	golden "hugeadm/unmount-all-sysroot" "$HUGEADM" --sysroot "$root" --unmount-all
 	golden "hugeadm/mounts-bad-user" "$HUGEADM" --sysroot "$root" --create-user-mounts no-such-user-hk
 	golden "hugeadm/mounts-bad-group" "$HUGEADM" --sysroot "$root" --create-group-mounts no-such-group-hk
 	golden "hugeadm/mounts-bad-max-size" "$HUGEADM" --sysroot "$root" --create-mounts --max-size bogus
 	golden "hugeadm/mounts-bad-max-inodes" "$HUGEADM" --sysroot "$root" --create-mounts --max-inodes 0
 	golden "hugeadm/mounts-max-size-alone" "$HUGEADM" --sysroot "$root" --max-size 64M --pool-list
+	# A name with a newline cannot add a line to a message: it is written as \012.
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --create-user-mounts $'no\nsuch-user'
+	assert_failure 1
+	assert_equal "$stderr" 'hugeadm:ERROR: Could not find specified user no\012such-user'
 	run changed "$HK_FIXTURES/x86-1node" "$root"
 	assert_output ""
 }
@@ -228,4 +234,48 @@ changed() {
 		--create-mounts --max-size 32M --min-size 4M
 	golden "hugeadm/mounts-dry-run-unmount" "$HUGEADM" --sysroot "$(fixture mounts-long)" --dry-run \
 		--unmount-all --create-global-mounts
+}
+
+@test "--max-size and --min-size: 2.23's numbers with K, M or G; anything else is an error" {
+	local root v o
+	root=$(fixture x86-1node)
+	# 2.23 read these as 1, 1, 512 and 64 bytes (it ignored what followed the number).
+	for o in --max-size --min-size; do
+		for v in 1T 1.5G 512X "64 M" 1Gfoo 2Mi 0 -1 " 1M" +1M 0x 9999999999G 99999999999999999999 ""; do
+			run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --create-mounts "$o" "$v"
+			assert_failure 1
+			assert_equal "$stderr" "hugeadm:ERROR: $v: invalid size for $o"
+			assert_output ""
+		done
+	done
+	# Hex, octal, and K, M or G in either case with B or iB after it, as 2.23 took them.
+	for v in 4M 4m 4MB 4mb 4MiB 4096K 4194304 0x400000 020000000; do
+		run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --create-mounts --max-size "$v"
+		assert_success
+		assert_line "mount -t hugetlbfs none /var/lib/hugetlbfs/pagesize-2MB -o pagesize=2097152,size=4194304"
+	done
+	run changed "$HK_FIXTURES/x86-1node" "$root"
+	assert_output ""
+}
+
+@test "--max-size above the pool is a limit: allowed with a warning; no wrap with an unlimited overcommit" {
+	local root
+	root=$(fixture x86-1node)
+	# The tree's 2M pool holds 20 pages: 64M is 32.
+	golden "hugeadm/mounts-dry-run-max-above-pool" "$HUGEADM" --sysroot "$root" --dry-run \
+		--create-mounts --max-size 64M
+	# Overcommit 2^64 - 1 ("unlimited"): Minimum + overcommit must not wrap to a small number.
+	echo 18446744073709551615 > "$root/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages"
+	echo 18446744073709551615 > "$root/proc/sys/vm/nr_overcommit_hugepages"
+	# (10 + 2^64 - 1 wrapped to 9 pages: "more than the 2M pool can hold (9 pages, ...)".)
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --create-user-mounts nobody \
+		--max-size 8G --min-size 64M
+	assert_success
+	[[ "$stderr" != *"2M pool"* ]] || fail "$stderr"
+	assert_line "mount -t hugetlbfs none /var/lib/hugetlbfs/user/nobody/pagesize-2MB -o pagesize=2097152,size=8589934592,min_size=67108864"
+	# The largest size 2.23 could read: no wrap in pages or bytes either.
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --create-user-mounts nobody \
+		--max-size 0x7fffffffffffffff
+	assert_success
+	assert_line --partial ",size=9223372036854775807"
 }

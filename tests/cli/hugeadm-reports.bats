@@ -181,3 +181,36 @@ PY
 	run --separate-stderr "$HUGEADM" --sysroot "$(fixture nohugetlb)" --pool-list
 	assert_equal "$stderr" "hugeadm:ERROR: kernel does not support huge pages"
 }
+
+@test "crafted mount points: one text line each, escaped as in the mount table; JSON stays valid UTF-8" {
+	local root
+	root=$(fixture x86-1node)
+	# A newline, a tab and a backslash (escaped by the kernel), then bytes that are not
+	# UTF-8: 0xff, a lone continuation byte, an overlong '/' (C0 AF); and a valid é.
+	printf '47 27 0:42 / /mnt/a\\012b\\011c\\134d rw,relatime - hugetlbfs none rw,pagesize=2M\n' \
+		>> "$root/proc/self/mountinfo"
+	printf '48 27 0:43 / /mnt/\xff\x80\xc0\xaf\xc3\xa9 rw,relatime - hugetlbfs none rw,pagesize=2M\n' \
+		>> "$root/proc/self/mountinfo"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --list-all-mounts
+	assert_success
+	assert_equal "${#lines[@]}" 5
+	assert_line --index 0 --regexp '^Mount Point +Options$'
+	assert_line --index 1 --regexp '^/dev/hugepages +rw,relatime,pagesize=2M$'
+	assert_line --index 3 --regexp '^/mnt/a\\012b\\011c\\134d +rw,relatime,pagesize=2M$'
+	# --explain holds the same table: nothing in it starts a line of its own.
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --explain
+	assert_success
+	assert_line --regexp '^/mnt/a\\012b\\011c\\134d +rw,relatime,pagesize=2M$'
+	refute_line --regexp '^b'
+	"$HUGEADM" --sysroot "$root" --list-all-mounts --json > "$BATS_TEST_TMPDIR/json"
+	python3 - "$BATS_TEST_TMPDIR/json" <<'PY'
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+doc = json.loads(raw.decode("utf-8"))  # strict: fails on any invalid UTF-8
+targets = [m["target"] for m in doc["mounts"]]
+assert targets[2] == "/mnt/a\nb\tc\\d", targets
+# Each byte that is not UTF-8 is \u00XX of its value; valid UTF-8 stays as it is.
+assert targets[3] == "/mnt/\u00ff\u0080\u00c0\u00af\u00e9", targets
+assert b'"/mnt/\\u00ff\\u0080\\u00c0\\u00af\xc3\xa9"' in raw, raw
+PY
+}

@@ -9,10 +9,12 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <hugekit/hugekit.h>
 
@@ -219,6 +221,34 @@ static void test_empty_mountinfo(void **state)
 	tree_close(&t);
 }
 
+/* Mounting is for the running system only, and only on a directory's descriptor. */
+static void test_mount_fd_refused(void **state)
+{
+	struct hk_ctx *live = NULL;
+	char path[4096];
+	struct tree t;
+	int fd;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	fd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(hk_mount_hugetlbfs_fd(t.ctx, fd, "pagesize=2M"), -EOPNOTSUPP);
+	assert_int_equal(hk_new(NULL, &live), 0);
+	assert_int_equal(hk_mount_hugetlbfs_fd(live, -1, "pagesize=2M"), -EINVAL);
+	assert_int_equal(hk_mount_hugetlbfs_fd(live, fd, NULL), -EINVAL);
+	close(fd);
+	/* A file is not a mount point: refused before any mount is tried. */
+	fixture_write(t.dir, "file", "x");
+	snprintf(path, sizeof(path), "%s/file", t.dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(hk_mount_hugetlbfs_fd(live, fd, "pagesize=2M"), -ENOTDIR);
+	close(fd);
+	hk_unref(live);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_default_page_size_fallback),
 		cmocka_unit_test(test_missing_mountinfo),
 		cmocka_unit_test(test_empty_mountinfo),
+		cmocka_unit_test(test_mount_fd_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -43,31 +44,86 @@ void hk_json_init(struct hk_json *j, FILE *out)
 	j->need_comma[0] = false;
 }
 
+/*
+ * The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the byte at
+ * p does not start one: no overlong forms, no surrogates, nothing above U+10FFFF.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (p[0] == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (p[0] == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (p[0] == 0xf4)
+		hi = 0x8f; /* above U+10FFFF */
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * A JSON string of any bytes, always valid UTF-8: valid UTF-8 as it is,
+ * control characters as \n, \t or \u00XX, and each byte that is not part of
+ * valid UTF-8 as \u00XX of its value (the byte read as Latin-1).
+ */
 static void json_escaped(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
 			fputs("\\n", out);
-			break;
-		case '\t':
+		else if (*p == '\t')
 			fputs("\\t", out);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
+		else if (*p < 0x20 || *p == 0x7f || n == 0)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fwrite(p, 1, n, out);
+		p += n ? n : 1;
 	}
 	fputc('"', out);
+}
+
+char *hk_escape_ctl(const char *s, bool backslash)
+{
+	size_t n = 0;
+	char *r, *q;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		n += *p < 0x20 || *p == 0x7f || (backslash && *p == '\\') ? 4 : 1;
+	r = malloc(n + 1);
+	if (!r)
+		return NULL;
+	q = r;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || (backslash && *p == '\\'))
+			q += sprintf(q, "\\%03o", *p);
+		else
+			*q++ = (char)*p;
+	}
+	*q = '\0';
+	return r;
 }
 
 static void json_key(struct hk_json *j, const char *key)

@@ -13,6 +13,13 @@ void hk_close_stdout_atexit(void);
 /* "Try 'prog --help' for more information." on stderr, then exit(HK_EXIT_FAILURE). */
 __attribute__((noreturn)) void hk_errtryhelp(void);
 
+/*
+ * s with each control character (and with backslash, each '\\') written as
+ * \ooo, the escapes of the mount table, so that a name read from the system
+ * cannot start a line of its own in text output. malloc'd; NULL on ENOMEM.
+ */
+char *hk_escape_ctl(const char *s, bool backslash);
+
 /* The running program's short name. */
 const char *hk_prog(void);
 

@@ -160,6 +160,8 @@ int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who);
 int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a);
 int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a);
 int ha_apply_unmount_all(struct hugeadm_ctl *ctl);
+/* --max-size, --min-size: 0, or -EINVAL, -EOVERFLOW. */
+int ha_parse_mount_size(const char *s, uint64_t *ret);
 /* The directory hugeadm's mounts live under. */
 #define HA_MOUNT_DIR "/var/lib/hugetlbfs"
 

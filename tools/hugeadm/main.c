@@ -114,17 +114,27 @@ static const char *const level_names[] = {
 	[HA_DEBUG] = "DEBUG",
 };
 
+/* One line each: control characters from names in the message are written as \ooo. */
 void ha_msg(const struct hugeadm_ctl *ctl, int level, const char *fmt, ...)
 {
+	char *msg = NULL, *safe = NULL;
+	int n, err = errno;
 	va_list ap;
 
 	if (level > ctl->verbose)
 		return;
 	fflush(stdout);
 	fprintf(stderr, "%s:%s: ", hk_prog(), level_names[level < HA_DEBUG ? level : HA_DEBUG]);
+	errno = err; /* for %m */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n >= 0)
+		safe = hk_escape_ctl(msg, false);
+	fputs(safe ? safe : "(out of memory)", stderr);
+	free(safe);
+	if (n >= 0)
+		free(msg);
 	fputc('\n', stderr);
 }
 
@@ -344,8 +354,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MAX_SIZE:
 		case OPT_MIN_SIZE:
-			if (hk_parse_size_legacy(optarg, c == OPT_MAX_SIZE ? &ctl.max_size
-									   : &ctl.min_size) < 0) {
+			if (ha_parse_mount_size(optarg, c == OPT_MAX_SIZE ? &ctl.max_size
+									  : &ctl.min_size) < 0) {
 				ha_msg(&ctl, HA_ERROR, "%s: invalid size for %s", optarg,
 				       c == OPT_MAX_SIZE ? "--max-size" : "--min-size");
 				bad = true;

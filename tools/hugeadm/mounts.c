@@ -6,6 +6,7 @@
  * already mounted), idempotent, and with 2.23's dry-run text.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +70,34 @@ int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who)
 	return n < 0 || !a->owner_label ? -1 : 0;
 }
 
+/*
+ * --max-size and --min-size: a number as 2.23 read it (strtoll, base 0:
+ * decimal, 0x hex, leading-0 octal), above 0, with an optional K, M or G in
+ * either case, which may be followed by B or iB. 2.23 ignored whatever came
+ * after the number and read 1T, 1.5G, 512X or "64 M" as a few bytes: here
+ * they are errors, and so is anything else after the number.
+ */
+int ha_parse_mount_size(const char *s, uint64_t *ret)
+{
+	static const char *const tails[] = {"", "b", "ib"};
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	(void)strtoull(s, &end, 0);
+	if (*end) {
+		bool ok = false;
+
+		if (!strchr("kKmMgG", *end))
+			return -EINVAL;
+		for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++)
+			ok |= strcasecmp(end + 1, tails[i]) == 0;
+		if (!ok)
+			return -EINVAL;
+	}
+	return hk_parse_size_legacy(s, ret);
+}
+
 /* pagesize-2MB, pagesize-1GB, pagesize-64KB: 2.23's names (integer division). */
 static void mount_name(char *buf, size_t sz, uint64_t size)
 {
@@ -88,19 +118,6 @@ static void mount_dir(const struct ha_action *a, uint64_t size, char *buf, size_
 		snprintf(buf, sz, "%s/%s/%s", a->base, a->sub, name);
 	else
 		snprintf(buf, sz, "%s/%s", a->base, name);
-}
-
-/* The -o options of the mount of one page size. */
-static void mount_options(const struct hugeadm_ctl *ctl, uint64_t size, char *buf, size_t sz)
-{
-	int n = snprintf(buf, sz, "pagesize=%" PRIu64, size);
-
-	if (ctl->max_size)
-		n += snprintf(buf + n, sz - (size_t)n, ",size=%" PRIu64, ctl->max_size);
-	if (ctl->min_size)
-		n += snprintf(buf + n, sz - (size_t)n, ",min_size=%" PRIu64, ctl->min_size);
-	if (ctl->max_inodes > 0)
-		snprintf(buf + n, sz - (size_t)n, ",nr_inodes=%ld", ctl->max_inodes);
 }
 
 static ssize_t find_mount(const struct hk_mounts *ms, const char *target)
@@ -126,9 +143,10 @@ static uint64_t option_u64(const struct hk_mounts *ms, size_t i, const char *nam
 /*
  * The mount at target is what we would make: hugetlbfs of that page size, the
  * same limits (the kernel keeps them in whole pages), the same owner and mode.
+ * fd is the mount's root directory, opened safely, or < 0.
  */
 static bool same_mount(const struct hugeadm_ctl *ctl, const struct ha_action *a,
-		       const struct hk_mounts *ms, size_t i, uint64_t size, const char *target)
+		       const struct hk_mounts *ms, size_t i, uint64_t size, int fd)
 {
 	struct stat st;
 
@@ -142,9 +160,188 @@ static bool same_mount(const struct hugeadm_ctl *ctl, const struct ha_action *a,
 	/* A tree's mount points are not on this machine: its options are all we have. */
 	if (!hk_is_live(ctl->ctx))
 		return true;
-	if (stat(target, &st) < 0)
+	if (fd < 0 || fstat(fd, &st) < 0)
 		return false;
 	return st.st_uid == a->uid && st.st_gid == a->gid && (st.st_mode & 07777) == a->mode;
+}
+
+/*
+ * The directories of a mount path, and who may own them. hugeadm runs as root
+ * and the user of --create-user-mounts owns .../user/USER (2.23's layout), so
+ * no name below /var/lib/hugetlbfs is trusted: the path is opened one
+ * directory at a time from "/" with O_NOFOLLOW, each directory is checked
+ * through its descriptor, new ones are made with mkdirat() and given their
+ * owner with fchown()/fchmod() on the descriptor, and the mount goes onto the
+ * descriptor of the last one (hk_mount_hugetlbfs_fd). A level is made with
+ * uid, gid and mode; an existing directory there must be owned by root or by
+ * uid, and when root owns it, be writable by its group only where the level's
+ * mode gives the group write access and the group is gid, and by others only
+ * where the mode does (the 1777 mount points of --create-global-mounts).
+ */
+struct dir_level {
+	uid_t uid;
+	gid_t gid;
+	mode_t mode;
+};
+
+/* The level of the directory that ends at path[len]: the base or above it, or the mount's. */
+static struct dir_level level_of(const struct ha_action *a, size_t len)
+{
+	struct dir_level root = {0, 0, 0755}, own = {a->uid, a->gid, a->mode};
+
+	return len <= strlen(a->base) ? root : own;
+}
+
+static const char *user_name(uid_t uid)
+{
+	const struct passwd *pw = getpwuid(uid);
+
+	return pw ? pw->pw_name : "?";
+}
+
+/* An existing directory that the level does not allow: one error naming it. */
+static int check_dir(struct hugeadm_ctl *ctl, const char *path, const struct stat *st,
+		     const struct dir_level *lv)
+{
+	mode_t m = st->st_mode & 07777;
+
+	if (!S_ISDIR(st->st_mode)) {
+		ha_msg(ctl, HA_ERROR, "%s is not a directory: not mounting there", path);
+		return -1;
+	}
+	if (st->st_uid != 0 && st->st_uid != lv->uid) {
+		char *owner = strdup(user_name(st->st_uid));
+
+		ha_msg(ctl, HA_ERROR, "%s is owned by %s (uid %u), expected root%s%s: not using it",
+		       path, owner ? owner : "?", (unsigned)st->st_uid, lv->uid ? " or " : "",
+		       lv->uid ? user_name(lv->uid) : "");
+		free(owner);
+		return -1;
+	}
+	if (st->st_uid == 0 &&
+	    (((m & S_IWGRP) && !((lv->mode & S_IWGRP) && st->st_gid == lv->gid)) ||
+	     ((m & S_IWOTH) && !(lv->mode & S_IWOTH)))) {
+		ha_msg(ctl, HA_ERROR, "%s is writable by %s (mode %04o): not using it", path,
+		       (m & S_IWOTH) && !(lv->mode & S_IWOTH) ? "others" : "its group",
+		       (unsigned)m);
+		return -1;
+	}
+	return 0;
+}
+
+/* openat() of one component failed: say what is there instead of a directory. */
+static int open_failed(struct hugeadm_ctl *ctl, int dirfd, const char *name, const char *path)
+{
+	int err = errno;
+	struct stat st;
+
+	if ((err == ELOOP || err == ENOTDIR) &&
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		ha_msg(ctl, HA_ERROR,
+		       "%s is a symbolic link: not following it (remove it, then run hugeadm "
+		       "again)",
+		       path);
+	else if (err == ENOTDIR)
+		ha_msg(ctl, HA_ERROR, "%s is not a directory: not mounting there", path);
+	else
+		ha_msg(ctl, HA_ERROR, "Unable to open dir %s, error: %s", path, strerror(err));
+	return -1;
+}
+
+/* mkdirat() the missing component, then open and own what was made: by descriptor only. */
+static int make_dir(struct hugeadm_ctl *ctl, int dirfd, const char *name, const char *path,
+		    const struct dir_level *lv)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(dirfd, name, 0700) < 0) {
+		if (errno != EEXIST) {
+			ha_msg(ctl, HA_ERROR, "Unable to create dir %s, error: %m", path);
+			return -1;
+		}
+		/* Made meanwhile by someone else: checked like any existing one. */
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return open_failed(ctl, dirfd, name, path);
+		if (fstat(fd, &st) < 0 || check_dir(ctl, path, &st, lv) < 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return open_failed(ctl, dirfd, name, path);
+	/* Only we (root) can have made a root-owned directory: else it was swapped. */
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		ha_msg(ctl, HA_ERROR, "%s changed while it was being created: not using it", path);
+		close(fd);
+		return -1;
+	}
+	if (fchown(fd, lv->uid, lv->gid) < 0 || fchmod(fd, lv->mode) < 0) {
+		ha_msg(ctl, HA_ERROR, "Unable to change ownership of %s, error: %m", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The directory path (absolute), opened and checked level by level as above.
+ * With create, missing directories are made; without, a missing one ends the
+ * walk with -ENOENT and no message. Else the descriptor, or -1 after one error.
+ */
+static int open_mount_dir(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *path,
+			  bool create)
+{
+	char buf[PATH_MAX];
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t len = strlen(path);
+
+	if (fd < 0 || len >= sizeof(buf) || path[0] != '/') {
+		ha_msg(ctl, HA_ERROR, "Unable to open dir %s, error: %s", path,
+		       fd < 0 ? strerror(errno) : strerror(ENAMETOOLONG));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	for (char *name = buf + 1, *end; *name; name = end) {
+		struct dir_level lv;
+		struct stat st;
+		bool last;
+		int next;
+
+		end = name + strcspn(name, "/");
+		if (end == name) { /* "//" */
+			end++;
+			continue;
+		}
+		lv = level_of(a, (size_t)(end - buf));
+		last = *end == '\0';
+		*end = '\0';
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && !create) {
+			close(fd);
+			return -ENOENT;
+		}
+		if (next < 0 && errno == ENOENT) {
+			next = make_dir(ctl, fd, name, buf, &lv);
+		} else if (next < 0) {
+			next = open_failed(ctl, fd, name, buf);
+		} else if (fstat(next, &st) < 0 || check_dir(ctl, buf, &st, &lv) < 0) {
+			close(next);
+			next = -1;
+		}
+		close(fd);
+		if (next < 0)
+			return -1;
+		fd = next;
+		if (!last)
+			*end++ = '/';
+	}
+	return fd;
 }
 
 /* With --unmount-all, which runs first, the mounts there now do not matter. */
@@ -154,6 +351,56 @@ static bool unmount_all_asked(const struct hugeadm_ctl *ctl)
 		if (ctl->actions[i].kind == HA_UNMOUNT_ALL)
 			return true;
 	return false;
+}
+
+/* a + b, stopping at UINT64_MAX (an "unlimited" overcommit is 2^64 - 1). */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The limits against the pool of one size as this run leaves it: 0, or -1 after an error. */
+static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
+{
+	struct ha_pool_state *st;
+	uint64_t max, max_pages = ctl->max_size / size, min_pages = ctl->min_size / size;
+	char sz[32];
+
+	if (ha_state_get(ctl, &ctl->plan_states, size, &st) < 0)
+		return -1;
+	ha_format_size(sz, sizeof(sz), size);
+	max = add_sat(st->min, st->oc);
+	/* The kernel refuses a reservation above the limit, in whole pages. */
+	if (ctl->max_size && ctl->min_size && min_pages > max_pages) {
+		ha_msg(ctl, HA_ERROR,
+		       "--min-size %" PRIu64 " is more than --max-size %" PRIu64
+		       " for the %s mount (%" PRIu64 " pages against %" PRIu64 ")",
+		       ctl->min_size, ctl->max_size, sz, min_pages, max_pages);
+		return -1;
+	}
+	/* The reservation takes pages at mount time, surplus ones too, up to the Maximum. */
+	if (ctl->min_size && min_pages > max) {
+		ha_msg(ctl, HA_ERROR,
+		       "--min-size %" PRIu64 " reserves more than the %s pool can hold (%" PRIu64
+		       " pages)",
+		       ctl->min_size, sz, max);
+		return -1;
+	}
+	/*
+	 * --max-size is a limit, not a reservation: it may be above the pool (mounts
+	 * made at boot come before the pool is sized), and only a warning says so.
+	 */
+	if (ctl->max_size && max_pages > max)
+		ha_msg(ctl, HA_WARNING,
+		       "--max-size %" PRIu64 " is more than the %s pool holds now (%" PRIu64
+		       " pages): the mount is limited to %" PRIu64 " pages all the same",
+		       ctl->max_size, sz, max, max_pages);
+	else if (ctl->max_size && max_pages == 0)
+		ha_msg(ctl, HA_WARNING,
+		       "the %s mount can hold no page: --max-size %" PRIu64
+		       " is less than one %s page",
+		       sz, ctl->max_size, sz);
+	return 0;
 }
 
 int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)
@@ -178,48 +425,30 @@ int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)
 		return -1;
 	}
 	for (size_t k = 0; k < n && rc == 0; k++) {
-		struct ha_pool_state *st;
-		char target[PATH_MAX], sz[32];
-		uint64_t max;
+		char target[PATH_MAX];
 		ssize_t i;
+		int fd = -ENOENT;
 
 		mount_dir(a, sizes[k], target, sizeof(target));
-		ha_format_size(sz, sizeof(sz), sizes[k]);
+		/* The directories as they are now: no symlink, no stranger's (nothing made yet). */
+		if (hk_is_live(ctl->ctx))
+			fd = open_mount_dir(ctl, a, target, false);
+		if (fd == -1) {
+			rc = -1;
+			break;
+		}
 		i = find_mount(ms, target);
-		if (i >= 0 && !unmounting && !same_mount(ctl, a, ms, (size_t)i, sizes[k], target)) {
+		if (i >= 0 && !unmounting && !same_mount(ctl, a, ms, (size_t)i, sizes[k], fd)) {
 			ha_msg(ctl, HA_ERROR,
 			       "%s is already mounted with other options (%s): left as it is; "
 			       "unmount it first (hugeadm --unmount-all)",
 			       target, hk_mount_options(ms, (size_t)i));
 			rc = -1;
-			break;
 		}
-		if (ha_state_get(ctl, &ctl->plan_states, sizes[k], &st) < 0) {
-			rc = -1;
-			break;
-		}
-		/* The pools as this run leaves them. */
-		max = st->min + st->oc;
-		if (ctl->max_size && max && ctl->max_size / sizes[k] > max) {
-			ha_msg(ctl, HA_ERROR,
-			       "--max-size %" PRIu64 " is more than the %s pool can hold (%" PRIu64
-			       " pages, %" PRIu64 " bytes)",
-			       ctl->max_size, sz, max, max * sizes[k]);
-			rc = -1;
-		} else if (ctl->max_size && ctl->max_size < sizes[k]) {
-			ha_msg(ctl, HA_WARNING,
-			       "the %s mount can hold no page: --max-size %" PRIu64
-			       " is less than one %s page",
-			       sz, ctl->max_size, sz);
-		}
-		/* The reservation may take surplus pages, up to the Maximum. */
-		if (ctl->min_size && ctl->min_size / sizes[k] > max) {
-			ha_msg(ctl, HA_ERROR,
-			       "--min-size %" PRIu64
-			       " reserves more than the %s pool can hold (%" PRIu64 " pages)",
-			       ctl->min_size, sz, max);
-			rc = -1;
-		}
+		if (fd >= 0)
+			close(fd);
+		if (rc == 0)
+			rc = check_sizes(ctl, sizes[k]);
 	}
 	free(sizes);
 	hk_mounts_unref(ms);
@@ -233,13 +462,8 @@ static void dry_dir(const char *path, const char *owner, mode_t mode)
 	       owner, path, (unsigned)mode, path);
 }
 
-/*
- * Every missing component of path is created with mode and owner, as 2.23 did
- * (so /var/lib/hugetlbfs/user/nobody becomes 0700 nobody:root); existing
- * directories are left alone.
- */
-static int ensure_dir(struct hugeadm_ctl *ctl, const char *path, uid_t uid, gid_t gid, mode_t mode,
-		      const char *owner)
+/* 2.23's dry-run text for every component of path, as it made them (mkdir, chown, chmod). */
+static void dry_dirs(const char *path, const char *owner, mode_t mode)
 {
 	char buf[PATH_MAX];
 
@@ -250,23 +474,31 @@ static int ensure_dir(struct hugeadm_ctl *ctl, const char *path, uid_t uid, gid_
 		if (*p != '/' && !last)
 			continue;
 		*p = '\0';
-		if (ctl->dry_run) {
-			dry_dir(buf, owner, mode);
-		} else if (mkdir(buf, mode) == 0) {
-			if (chown(buf, uid, gid) < 0 || chmod(buf, mode) < 0) {
-				ha_msg(ctl, HA_ERROR, "Unable to change ownership of %s, error: %m",
-				       buf);
-				return -1;
-			}
-		} else if (errno != EEXIST) {
-			ha_msg(ctl, HA_ERROR, "Unable to create dir %s, error: %m", buf);
-			return -1;
-		}
+		dry_dir(buf, owner, mode);
 		if (last)
 			break;
 		*p = '/';
 	}
-	return 0;
+}
+
+/*
+ * The -o options of the mount of one page size. The owner and mode of the
+ * mount's root are mount options: nothing is chowned by path after mounting.
+ */
+static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t size,
+			  bool owner, char *buf, size_t sz)
+{
+	int n = snprintf(buf, sz, "pagesize=%" PRIu64, size);
+
+	if (ctl->max_size)
+		n += snprintf(buf + n, sz - (size_t)n, ",size=%" PRIu64, ctl->max_size);
+	if (ctl->min_size)
+		n += snprintf(buf + n, sz - (size_t)n, ",min_size=%" PRIu64, ctl->min_size);
+	if (ctl->max_inodes > 0)
+		n += snprintf(buf + n, sz - (size_t)n, ",nr_inodes=%ld", ctl->max_inodes);
+	if (owner)
+		snprintf(buf + n, sz - (size_t)n, ",uid=%u,gid=%u,mode=0%o", (unsigned)a->uid,
+			 (unsigned)a->gid, (unsigned)a->mode);
 }
 
 int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
@@ -289,41 +521,40 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 		return -1;
 	}
 	/* The base directory once, 0755 root:root, as 2.23 did. */
-	if (ensure_dir(ctl, a->base, 0, 0, 0755, "root:root") < 0)
-		rc = -1;
+	if (ctl->dry_run)
+		dry_dirs(a->base, "root:root", 0755);
 	for (size_t k = 0; k < n && rc == 0; k++) {
-		char target[PATH_MAX], opts[256];
+		char target[PATH_MAX], opts[320];
+		int fd;
 
 		mount_dir(a, sizes[k], target, sizeof(target));
-		mount_options(ctl, sizes[k], opts, sizeof(opts));
+		mount_options(ctl, a, sizes[k], !ctl->dry_run, opts, sizeof(opts));
 		/* A dry run's --unmount-all took nothing down: pretend it did. */
 		if (find_mount(ms, target) >= 0 && !(ctl->dry_run && unmount_all_asked(ctl))) {
 			/* Validation made sure it is the very mount we would make. */
 			ha_msg(ctl, HA_WARNING, "Directory %s is already mounted.", target);
 			continue;
 		}
-		if (ensure_dir(ctl, target, a->uid, a->gid, a->mode, a->owner_label) < 0) {
-			rc = -1;
-			break;
-		}
 		if (ctl->dry_run) {
+			dry_dirs(target, a->owner_label, a->mode);
 			printf("mount -t hugetlbfs none %s -o %s\n", target, opts);
 			printf("chown %s %s\nchmod %o %s\n", a->owner_label, target,
 			       (unsigned)a->mode, target);
 			continue;
 		}
-		rc = hk_mount_hugetlbfs(ctl->ctx, target, opts);
+		fd = open_mount_dir(ctl, a, target, true);
+		if (fd < 0) {
+			rc = -1;
+			break;
+		}
+		rc = hk_mount_hugetlbfs_fd(ctl->ctx, fd, opts);
+		close(fd);
 		if (rc < 0) {
 			ha_msg(ctl, HA_ERROR, "Unable to mount %s, error: %s", target,
 			       strerror(-rc));
 			break;
 		}
 		made[n_made++] = strdup(target);
-		if (chown(target, a->uid, a->gid) < 0 || chmod(target, a->mode) < 0) {
-			ha_msg(ctl, HA_ERROR, "Unable to change ownership of %s, error: %m",
-			       target);
-			rc = -1;
-		}
 	}
 	/* A run that failed half-way takes its own mounts down again. */
 	for (size_t i = 0; i < n_made; i++) {

@@ -180,24 +180,45 @@ static void print_page_sizes(struct hugeadm_ctl *ctl, const struct pools *ps,
 	}
 }
 
+/*
+ * 2.23's table. A mount point's control characters and backslashes are written
+ * as in the mount table (\012 for a newline): one line per mount, whatever the
+ * name holds; an ordinary name prints as 2.23 printed it.
+ */
 static void print_mounts(struct hugeadm_ctl *ctl, const struct hk_mounts *ms)
 {
 	size_t n = ms ? hk_mounts_count(ms) : 0;
+	char **targets, **options;
 	int width = 20;
+	bool ok;
 
 	if (n == 0) {
 		ha_msg(ctl, HA_ERROR, "No hugetlbfs mount points found");
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(hk_mount_target(ms, i));
-
-		if (len > (size_t)width)
-			width = (int)len;
+	targets = calloc(n, sizeof(*targets));
+	options = calloc(n, sizeof(*options));
+	ok = targets && options;
+	for (size_t i = 0; ok && i < n; i++) {
+		targets[i] = hk_escape_ctl(hk_mount_target(ms, i), true);
+		options[i] = hk_escape_ctl(hk_mount_options(ms, i), false);
+		ok = targets[i] && options[i];
+		if (ok && strlen(targets[i]) > (size_t)width)
+			width = (int)strlen(targets[i]);
 	}
-	printf("%-*s %s\n", width, "Mount Point", "Options");
-	for (size_t i = 0; i < n; i++)
-		printf("%-*s %s\n", width, hk_mount_target(ms, i), hk_mount_options(ms, i));
+	if (ok) {
+		printf("%-*s %s\n", width, "Mount Point", "Options");
+		for (size_t i = 0; i < n; i++)
+			printf("%-*s %s\n", width, targets[i], options[i]);
+	} else {
+		ha_msg(ctl, HA_ERROR, "cannot list the mounts: %s", strerror(ENOMEM));
+	}
+	for (size_t i = 0; targets && options && i < n; i++) {
+		free(targets[i]);
+		free(options[i]);
+	}
+	free(targets);
+	free(options);
 }
 
 static int read_mounts(struct hugeadm_ctl *ctl, struct hk_mounts **ms)

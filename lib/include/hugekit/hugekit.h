@@ -115,6 +115,14 @@ uint64_t hk_mount_page_size(const struct hk_mounts *mounts, size_t i);
 int hk_mount_option(const struct hk_mounts *mounts, size_t i, const char *name, char **ret_value);
 /* Mount hugetlbfs ("none") at target with options; the running system only (-EOPNOTSUPP). */
 int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const char *options);
+/*
+ * Mount hugetlbfs ("none") with options on the directory that dirfd holds (any
+ * descriptor of a directory, O_PATH too), by the descriptor and not by a path:
+ * what the caller checked through dirfd is what gets the mount. Uses
+ * fsopen/fsmount/move_mount, or on kernels without them mount(2) on
+ * /proc/self/fd/N. The running system only (-EOPNOTSUPP).
+ */
+int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *options);
 int hk_umount(struct hk_ctx *ctx, const char *target);
 
 /* Kernel settings */

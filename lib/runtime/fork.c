@@ -21,7 +21,8 @@
  * threaded program may only call async-signal-safe functions, and a malloc
  * would write to the very heap being moved.
  *
- * The child keeps its memory on base pages; the parent keeps its huge pages
+ * The child keeps its memory on base pages (transparent huge pages where the
+ * kernel allows them); the parent keeps its huge pages
  * and, once the child has moved, needs no copy for its own writes either.
  * posix_spawn, vfork and system() (glibc's uses posix_spawn) share the
  * parent's memory until exec and need nothing. What remains is in
@@ -130,10 +131,39 @@ static void copy_present(char *dst, char *src, size_t len, bool readable)
 					return;
 				readable = true;
 			}
+			/* One fault for the run, not one per page (kernel 5.14; else faulted by memcpy). */
+			madvise(dst + off + i * page, (j - i) * page, MADV_POPULATE_WRITE);
 			memcpy(dst + off + i * page, src + off + i * page, (j - i) * page);
 			i = j;
 		}
 	}
+}
+
+/*
+ * An anonymous private mapping of len bytes, aligned like [a, a + len) up
+ * to RT_FORK_ALIGN, so that where transparent huge pages are allowed
+ * (enabled: madvise or always) the copy gets them: copying into 4 KiB pages
+ * took 5 to 40 times as long as into 2 MiB ones on the development machine.
+ */
+#define RT_FORK_ALIGN ((size_t)2 << 20)
+
+static char *map_like(uintptr_t a, size_t len)
+{
+	size_t al = RT_FORK_ALIGN;
+	char *raw, *m;
+
+	while (al > rt_base_page_size() && (a & (al - 1)))
+		al /= 2;
+	raw = mmap(NULL, len + al, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	m = (char *)(((uintptr_t)raw + al - 1) & ~((uintptr_t)al - 1));
+	if (m > raw)
+		munmap(raw, (size_t)(m - raw));
+	if (raw + len + al > m + len)
+		munmap(m + len, (size_t)(raw + len + al - (m + len)));
+	madvise(m, len, MADV_HUGEPAGE);
+	return m;
 }
 
 /* Put base pages with the same contents and protection in place of [a, b). */
@@ -142,9 +172,9 @@ static void move_one(uintptr_t a, uintptr_t b, const char *perms)
 	size_t len = b - a;
 	int prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
 		   (perms[2] == 'x' ? PROT_EXEC : 0);
-	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *m = map_like(a, len);
 
-	if (m == MAP_FAILED)
+	if (!m)
 		return; /* no memory: the child keeps sharing, as without this library */
 	copy_present(m, (char *)a, len, prot & PROT_READ);
 	if ((prot != (PROT_READ | PROT_WRITE) && mprotect(m, len, prot) < 0) ||

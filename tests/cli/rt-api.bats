@@ -370,3 +370,13 @@ first_mount_for_nobody() {
 	run "$d/api-probe" path
 	assert_output "$(first_mount 2M)"
 }
+
+@test "the API works again once its first look at /proc failed (no file descriptor left)" {
+	local probe="$HK_BUILD_DIR/tests/rt-fd-recover" def
+	[ -x "$probe" ] || skip "rt-fd-recover is not built"
+	def=$(awk '/^Hugepagesize:/ { print $2 * 1024 }' /proc/meminfo)
+	[ -n "$def" ] || skip "no huge pages in this kernel"
+	run --separate-stderr "$probe"
+	assert_success
+	assert_output "-1 $def"
+}

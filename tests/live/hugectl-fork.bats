@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154,SC2016 # run --separate-stderr sets stderr; the programs expand $
 # A launched program never fails because of the runtime: programs that fork
 # under hugectl --heap with a pool of 1 page and of a few pages, no
 # overcommit; bash under libhugetlbfs's environment; one warning per run.
@@ -41,7 +42,6 @@ done
 echo "$n"'
 
 # python3: forked children write to a 20 MiB list while the parent keeps its own.
-# shellcheck disable=SC2016
 PYFORK='import os
 l = list(range(2_500_000))
 for k in range(8):

@@ -349,7 +349,7 @@ static void setup_heap(void)
 		rt_msg(RT_WARNING,
 		       "cannot start the program again (%s): the heap stays on "
 		       "base pages",
-		       strerror(ENOMEM));
+		       argv ? strerror(ENOMEM) : "its arguments cannot be read");
 		goto out;
 	}
 	/* glibc reads its tunables only at start: start again, once, with them set. */

@@ -49,7 +49,7 @@ static const struct hk_opt opts[] = {
 	{ "shm",          0,   HK_ARG_OPTIONAL, OPT_SHM,           "SIZE", "SysV shared memory (shmget) on huge pages", 0 },
 	{ "thp",          0,   HK_ARG_NONE,     OPT_THP,           NULL, "the heap on transparent huge pages instead", 0 },
 	{ "membind",      0,   HK_ARG_REQUIRED, OPT_MEMBIND,       "NODES", "take memory, huge pages too, from these NUMA nodes", 0 },
-	{ "report",       0,   HK_ARG_NONE,     OPT_REPORT,        NULL, "at exit, say how much memory was on huge pages", 0 },
+	{ "report",       0,   HK_ARG_OPTIONAL, OPT_REPORT,        "all", "at exit, say how much memory was on huge pages\n(=all: in every process it starts too)", 0 },
 	{ "no-reserve",   0,   HK_ARG_NONE,     OPT_NO_RESERVE,    NULL, "HUGETLB_NO_RESERVE=yes (MAP_NORESERVE)", 0 },
 	{ "text",         0,   HK_ARG_OPTIONAL, OPT_TEXT,          "SIZE", "text segment on huge pages (a later release)", 0 },
 	{ "data",         0,   HK_ARG_OPTIONAL, OPT_DATA,          "SIZE", "data segment on huge pages (a later release)", 0 },
@@ -87,7 +87,8 @@ struct hugectl {
 	int maps;	  /* mapping options given: text data bss heap shm disable */
 	int heap_shm;	  /* of those, --heap and --shm */
 	const char *heap; /* "yes" or a size */
-	bool shm, thp, no_reserve, share, no_preload, force_preload, report;
+	bool shm, thp, no_reserve, share, no_preload, force_preload;
+	const char *report; /* "1", or "all" for every process */
 	const char *library_path;
 	const char *membind;
 };
@@ -308,7 +309,12 @@ int main(int argc, char **argv)
 			c.membind = optarg;
 			break;
 		case OPT_REPORT:
-			c.report = true;
+			if (optarg && strcmp(optarg, "all") != 0) {
+				msg(&c, L_ERROR, "%s: invalid value for --report (only 'all')",
+				    optarg);
+				exit(HK_EXIT_FAILURE);
+			}
+			c.report = optarg ? "all" : "1";
 			break;
 		default:
 			hk_opts_standard(ch, opts, &g, usage);
@@ -333,6 +339,10 @@ int main(int argc, char **argv)
 	else if (c.heap && !(heap_size = heap_page_size(&c, ctx, c.heap)))
 		return hk_unref(ctx), HK_EXIT_FAILURE;
 	if (c.membind) {
+		if (!*c.membind) {
+			msg(&c, L_ERROR, "--membind: an empty node list");
+			return hk_unref(ctx), HK_EXIT_FAILURE;
+		}
 		if (numa_available() < 0) {
 			msg(&c, L_ERROR, "--membind: this kernel has no NUMA support");
 			return hk_unref(ctx), HK_EXIT_FAILURE;
@@ -428,7 +438,7 @@ int main(int argc, char **argv)
 		free(t);
 	}
 	if (c.report)
-		put(&c, "HUGETLB_REPORT", "1");
+		put(&c, "HUGETLB_REPORT", c.report);
 	hk_unref(ctx);
 
 	if (c.dry_run) {
@@ -441,6 +451,13 @@ int main(int argc, char **argv)
 		numa_set_membind(nodes);
 		numa_bitmask_free(nodes);
 	}
+	/*
+	 * The program keeps this pid over exec: the runtime warns and reports in
+	 * it, not in each process it starts (internal, so not printed above).
+	 */
+	snprintf(buf, sizeof(buf), "%ld", (long)getpid());
+	setenv("HK_RT_PID", buf, 1);
+	unsetenv("HK_RT_REEXEC");
 	fflush(stdout);
 	execvp(argv[optind], argv + optind);
 	msg(&c, L_ERROR, "exec failed: %s", strerror(errno));

@@ -12,13 +12,17 @@
 #define HK_PROC_SELF_CMDLINE "proc/self/cmdline"
 #define HK_PROC_SELF_EXE "proc/self/exe"
 #define HK_PROC_SELF_FD "proc/self/fd"
+#define HK_PROC_SELF_MAPS "proc/self/maps"
 #define HK_PROC_SYS_VM "proc/sys/vm"
 #define HK_PROC_SYS_KERNEL "proc/sys/kernel"
 #define HK_SYS_HUGEPAGES "sys/kernel/mm/hugepages"
+/* One size's directory: printf format, the size in kB (uint64_t). */
+#define HK_SYS_HUGEPAGES_SIZE HK_SYS_HUGEPAGES "/hugepages-%" PRIu64 "kB"
 #define HK_SYS_THP "sys/kernel/mm/transparent_hugepage"
 #define HK_SYS_NODE "sys/devices/system/node"
 #define HK_LOCK_DIR "run/hugekit"
 #define HK_LOCK_NAME "hugekit.lock"
+#define HK_SYS_CPU0_L2_LINE_SIZE "sys/devices/system/cpu/cpu0/cache/index2/coherency_line_size"
 
 /* Printable absolute form, for messages and dry-run lines. */
 #define HK_ABS(rel) "/" rel

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 
 #include "hugetlbfs.h"
 #include "internal.h"
+#include "regions.h"
 
 /* ---- sizes and mounts ------------------------------------------------- */
 
@@ -35,15 +37,24 @@ struct rt_mount {
 	char *path;
 };
 
+/*
+ * What the API found. Filled under cfg.lock, read without it: the numbers
+ * are atomic, and mounts are only ever appended (the count published after
+ * the entry), never changed or freed, so the strings handed out stay valid.
+ * When /proc could not be read (no file descriptor left, a wrapped open),
+ * the search runs again at the next call instead of failing for the life of
+ * the process.
+ */
+#define RT_MAX_MOUNTS 64
 static struct {
-	long kernel_default; /* Hugepagesize: of /proc/meminfo, -1 without hugetlb */
-	long default_size;   /* the library's default, -1 when there is none */
-	bool no_reserve;     /* HUGETLB_NO_RESERVE=yes */
-	struct rt_mount *mounts;
-	size_t n_mounts;
-} cfg = {-1, -1, false, NULL, 0};
-
-static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+	pthread_mutex_t lock;
+	atomic_bool done;
+	_Atomic long kernel_default; /* Hugepagesize: of /proc/meminfo, -1 without hugetlb */
+	_Atomic long default_size;   /* the library's default, -1 when there is none */
+	atomic_bool no_reserve;	     /* HUGETLB_NO_RESERVE=yes */
+	struct rt_mount mounts[RT_MAX_MOUNTS];
+	atomic_size_t n_mounts;
+} cfg = {.lock = PTHREAD_MUTEX_INITIALIZER, .kernel_default = -1, .default_size = -1};
 
 /* rt_msg, keeping errno for the caller. */
 #define MSG(level, ...)                                                                            \
@@ -60,7 +71,9 @@ static bool is_hugetlbfs(const struct statfs *sf)
 
 static const struct rt_mount *mount_for(long size)
 {
-	for (size_t i = 0; i < cfg.n_mounts; i++)
+	size_t n = atomic_load_explicit(&cfg.n_mounts, memory_order_acquire);
+
+	for (size_t i = 0; i < n; i++)
 		if (cfg.mounts[i].size == size)
 			return &cfg.mounts[i];
 	return NULL;
@@ -69,8 +82,8 @@ static const struct rt_mount *mount_for(long size)
 /* Register a mount point: the first one of each page size wins. */
 static void add_mount(const char *path, bool user)
 {
-	struct rt_mount *nm;
 	struct statfs sf;
+	size_t n = atomic_load(&cfg.n_mounts);
 	char *copy;
 
 	if (statfs(path, &sf) < 0 || !is_hugetlbfs(&sf)) {
@@ -86,18 +99,12 @@ static void add_mount(const char *path, bool user)
 			    (long)sf.f_bsize, path);
 		return;
 	}
-	copy = strdup(path);
-	nm = realloc(cfg.mounts, (cfg.n_mounts + 1) * sizeof(*nm));
-	if (!copy || !nm) {
-		free(copy);
-		if (nm)
-			cfg.mounts = nm;
+	copy = n < RT_MAX_MOUNTS ? strdup(path) : NULL;
+	if (!copy)
 		return;
-	}
-	cfg.mounts = nm;
-	cfg.mounts[cfg.n_mounts].size = (long)sf.f_bsize;
-	cfg.mounts[cfg.n_mounts].path = copy;
-	cfg.n_mounts++;
+	cfg.mounts[n].size = (long)sf.f_bsize;
+	cfg.mounts[n].path = copy;
+	atomic_store_explicit(&cfg.n_mounts, n + 1, memory_order_release);
 	MSG(RT_DEBUG, "Found hugetlbfs mount point %s for page size %li", path, (long)sf.f_bsize);
 }
 
@@ -126,7 +133,7 @@ static void unescape(char *s)
  * /proc/self/mountinfo: "id parent maj:min root mountpoint options [optional...] -
  * fstype source superoptions". Any line length.
  */
-static void scan_mountinfo(void)
+static bool scan_mountinfo(void)
 {
 	char *line = NULL, *save, *tok, *mnt;
 	size_t cap = 0;
@@ -135,7 +142,7 @@ static void scan_mountinfo(void)
 
 	if (hk_path_fopenf(rt_path(), &f, HK_PROC_MOUNTINFO) < 0) {
 		MSG(RT_WARNING, "Cannot read the mount table: no hugetlbfs mount point found");
-		return;
+		return false;
 	}
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
@@ -156,6 +163,7 @@ static void scan_mountinfo(void)
 	}
 	free(line);
 	fclose(f);
+	return true;
 }
 
 /* HUGETLB_PATH=a:b: only these, in this order, no access check. */
@@ -184,44 +192,58 @@ static bool kernel_has_size(uint64_t size)
 	return found;
 }
 
-static void cfg_init(void)
+/* Called locked; true when everything could be read (or is known to be absent). */
+static bool cfg_init(void)
 {
 	const char *env;
 	uint64_t size;
+	long def;
+	bool complete = true;
+	int rc;
 
-	if (hkc_default_page_size(rt_path(), &size) == 0 && size <= LONG_MAX)
-		cfg.kernel_default = (long)size;
+	rc = hkc_default_page_size(rt_path(), &size);
+	if (rc == 0 && size <= LONG_MAX)
+		atomic_store(&cfg.kernel_default, (long)size);
+	else if (rc != -ENOENT)
+		complete = false;
 
-	env = getenv("HUGETLB_PATH");
+	env = secure_getenv("HUGETLB_PATH");
 	if (env && *env)
 		scan_user_paths(env);
-	else
-		scan_mountinfo();
+	else if (!scan_mountinfo())
+		complete = false;
 
-	env = getenv("HUGETLB_NO_RESERVE");
-	cfg.no_reserve = env && strcasecmp(env, "yes") == 0;
+	env = secure_getenv("HUGETLB_NO_RESERVE");
+	atomic_store(&cfg.no_reserve, env && strcasecmp(env, "yes") == 0);
 
-	cfg.default_size = cfg.kernel_default;
-	env = getenv("HUGETLB_DEFAULT_PAGE_SIZE");
+	def = atomic_load(&cfg.kernel_default);
+	env = secure_getenv("HUGETLB_DEFAULT_PAGE_SIZE");
 	if (env && *env) {
 		if (hkc_parse_size_legacy(env, &size) < 0 || size > LONG_MAX) {
 			MSG(RT_ERROR, "Unable to determine default huge page size");
-			cfg.default_size = -1;
+			def = -1;
 		} else if (hkc_is_pow2(size) && (kernel_has_size(size) || mount_for((long)size))) {
-			cfg.default_size = (long)size;
+			def = (long)size;
 		} else {
 			MSG(RT_WARNING, "No mount point found for default huge page size. Using "
 					"first available mount point.");
 		}
 	}
-	MSG(RT_DEBUG, "Default huge page size: %li", cfg.default_size);
+	atomic_store(&cfg.default_size, def);
+	MSG(RT_DEBUG, "Default huge page size: %li", def);
+	return complete;
 }
 
 static void cfg_load(void)
 {
 	int saved = errno;
 
-	pthread_once(&cfg_once, cfg_init);
+	if (!atomic_load_explicit(&cfg.done, memory_order_acquire)) {
+		pthread_mutex_lock(&cfg.lock);
+		if (!atomic_load(&cfg.done) && cfg_init())
+			atomic_store_explicit(&cfg.done, true, memory_order_release);
+		pthread_mutex_unlock(&cfg.lock);
+	}
 	errno = saved;
 }
 
@@ -289,7 +311,7 @@ RT_EXPORT int getpagesizes(long pagesizes[], int n_elem)
 	} else {
 		if (n_elem == 0)
 			return 0;
-		pagesizes[0] = sysconf(_SC_PAGESIZE);
+		pagesizes[0] = (long)rt_base_page_size();
 		rc = gethugepagesizes(pagesizes + 1, n_elem - 1);
 	}
 	return rc < 0 ? rc : rc + 1;
@@ -352,177 +374,88 @@ RT_EXPORT int hugetlbfs_unlinked_fd(void)
 	return size > 0 ? hugetlbfs_unlinked_fd_for_size(size) : -1;
 }
 
-/* ---- the region table ------------------------------------------------- */
+/* ---- the region table (regions.c) ------------------------------------ */
 
-struct region {
-	uintptr_t start; /* of the mapping; 0: a free slot */
-	size_t len;	 /* bytes mapped */
-	size_t page;	 /* page size of the mapping */
-};
+static struct rt_regions tab = RT_REGIONS_INIT;
 
-/* Open addressing, linear probing, a power-of-two capacity at most 3/4 full. */
+/* Cache colouring (GHR_COLOR): the L2 line size and a pseudo-random seed. */
 static struct {
 	pthread_mutex_t lock;
-	struct region *slots;
-	size_t cap, n;
-	unsigned long colour_seed;
+	unsigned long seed;
 	size_t line_size;
-} tab = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} colouring = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
+static pthread_once_t colour_once = PTHREAD_ONCE_INIT;
 
-static void tab_prefork(void)
+void rt_api_prefork(void)
 {
-	pthread_mutex_lock(&tab.lock);
+	pthread_mutex_lock(&cfg.lock);
+	rt_regions_lock(&tab);
 }
 
-static void tab_postfork(void)
+void rt_api_postfork(void)
 {
-	pthread_mutex_unlock(&tab.lock);
+	rt_regions_unlock(&tab);
+	pthread_mutex_unlock(&cfg.lock);
 }
 
 /* The L2 cache line: sysconf, then sysfs, then 64 bytes. */
 static size_t cache_line_size(void)
 {
-	const char *f = "sys/devices/system/cpu/cpu0/cache/index2/coherency_line_size";
 	long l = sysconf(_SC_LEVEL2_CACHE_LINESIZE);
 	uint64_t v;
 
 	if (l > 0)
 		return (size_t)l;
-	if (hk_path_read_u64f(rt_path(), &v, "%s", f) == 0 && v > 0 && v <= 4096)
+	if (hk_path_read_u64f(rt_path(), &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v > 0 && v <= 4096)
 		return (size_t)v;
 	return 64;
 }
 
-static void tab_init(void)
+static void colour_init(void)
 {
-	/* A fork while another thread holds the table must not leave it locked in the child. */
-	pthread_atfork(tab_prefork, tab_postfork, tab_postfork);
-	tab.colour_seed = (unsigned long)time(NULL);
-	tab.line_size = cache_line_size();
-}
-
-static size_t slot_of(uintptr_t key, size_t cap)
-{
-	return (size_t)(((uint64_t)key * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (cap - 1);
-}
-
-/* The slot holding key, or the free slot where it would go. Needs cap > n. */
-static size_t tab_probe(uintptr_t key)
-{
-	size_t i = slot_of(key, tab.cap);
-
-	while (tab.slots[i].start && tab.slots[i].start != key)
-		i = (i + 1) & (tab.cap - 1);
-	return i;
-}
-
-static struct region *tab_find(uintptr_t key)
-{
-	size_t i;
-
-	if (!tab.cap || !key)
-		return NULL;
-	i = tab_probe(key);
-	return tab.slots[i].start ? &tab.slots[i] : NULL;
-}
-
-static int tab_grow(void)
-{
-	size_t ncap = tab.cap ? tab.cap * 2 : 64, ocap = tab.cap;
-	struct region *old = tab.slots, *ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	tab.slots = ns;
-	tab.cap = ncap;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i].start)
-			tab.slots[tab_probe(old[i].start)] = old[i];
-	free(old);
-	return 0;
-}
-
-static int tab_add(const struct region *r)
-{
-	if ((tab.n + 1) * 4 > tab.cap * 3 && tab_grow() < 0)
-		return -ENOMEM;
-	size_t i = tab_probe(r->start);
-
-	/* A mapping the program unmapped by itself may come back at the same address. */
-	if (!tab.slots[i].start)
-		tab.n++;
-	tab.slots[i] = *r;
-	return 0;
-}
-
-/* Remove the entry in slot i, shifting back the entries probed past it. */
-static void tab_del(size_t i)
-{
-	size_t mask = tab.cap - 1, j = i, k;
-
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!tab.slots[j].start)
-			break;
-		k = slot_of(tab.slots[j].start, tab.cap);
-		/* The entry at j may move to i unless its home lies cyclically in (i, j]. */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		tab.slots[i] = tab.slots[j];
-		i = j;
-	}
-	tab.slots[i].start = 0;
-	tab.n--;
+	colouring.seed = (unsigned long)time(NULL);
+	colouring.line_size = cache_line_size();
 }
 
 /*
  * Take out of the table the region that ptr names: its start, or with
  * inside set, any address in the first page of the mapping. false if none.
  */
-static bool tab_take(void *ptr, bool inside, struct region *ret)
+static bool tab_take(void *ptr, bool inside, struct rt_region *ret)
 {
 	uintptr_t p = (uintptr_t)ptr, cand[3];
-	size_t base = (size_t)sysconf(_SC_PAGESIZE);
-	struct region *r = NULL;
-	int n = 0;
+	size_t n = 0;
 
-	pthread_once(&tab_once, tab_init);
 	cand[n++] = p;
 	if (inside) {
-		cand[n++] = p & ~((uintptr_t)base - 1);
+		cand[n++] = p & ~((uintptr_t)rt_base_page_size() - 1);
 		if (cfg.default_size > 0)
 			cand[n++] = p & ~((uintptr_t)cfg.default_size - 1);
 	}
-	pthread_mutex_lock(&tab.lock);
-	for (int c = 0; c < n && !r; c++) {
-		r = tab_find(cand[c]);
-		if (r && (p - r->start >= r->page || p - r->start >= r->len))
-			r = NULL;
-	}
-	if (r) {
-		*ret = *r;
-		tab_del((size_t)(r - tab.slots));
-	}
-	pthread_mutex_unlock(&tab.lock);
-	return r != NULL;
+	return rt_regions_take(&tab, cand, n, p, ret);
 }
 
 /*
  * With GHR_COLOR: an offset of k cache lines within the bytes the rounding
- * wastes, k pseudo-random (libhugetlbfs's cachecolor). Called locked.
+ * wastes, k pseudo-random (libhugetlbfs's cachecolor).
  */
 static size_t colour_offset(size_t len, size_t wastage)
 {
-	size_t lines = wastage / tab.line_size, line;
+	size_t lines, line;
 
-	if (!lines)
+	pthread_once(&colour_once, colour_init);
+	pthread_mutex_lock(&colouring.lock);
+	lines = wastage / colouring.line_size;
+	if (!lines) {
+		pthread_mutex_unlock(&colouring.lock);
 		return 0;
-	line = tab.colour_seed % lines;
-	tab.colour_seed += len % lines;
+	}
+	line = colouring.seed % lines;
+	colouring.seed += len % lines;
+	pthread_mutex_unlock(&colouring.lock);
 	MSG(RT_DEBUG, "Using line offset %zu of %zu from start", line, lines);
-	return line * tab.line_size;
+	return line * colouring.line_size;
 }
 
 /* ---- allocation ------------------------------------------------------- */
@@ -568,21 +501,21 @@ static void *map_huge(size_t len, ghp_t flags, size_t *maplen)
 /* Record a new mapping; on failure it is unmapped and NULL returned. */
 static void *track(void *map, size_t maplen, size_t page, size_t len, ghr_t colour)
 {
-	struct region r = {(uintptr_t)map, maplen, page};
+	struct rt_region r = {(uintptr_t)map, maplen, page};
 	size_t off = 0;
 	int rc;
 
-	pthread_once(&tab_once, tab_init);
-	pthread_mutex_lock(&tab.lock);
-	rc = tab_add(&r);
+	rc = rt_regions_add(&tab, &r);
 	if (rc == 0 && colour)
 		off = colour_offset(len, maplen - len);
-	pthread_mutex_unlock(&tab.lock);
 	if (rc < 0) {
 		munmap(map, maplen);
 		errno = -rc;
 		return NULL;
 	}
+	/* A child of fork() must not need huge pages to write to it. */
+	if (page > rt_base_page_size())
+		rt_fork_watch();
 	return (char *)map + off;
 }
 
@@ -611,7 +544,7 @@ RT_EXPORT void *get_hugepage_region(size_t len, ghr_t flags)
 		page = (size_t)cfg.default_size;
 	} else if (flags & GHR_FALLBACK) {
 		MSG(RT_DEBUG, "get_hugepage_region: Falling back to base pages");
-		page = (size_t)sysconf(_SC_PAGESIZE);
+		page = rt_base_page_size();
 		if (round_up(len, page, &maplen) < 0) {
 			errno = ENOMEM;
 		} else {
@@ -633,7 +566,7 @@ RT_EXPORT void *get_hugepage_region(size_t len, ghr_t flags)
 
 static void release(void *ptr, bool inside, const char *who)
 {
-	struct region r;
+	struct rt_region r;
 
 	if (!ptr)
 		return;

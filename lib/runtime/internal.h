@@ -22,5 +22,24 @@ enum {
 /* "libhugetlbfs: WARNING: ..." on stderr when the level allows (HUGETLB_VERBOSE). */
 void rt_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The path layer on "/", opened once. */
+/*
+ * The path layer on "/". Opened at the first call that succeeds: while it
+ * cannot be opened (no file descriptor left, say) the context has no root
+ * (rootfd -1, every access fails) and the next call tries again.
+ */
 const struct hk_path *rt_path(void);
+/* Whether rt_path() has its root (then it takes no lock and allocates nothing). */
+bool rt_path_is_ready(void);
+
+/* The base page size, read once. */
+size_t rt_base_page_size(void);
+
+/* api.c: its locks, taken around fork() so that a child never inherits them held. */
+void rt_api_prefork(void);
+void rt_api_postfork(void);
+
+/*
+ * fork.c: from now on, a child of fork() gets its private hugetlb memory
+ * moved to base pages (see there). Idempotent, thread-safe.
+ */
+void rt_fork_watch(void);

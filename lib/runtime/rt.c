@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -30,12 +31,27 @@
 #include "internal.h"
 #include "tunables.h"
 
+extern char **environ;
+
+/* Internal variables: the guard of the second start, and the pid of the launched program. */
+#define RT_ENV_REEXEC "HK_RT_REEXEC"
+#define RT_ENV_PID "HK_RT_PID"
+
 static int verbose = RT_WARNING;
 static struct hk_path root_path = {.rootfd = -1};
-static pthread_once_t path_once = PTHREAD_ONCE_INIT;
-static bool shm_on, report_on;
+static const struct hk_path no_path = {.rootfd = -1, .root = (char *)"/"};
+static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool path_ready;
+static atomic_size_t base_page;
+/* report_on: 1 in the launched program, 2 in every process (HUGETLB_REPORT=all). */
+static int report_on;
+static bool shm_on;
+/* Whether this process is the program hugectl launched (or no launcher said which). */
+static bool launched = true;
 static atomic_int shm_huge, shm_fallback;
 static atomic_flag shm_warned = ATOMIC_FLAG_INIT;
+static int (*real_shmget)(key_t, size_t, int);
+static pthread_once_t shmget_once = PTHREAD_ONCE_INIT;
 
 void rt_msg(int level, const char *fmt, ...)
 {
@@ -58,28 +74,83 @@ void rt_msg(int level, const char *fmt, ...)
 		return;
 }
 
-static void path_init(void)
-{
-	if (hk_path_init(&root_path, "/") < 0)
-		root_path.rootfd = -1;
-}
-
+/*
+ * Not pthread_once: a first look that fails (EMFILE, an open() that a
+ * wrapper makes fail) is tried again at the next call.
+ */
 const struct hk_path *rt_path(void)
 {
-	pthread_once(&path_once, path_init);
-	return &root_path;
+	if (atomic_load_explicit(&path_ready, memory_order_acquire))
+		return &root_path;
+	pthread_mutex_lock(&path_lock);
+	if (!atomic_load(&path_ready) && hk_path_init(&root_path, "/") == 0)
+		atomic_store_explicit(&path_ready, true, memory_order_release);
+	pthread_mutex_unlock(&path_lock);
+	return atomic_load(&path_ready) ? &root_path : &no_path;
+}
+
+bool rt_path_is_ready(void)
+{
+	return atomic_load_explicit(&path_ready, memory_order_acquire);
+}
+
+size_t rt_base_page_size(void)
+{
+	size_t v = atomic_load_explicit(&base_page, memory_order_relaxed);
+	long l;
+
+	if (v)
+		return v;
+	l = sysconf(_SC_PAGESIZE);
+	v = l > 0 ? (size_t)l : 4096;
+	atomic_store_explicit(&base_page, v, memory_order_relaxed);
+	return v;
+}
+
+/*
+ * The environment is read with secure_getenv: setuid and file-capability
+ * programs ignore it. It is glibc's own, which no program interposes (bash
+ * exports its own getenv, setenv and unsetenv, but not secure_getenv).
+ */
+static const char *env(const char *name)
+{
+	return secure_getenv(name);
 }
 
 static bool env_yes(const char *name)
 {
-	const char *v = getenv(name);
+	const char *v = env(name);
 
 	return v && (strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0);
 }
 
+/* Take NAME out of environ, in place: no unsetenv, which the program may interpose. */
+static void env_drop(const char *name)
+{
+	size_t len = strlen(name);
+	char **r, **w;
+
+	if (!environ)
+		return;
+	for (r = w = environ; *r; r++)
+		if (strncmp(*r, name, len) != 0 || (*r)[len] != '=')
+			*w++ = *r;
+	*w = NULL;
+}
+
+/*
+ * A warning about this run: said by the launched program; its children say
+ * it only at the information level (-v), so that a shell loop does not repeat
+ * it for each process.
+ */
+static int run_level(int level)
+{
+	return launched || level > RT_INFO ? level : RT_INFO;
+}
+
 static void read_verbosity(void)
 {
-	const char *v = getenv("HUGETLB_VERBOSE");
+	const char *v = env("HUGETLB_VERBOSE");
 
 	if (v && *v) {
 		char *end;
@@ -88,14 +159,29 @@ static void read_verbosity(void)
 		if (!*end && l >= 0 && l <= 99)
 			verbose = (int)l;
 	}
-	if (getenv("HUGETLB_DEBUG"))
+	if (env("HUGETLB_DEBUG"))
 		verbose = RT_DEBUG;
+}
+
+/* HK_RT_PID, set by hugectl to its pid, which the program it executes keeps. */
+static void read_launched(void)
+{
+	const char *v = env(RT_ENV_PID);
+	char *end;
+	long pid;
+
+	if (!v)
+		return;
+	errno = 0;
+	pid = strtol(v, &end, 10);
+	if (errno == 0 && end != v && !*end && pid > 0)
+		launched = pid == (long)getpid();
 }
 
 /* HUGETLB_RESTRICT_EXE=a:b: active only in programs with one of these names. */
 static bool restricted_out(void)
 {
-	const char *list = getenv("HUGETLB_RESTRICT_EXE");
+	const char *list = env("HUGETLB_RESTRICT_EXE");
 	const char *base;
 	char *exe = NULL;
 	size_t len;
@@ -126,10 +212,9 @@ static bool restricted_out(void)
  */
 static uint64_t heap_request(void)
 {
-	const char *v = getenv("HUGETLB_MORECORE");
-	const char *dps = getenv("HUGETLB_DEFAULT_PAGE_SIZE");
+	const char *v = env("HUGETLB_MORECORE");
+	const char *dps = env("HUGETLB_DEFAULT_PAGE_SIZE");
 	uint64_t size, def = 0;
-	char dir[96];
 
 	if (!v || !*v || strcasecmp(v, "no") == 0)
 		return UINT64_MAX;
@@ -143,8 +228,7 @@ static uint64_t heap_request(void)
 		       "Invalid huge page size %s in HUGETLB_MORECORE: heap not on huge pages", v);
 		return UINT64_MAX;
 	}
-	snprintf(dir, sizeof(dir), "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB", size / 1024);
-	if (!hk_path_existsf(rt_path(), "%s", dir)) {
+	if (!hk_path_existsf(rt_path(), HK_SYS_HUGEPAGES_SIZE, size / 1024)) {
 		rt_msg(RT_WARNING, "Hugepage size %" PRIu64 " unavailable: heap not on huge pages",
 		       size);
 		return UINT64_MAX;
@@ -187,7 +271,7 @@ static bool pool_has_pages(uint64_t size)
 	if (size == 1 && hkc_default_page_size(p, &def) == 0)
 		size = def;
 	kb = size / 1024;
-#define RD(f, v) hk_path_read_u64f(p, &v, "sys/kernel/mm/hugepages/hugepages-%" PRIu64 "kB/" f, kb)
+#define RD(f, v) hk_path_read_u64f(p, &v, HK_SYS_HUGEPAGES_SIZE "/" f, kb)
 	if (RD("free_hugepages", free_p) < 0 || RD("resv_hugepages", resv) < 0 ||
 	    RD("nr_hugepages", nr) < 0 || RD("nr_overcommit_hugepages", oc) < 0 ||
 	    RD("surplus_hugepages", surp) < 0)
@@ -196,41 +280,107 @@ static bool pool_has_pages(uint64_t size)
 	return free_p > resv || surp < oc;
 }
 
+/*
+ * The environment of the second start: environ as it is now, without the
+ * old GLIBC_TUNABLES and guard, plus the tunables, the guard, and the pid
+ * of this process (HK_RT_PID, so that its children stay quiet) unless a
+ * launcher set one. Built here and given to execve: a program that exports
+ * its own setenv (bash does) keeps what setenv sets to itself.
+ */
+static char **reexec_env(const char *tunables, char **own)
+{
+	size_t n = 0, i = 0;
+	char **envp;
+
+	own[0] = own[1] = NULL;
+	for (char **e = environ; e && *e; e++)
+		n++;
+	envp = calloc(n + 4, sizeof(*envp));
+	if (!envp || asprintf(&own[0], "GLIBC_TUNABLES=%s", tunables) < 0 ||
+	    (!env(RT_ENV_PID) && asprintf(&own[1], RT_ENV_PID "=%ld", (long)getpid()) < 0)) {
+		free(envp);
+		free(own[0]);
+		own[0] = NULL;
+		return NULL;
+	}
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, "GLIBC_TUNABLES=", 15) != 0 &&
+		    strncmp(*e, RT_ENV_REEXEC "=", sizeof(RT_ENV_REEXEC)) != 0)
+			envp[i++] = *e;
+	envp[i++] = own[0];
+	envp[i++] = (char *)RT_ENV_REEXEC "=1";
+	if (own[1])
+		envp[i++] = own[1];
+	envp[i] = NULL;
+	return envp;
+}
+
 static void setup_heap(void)
 {
 	uint64_t size = heap_request();
-	const char *have = getenv("GLIBC_TUNABLES");
-	char *tunables = NULL, **argv;
+	const char *have = env("GLIBC_TUNABLES");
+	bool again = env(RT_ENV_REEXEC) != NULL;
+	char *tunables = NULL, **argv, **envp, *own[2] = {NULL, NULL};
 
+	/* The guard goes at once, whatever happens: the program's children start afresh. */
+	env_drop(RT_ENV_REEXEC);
 	if (size == UINT64_MAX)
 		return;
 	/* Already started with the tunables (hugectl, or our own second start). */
 	if (have && strstr(have, "glibc.malloc.hugetlb=")) {
-		/* glibc falls back to base pages by itself; say so, once. */
+		if (size)
+			rt_fork_watch();
+		/* glibc falls back to base pages by itself; say so, once a run. */
 		if (size && !pool_has_pages(size))
-			rt_msg(RT_WARNING, "no free huge pages in the pool: the heap stays on base "
-					   "pages (grow it with hugeadm --pool-pages-min)");
+			rt_msg(run_level(RT_WARNING),
+			       "no free huge pages in the pool: the heap stays on base "
+			       "pages (grow it with hugeadm --pool-pages-min)");
 		return;
 	}
-	if (getenv("HK_RT_REEXEC")) {
+	if (again) {
 		rt_msg(RT_WARNING, "the heap could not be put on huge pages (GLIBC_TUNABLES lost)");
 		return;
 	}
-	if (hkc_heap_tunables(have, size, &tunables) < 0 || !(argv = own_argv())) {
-		free(tunables);
+	if (hkc_heap_tunables(have, size, &tunables) < 0)
 		return;
+	argv = own_argv();
+	envp = argv ? reexec_env(tunables, own) : NULL;
+	if (!envp) {
+		rt_msg(RT_WARNING,
+		       "cannot start the program again (%s): the heap stays on "
+		       "base pages",
+		       argv ? strerror(ENOMEM) : "its arguments cannot be read");
+		goto out;
 	}
 	/* glibc reads its tunables only at start: start again, once, with them set. */
-	setenv("GLIBC_TUNABLES", tunables, 1);
-	setenv("HK_RT_REEXEC", "1", 1);
 	rt_msg(RT_INFO, "starting again with GLIBC_TUNABLES=%s", tunables);
-	execv(HK_ABS(HK_PROC_SELF_EXE), argv);
+	execve(HK_ABS(HK_PROC_SELF_EXE), argv, envp);
 	rt_msg(RT_WARNING, "cannot start the program again (%s): the heap stays on base pages",
 	       strerror(errno));
-	unsetenv("HK_RT_REEXEC");
-	free(tunables);
-	free(argv[0]);
+	free(envp);
+	free(own[0]);
+	free(own[1]);
+out:
+	if (argv)
+		free(argv[0]);
 	free(argv);
+	free(tunables);
+}
+
+static void resolve_shmget(void)
+{
+	real_shmget = (int (*)(key_t, size_t, int))dlsym(RTLD_NEXT, "shmget");
+}
+
+/* The default huge page size, read at the first call that can read it. */
+static uint64_t shm_page_size(void)
+{
+	static atomic_uint_fast64_t cached;
+	uint64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+
+	if (!v && hkc_default_page_size(rt_path(), &v) == 0)
+		atomic_store_explicit(&cached, v, memory_order_relaxed);
+	return v;
 }
 
 /*
@@ -240,72 +390,92 @@ static void setup_heap(void)
  */
 RT_EXPORT int shmget(key_t key, size_t size, int shmflg)
 {
-	static int (*real)(key_t, size_t, int);
-	uint64_t hps = 0;
+	uint64_t hps;
 	int id;
 
-	if (!real)
-		real = (int (*)(key_t, size_t, int))dlsym(RTLD_NEXT, "shmget");
-	if (!real) {
+	/* Resolved in the constructor; here too for a call from an earlier constructor. */
+	pthread_once(&shmget_once, resolve_shmget);
+	if (!real_shmget) {
 		errno = ENOSYS;
 		return -1;
 	}
 	if (!shm_on || (shmflg & SHM_HUGETLB) || (key != IPC_PRIVATE && !(shmflg & IPC_CREAT)) ||
-	    hkc_default_page_size(rt_path(), &hps) < 0 || size == 0)
-		return real(key, size, shmflg);
-	id = real(key, (size + hps - 1) / hps * hps, shmflg | SHM_HUGETLB);
+	    size == 0 || !(hps = shm_page_size()) || size > SIZE_MAX - (hps - 1))
+		return real_shmget(key, size, shmflg);
+	id = real_shmget(key, (size + hps - 1) / hps * hps, shmflg | SHM_HUGETLB);
 	if (id >= 0) {
 		atomic_fetch_add(&shm_huge, 1);
 		return id;
 	}
 	/* An existing segment of another kind, or no pages, or no permission: as asked. */
 	if (errno != EEXIST && !atomic_flag_test_and_set(&shm_warned))
-		rt_msg(RT_WARNING, "shmget: no huge page segment (%s): falling back to base pages",
+		rt_msg(run_level(RT_WARNING),
+		       "shmget: no huge page segment (%s): falling back to base pages",
 		       strerror(errno));
-	id = real(key, size, shmflg);
+	id = real_shmget(key, size, shmflg);
 	if (id >= 0)
 		atomic_fetch_add(&shm_fallback, 1);
 	return id;
 }
 
-/* hugectl --report, HUGETLB_REPORT=1: where the program's memory was, at exit. */
+/* Add the number after "Key:" in line to *sum; false when line is another key. */
+static bool add_kb(const char *line, const char *key, uint64_t *sum)
+{
+	size_t len = strlen(key);
+	uint64_t v;
+
+	if (strncmp(line, key, len) != 0 || sscanf(line + len, "%" SCNu64, &v) != 1)
+		return false;
+	*sum += v;
+	return true;
+}
+
+/* hugectl --report, HUGETLB_REPORT=1 or all: where the program's memory was, at exit. */
 static void report(void)
 {
-	uint64_t anon = 0, hugetlb = 0, sysv_huge = 0, sysv_base = 0, kps = 0, v;
+	uint64_t anon = 0, hugetlb = 0, sysv_huge = 0, sysv_base = 0, kps = 0, v, h;
 	bool sysv = false;
-	char *buf = NULL, *line;
-	char msg[512];
+	char *buf = NULL, *line, *next;
+	char msg[600], who[48] = "";
 
 	if (hk_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SMAPS) < 0)
 		return;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+	/* One line at a time, by hand: strtok is not thread-safe. */
+	for (line = buf; line && *line; line = next) {
 		uint64_t a, b;
 		char perms[8];
 
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		h = 0;
 		/* A mapping's first line: "start-end perms offset dev inode path". */
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &a, &b, perms) == 3) {
 			sysv = strstr(line, "/SYSV") != NULL;
-		} else if (sscanf(line, "Anonymous: %" SCNu64, &v) == 1) {
-			anon += v;
-		} else if (sscanf(line, "Private_Hugetlb: %" SCNu64, &v) == 1 ||
-			   sscanf(line, "Shared_Hugetlb: %" SCNu64, &v) == 1) {
-			hugetlb += v;
+		} else if (add_kb(line, "Anonymous:", &anon)) {
+			continue;
+		} else if (add_kb(line, "Private_Hugetlb:", &h) ||
+			   add_kb(line, "Shared_Hugetlb:", &h)) {
+			hugetlb += h;
 			if (sysv)
-				sysv_huge += v;
-		} else if (sscanf(line, "Rss: %" SCNu64, &v) == 1 && sysv) {
-			sysv_base += v;
+				sysv_huge += h;
+		} else if (sysv && add_kb(line, "Rss:", &sysv_base)) {
+			continue;
 		} else if (sscanf(line, "KernelPageSize: %" SCNu64, &v) == 1 && v > 4 && v > kps) {
 			kps = v;
 		}
 	}
 	free(buf);
+	/* In every process (HUGETLB_REPORT=all), the others say who they are. */
+	if (!launched)
+		snprintf(who, sizeof(who), " (pid %ld)", (long)getpid());
 	snprintf(msg, sizeof(msg),
-		 "hugekit report: %" PRIu64
+		 "hugekit report%s: %" PRIu64
 		 " kB of anonymous and heap memory on huge pages, %" PRIu64
 		 " kB on base pages (%.1f %% huge, page size %" PRIu64
 		 " kB); shared memory: %" PRIu64 " kB huge, %" PRIu64
 		 " kB base; shmget: %d segments huge, %d fell back\n",
-		 hugetlb - sysv_huge, anon,
+		 who, hugetlb - sysv_huge, anon,
 		 (hugetlb - sysv_huge + anon) ? 100.0 * (double)(hugetlb - sysv_huge) /
 							(double)(hugetlb - sysv_huge + anon)
 					      : 0.0,
@@ -314,15 +484,43 @@ static void report(void)
 		return;
 }
 
+/* HUGETLB_REPORT: 1 or yes, the launched program; all, every process. */
+static int read_report(void)
+{
+	const char *v = env("HUGETLB_REPORT");
+
+	if (v && strcasecmp(v, "all") == 0)
+		return 2;
+	return env_yes("HUGETLB_REPORT") && launched ? 1 : 0;
+}
+
+/* Locks that a fork() in another thread must not leave held in the child. */
+static void prefork(void)
+{
+	pthread_mutex_lock(&path_lock);
+	rt_api_prefork();
+}
+
+static void postfork(void)
+{
+	rt_api_postfork();
+	pthread_mutex_unlock(&path_lock);
+}
+
 __attribute__((constructor)) static void rt_init(void)
 {
+	pthread_atfork(prefork, postfork, postfork);
+	pthread_once(&shmget_once, resolve_shmget);
+	rt_base_page_size();
 	read_verbosity();
-	if (restricted_out())
+	read_launched();
+	if (restricted_out()) {
+		env_drop(RT_ENV_REEXEC);
 		return;
+	}
 	shm_on = env_yes("HUGETLB_SHM");
-	report_on = env_yes("HUGETLB_REPORT");
+	report_on = read_report();
 	setup_heap();
-	unsetenv("HK_RT_REEXEC");
 }
 
 __attribute__((destructor)) static void rt_fini(void)

@@ -5,6 +5,9 @@
  *                        heap: base pages, or huge pages under hugectl --heap)
  *   MODE random-hugetlb: the same over an explicit mmap(MAP_HUGETLB) array
  *   MODE alloc:          4 threads, each ITERS x (malloc 64..4096 B, write, free)
+ *   MODE fork:           a heap block of MiB (0: none), written, then ITERS x
+ *                        (fork, the child writes one byte of the block and
+ *                        exits, wait); seconds is per fork
  * Prints "MODE seconds checksum". Time is measured here, compared by run-bench.sh.
  */
 #include <pthread.h>
@@ -13,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -75,13 +80,42 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: heap-bench random-malloc|random-hugetlb|alloc MiB ITERS\n");
+		fprintf(stderr,
+			"usage: heap-bench random-malloc|random-hugetlb|alloc|fork MiB ITERS\n");
 		return 2;
 	}
 	mib = strtoul(argv[2], NULL, 10);
 	iters = strtol(argv[3], NULL, 10);
 	n = mib * (1u << 20) / sizeof(uint64_t);
-	if (strcmp(argv[1], "alloc") == 0) {
+	if (strcmp(argv[1], "fork") == 0) {
+		unsigned char *block = mib ? malloc(mib << 20) : NULL;
+
+		if (mib && !block)
+			return 1;
+		if (block)
+			memset(block, 1, mib << 20);
+		t0 = now();
+		for (long i = 0; i < iters; i++) {
+			pid_t pid = fork();
+			int st;
+
+			if (pid < 0)
+				return 1;
+			if (pid == 0) {
+				if (block)
+					block[((size_t)i * 4096) % (mib << 20)] = 2;
+				_exit(0);
+			}
+			if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+				fprintf(stderr, "heap-bench: a child ended with status %#x\n", st);
+				return 1;
+			}
+			sum += (uint64_t)st;
+		}
+		t1 = now();
+		t1 = t0 + (t1 - t0) / (double)(iters > 0 ? iters : 1);
+		free(block);
+	} else if (strcmp(argv[1], "alloc") == 0) {
 		pthread_t t[4];
 
 		alloc_iters = iters;
@@ -113,6 +147,6 @@ int main(int argc, char **argv)
 		sum = random_rmw(a, n, iters);
 		t1 = now();
 	}
-	printf("%s %.3f %llu\n", argv[1], t1 - t0, (unsigned long long)sum);
+	printf("%s %.6f %llu\n", argv[1], t1 - t0, (unsigned long long)sum);
 	return 0;
 }

@@ -3,6 +3,9 @@
 #   1. random read-modify-write over MiB of memory: plain malloc (base pages),
 #      malloc under `hugectl --heap`, and explicit MAP_HUGETLB; the ratios.
 #   2. 4 threads of small malloc/free: plain vs `hugectl --heap` (allocator cost).
+#   3. fork: a fork+exit loop, and fork of a large heap whose child writes one
+#      byte; plain, `hugectl --heap` (children move off the huge pages) and
+#      `hugectl --heap` with HK_RT_FORK=share (they share them, copy-on-write).
 # Sets the 2 MiB pool for the run (as root, under the live-test lock) and puts it
 # back. Prints times and ratios; it never fails on a time (machines are noisy).
 set -euo pipefail
@@ -23,6 +26,9 @@ old_nr=$(cat "$pool/nr_hugepages")
 old_oc=$(cat "$pool/nr_overcommit_hugepages")
 trap 'echo "$old_oc" > "$pool/nr_overcommit_hugepages"; echo "$old_nr" > "$pool/nr_hugepages"' EXIT
 # Two copies of the array never live at once: one array plus the heap's slack.
+# The fork benchmark's heap: a quarter of MiB, at most 256 MiB.
+fmib=$((mib / 4 > 256 ? 256 : mib / 4))
+forks=$((iters / 100000 > 200 ? 200 : (iters / 100000 < 20 ? 20 : iters / 100000)))
 need=$((mib / 2 + 64))
 echo 0 > "$pool/nr_overcommit_hugepages"
 echo "$need" > "$pool/nr_hugepages"
@@ -70,3 +76,17 @@ aheap=$(best "$hugectl" --heap "$bench" alloc 0 $((iters / 10)))
 printf '  plain                       %8.3f s\n' "$aplain"
 printf '  hugectl --heap              %8.3f s\n' "$aheap"
 awk -v p="$aplain" -v h="$aheap" 'BEGIN { printf "  allocator time under hugectl --heap: %+.1f %%\n", (h / p - 1) * 100 }'
+
+echo "heap-bench: fork + wait, $forks times (best of 3); ms per fork"
+fork_row() {
+	local what=$1 heap=$2 p h s
+	p=$(best "$bench" fork "$heap" "$forks")
+	h=$(best "$hugectl" --heap "$bench" fork "$heap" "$forks")
+	s=$(best env HK_RT_FORK=share "$hugectl" --heap "$bench" fork "$heap" "$forks")
+	awk -v w="$what" -v p="$p" -v h="$h" -v s="$s" 'BEGIN {
+		printf "  %-28s plain %7.3f  hugectl --heap %7.3f  (shared, no move %7.3f)  move/shared %.2fx  hugectl/plain %.2fx\n",
+			w, p * 1000, h * 1000, s * 1000, h / s, h / p
+	}'
+}
+fork_row "fork+exit, small heap" 0
+fork_row "fork of a $fmib MiB heap" "$fmib"

@@ -193,3 +193,35 @@ with_ld_preload() {
 		assert_equal "$ours" "$theirs"
 	done
 }
+
+@test "--membind '': an error naming the option, exit 1, the program not run" {
+	run --separate-stderr "$HUGECTL" --membind '' touch "$BATS_TEST_TMPDIR/ran"
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "hugectl: ERROR: --membind: an empty node list"
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+}
+
+@test "--report=all: HUGETLB_REPORT='all'; another value is an error" {
+	run --separate-stderr "$HUGECTL" --dry-run --report=all ./app
+	assert_success
+	assert_line "HUGETLB_REPORT='all'"
+	run --separate-stderr "$HUGECTL" --dry-run --report ./app
+	assert_line "HUGETLB_REPORT='1'"
+	run --separate-stderr "$HUGECTL" --report=some true
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "hugectl: ERROR: some: invalid value for --report (only 'all')"
+}
+
+@test "HK_RT_PID: the launched program gets hugectl's pid (its own), --dry-run does not print it" {
+	export HK_RT_LIBRARY=$HK_BUILD_DIR/lib/libhugekit-rt.so.0
+	# shellcheck disable=SC2016 # expanded by the program's shell
+	run --separate-stderr env HK_RT_REEXEC=1 "$HUGECTL" sh -c 'echo "$HK_RT_PID $$ ${HK_RT_REEXEC-unset}"'
+	assert_success
+	read -r a b c <<< "$output"
+	assert_equal "$a" "$b"
+	assert_equal "$c" unset
+	run --separate-stderr "$HUGECTL" --dry-run --heap ./app
+	refute_line --partial HK_RT_PID
+}

@@ -370,3 +370,39 @@ first_mount_for_nobody() {
 	run "$d/api-probe" path
 	assert_output "$(first_mount 2M)"
 }
+
+@test "the API works again once its first look at /proc failed (no file descriptor left)" {
+	local probe="$HK_BUILD_DIR/tests/rt-fd-recover" def
+	[ -x "$probe" ] || skip "rt-fd-recover is not built"
+	def=$(awk '/^Hugepagesize:/ { print $2 * 1024 }' /proc/meminfo)
+	[ -n "$def" ] || skip "no huge pages in this kernel"
+	run --separate-stderr "$probe"
+	assert_success
+	assert_output "-1 $def"
+}
+
+@test "a setuid program ignores libhugetlbfs's environment (secure_getenv)" {
+	local probe dir def
+	[ "$(id -u)" -eq 0 ] || skip "needs root to make a setuid copy"
+	id nobody > /dev/null 2>&1 || skip "no user nobody"
+	def=$(awk '/^Hugepagesize:/ { print $2 * 1024 }' /proc/meminfo)
+	[ -n "$def" ] || skip "no huge pages in this kernel"
+	dir=$(mktemp -d /tmp/hk-setuid.XXXXXX)
+	chmod 755 "$dir"
+	# Without sanitizers, which do not run setuid.
+	probe=$dir/api-probe
+	cc -std=gnu17 -O1 -I"$HK_SOURCE_DIR/lib/include" "$HK_SOURCE_DIR/tests/rt/api-probe.c" \
+		-o "$probe" -L"$HK_BUILD_DIR/lib" -lhugekit-rt -Wl,-rpath,"$HK_BUILD_DIR/lib"
+	cp "$probe" "$dir/api-probe-suid"
+	chown nobody "$dir/api-probe-suid"
+	chmod 4755 "$dir/api-probe-suid"
+	# Not setuid: the variable is read, the size refused.
+	run --separate-stderr env HUGETLB_DEFAULT_PAGE_SIZE=none "$probe" size
+	assert_output --partial "-1 errno="
+	# Setuid to another user (AT_SECURE): as if it were not set.
+	run --separate-stderr env HUGETLB_DEFAULT_PAGE_SIZE=none HUGETLB_VERBOSE=99 "$dir/api-probe-suid" size
+	rm -rf "$dir"
+	assert_success
+	assert_output "$def errno=0"
+	assert_equal "$stderr" ''
+}

@@ -3,7 +3,8 @@
  * The libhugetlbfs API of libhugekit-rt (lib/runtime/api.c): argument checks
  * and what needs no huge page. The library is built without sanitizers and
  * loaded with dlopen() from $HK_BUILD_DIR/lib (or ../lib next to this test),
- * so this test links nothing of it.
+ * so this test links nothing of it, but for the region table
+ * (lib/runtime/regions.c), which is compiled in, with the sanitizers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +25,9 @@
 #include <unistd.h>
 
 #include <hugetlbfs.h>
+#include <pthread.h>
+
+#include "regions.h"
 
 static struct {
 	void *handle;
@@ -251,6 +255,229 @@ static void test_free_unknown(void **state)
 	assert_false(mapped(p));
 }
 
+/* ---- the region table (regions.c) ------------------------------------- */
+
+#define PAGE ((uintptr_t)2 << 20)
+
+/* n keys (2 MiB aligned, from from) whose home slot in a table of cap is slot. */
+static size_t colliding(uintptr_t from, size_t cap, size_t slot, uintptr_t *keys, size_t n)
+{
+	size_t got = 0;
+
+	for (uintptr_t k = from; got < n; k += PAGE)
+		if (rt_regions_slot(k, cap) == slot)
+			keys[got++] = k;
+	return got;
+}
+
+static struct rt_region reg(uintptr_t start)
+{
+	return (struct rt_region){start, 3 * PAGE, PAGE};
+}
+
+static bool take(struct rt_regions *t, uintptr_t key)
+{
+	struct rt_region r;
+
+	return rt_regions_take(t, &key, 1, key, &r) && r.start == key && r.len == 3 * PAGE;
+}
+
+static void test_regions_collisions(void **state)
+{
+	struct rt_regions t = RT_REGIONS_INIT;
+	struct rt_region r = reg(PAGE);
+	uintptr_t k[6], unknown;
+
+	(void)state;
+	/* The first add makes 64 slots: five keys share slot 10, a sixth is never added. */
+	assert_int_equal(rt_regions_add(&t, &r), 0);
+	assert_int_equal(t.cap, 64);
+	assert_true(take(&t, PAGE));
+	assert_int_equal(colliding(PAGE, 64, 10, k, 6), 6);
+	unknown = k[5];
+	for (int i = 0; i < 5; i++) {
+		r = reg(k[i]);
+		assert_int_equal(rt_regions_add(&t, &r), 0);
+	}
+	assert_int_equal(t.n, 5);
+	/* Delete in the middle of the chain: the ones probed past it are still found. */
+	assert_true(take(&t, k[2]));
+	assert_false(rt_regions_has(&t, k[2]));
+	for (int i = 0; i < 5; i++)
+		if (i != 2)
+			assert_true(rt_regions_has(&t, k[i]));
+	/* Deleting what is not there, twice, or never was: false, nothing changes. */
+	assert_false(take(&t, k[2]));
+	assert_false(take(&t, unknown));
+	assert_false(take(&t, 0));
+	assert_int_equal(t.n, 4);
+	/* Re-insert after delete, and the same start again replaces, not adds. */
+	r = reg(k[2]);
+	assert_int_equal(rt_regions_add(&t, &r), 0);
+	assert_int_equal(rt_regions_add(&t, &r), 0);
+	assert_int_equal(t.n, 5);
+	/* The head of the chain goes first, then the rest in any order. */
+	assert_true(take(&t, k[0]));
+	for (int i = 4; i >= 1; i--)
+		assert_true(take(&t, k[i]));
+	assert_int_equal(t.n, 0);
+	for (size_t i = 0; i < t.cap; i++)
+		assert_int_equal(t.slots[i].start, 0);
+	rt_regions_fini(&t);
+}
+
+static void test_regions_wrap(void **state)
+{
+	struct rt_regions t = RT_REGIONS_INIT;
+	struct rt_region r;
+	uintptr_t end[3], zero[2];
+
+	(void)state;
+	/* Three keys at home in the last slot wrap to slots 0 and 1, where two others live. */
+	assert_int_equal(colliding(PAGE, 64, 63, end, 3), 3);
+	assert_int_equal(colliding(PAGE, 64, 0, zero, 2), 2);
+	for (int i = 0; i < 3; i++) {
+		r = reg(end[i]);
+		assert_int_equal(rt_regions_add(&t, &r), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		r = reg(zero[i]);
+		assert_int_equal(rt_regions_add(&t, &r), 0);
+	}
+	assert_true(take(&t, end[0]));
+	for (int i = 1; i < 3; i++)
+		assert_true(rt_regions_has(&t, end[i]));
+	for (int i = 0; i < 2; i++)
+		assert_true(rt_regions_has(&t, zero[i]));
+	assert_true(take(&t, zero[0]));
+	assert_true(rt_regions_has(&t, zero[1]));
+	assert_true(take(&t, end[2]));
+	assert_true(take(&t, end[1]));
+	assert_true(take(&t, zero[1]));
+	assert_int_equal(t.n, 0);
+	rt_regions_fini(&t);
+}
+
+static void test_regions_inside(void **state)
+{
+	struct rt_regions t = RT_REGIONS_INIT;
+	struct rt_region r = {4 * PAGE, 3 * PAGE, PAGE}, got;
+	uintptr_t key = 4 * PAGE;
+
+	(void)state;
+	assert_int_equal(rt_regions_add(&t, &r), 0);
+	/* Not in the first page, or before the start: not this region, which stays. */
+	assert_false(rt_regions_take(&t, &key, 1, key + PAGE, &got));
+	assert_false(rt_regions_take(&t, &key, 1, key - 1, &got));
+	assert_true(rt_regions_has(&t, key));
+	assert_true(rt_regions_take(&t, &key, 1, key + PAGE - 1, &got));
+	assert_int_equal(got.start, key);
+	rt_regions_fini(&t);
+}
+
+/* A random mix of adds and takes over few keys (so that chains form), against a plain array. */
+static void test_regions_model(void **state)
+{
+	struct rt_regions t = RT_REGIONS_INIT;
+	bool in[300] = {false};
+	uint64_t s = 88172645463325252ull;
+	size_t n = 0;
+
+	(void)state;
+	for (int op = 0; op < 200000; op++) {
+		size_t i;
+		uintptr_t key;
+
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		i = (size_t)(s % 300);
+		key = (i + 1) * PAGE;
+		if (s & (1u << 20)) {
+			struct rt_region r = reg(key);
+
+			assert_int_equal(rt_regions_add(&t, &r), 0);
+			n += !in[i];
+			in[i] = true;
+		} else {
+			assert_int_equal(take(&t, key), in[i]);
+			n -= in[i];
+			in[i] = false;
+		}
+		assert_int_equal(t.n, n);
+		if (op % 997 == 0)
+			for (size_t j = 0; j < 300; j++)
+				assert_int_equal(rt_regions_has(&t, (j + 1) * PAGE), in[j]);
+	}
+	rt_regions_fini(&t);
+}
+
+static void test_regions_growth(void **state)
+{
+	struct rt_regions t = RT_REGIONS_INIT;
+	enum {
+		N = 20000
+	};
+
+	(void)state;
+	for (uintptr_t i = 1; i <= N; i++) {
+		struct rt_region r = reg(i * PAGE);
+
+		assert_int_equal(rt_regions_add(&t, &r), 0);
+		assert_true(t.n * 4 <= t.cap * 3);
+	}
+	assert_int_equal(t.n, N);
+	assert_true(t.cap >= 32768);
+	for (uintptr_t i = 1; i <= N; i++)
+		assert_true(rt_regions_has(&t, i * PAGE));
+	/* Every other one out, then the rest. */
+	for (uintptr_t i = 1; i <= N; i += 2)
+		assert_true(take(&t, i * PAGE));
+	for (uintptr_t i = 1; i <= N; i++)
+		assert_int_equal(rt_regions_has(&t, i * PAGE), i % 2 == 0);
+	for (uintptr_t i = 2; i <= N; i += 2)
+		assert_true(take(&t, i * PAGE));
+	assert_int_equal(t.n, 0);
+	rt_regions_fini(&t);
+}
+
+static struct rt_regions shared = RT_REGIONS_INIT;
+
+static void *regions_worker(void *arg)
+{
+	uintptr_t base = ((uintptr_t)arg + 1) << 40;
+	long bad = 0;
+
+	for (int round = 0; round < 20; round++) {
+		for (uintptr_t i = 0; i < 500; i++) {
+			struct rt_region r = reg(base + i * PAGE);
+
+			bad += rt_regions_add(&shared, &r) != 0;
+		}
+		for (uintptr_t i = 0; i < 500; i++)
+			bad += !rt_regions_has(&shared, base + i * PAGE);
+		for (uintptr_t i = 0; i < 500; i++)
+			bad += !take(&shared, base + i * PAGE);
+		bad += take(&shared, base);
+	}
+	return (void *)bad;
+}
+
+static void test_regions_threads(void **state)
+{
+	pthread_t t[8];
+
+	(void)state;
+	for (uintptr_t i = 0; i < 8; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, regions_worker, (void *)i), 0);
+	for (int i = 0; i < 8; i++) {
+		void *bad;
+
+		assert_int_equal(pthread_join(t[i], &bad), 0);
+		assert_null(bad);
+	}
+	assert_int_equal(shared.n, 0);
+	rt_regions_fini(&shared);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,5 +489,12 @@ int main(void)
 		cmocka_unit_test(test_free_unknown),
 	};
 
-	return cmocka_run_group_tests(tests, load_rt, NULL);
+	const struct CMUnitTest table[] = {
+		cmocka_unit_test(test_regions_collisions), cmocka_unit_test(test_regions_wrap),
+		cmocka_unit_test(test_regions_inside),	   cmocka_unit_test(test_regions_model),
+		cmocka_unit_test(test_regions_growth),	   cmocka_unit_test(test_regions_threads),
+	};
+
+	return cmocka_run_group_tests(table, NULL, NULL) |
+	       cmocka_run_group_tests(tests, load_rt, NULL);
 }

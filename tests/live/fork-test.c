@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fork-test: programs that fork after their heap is on huge pages.
+ *   fork-test prefork N MiB: a heap block of MiB, then N workers forked at
+ *     once, each writes all of the block and checks it; the parent writes it
+ *     too while they run. Exit 0 when every worker exited 0.
+ *   fork-test system N: 4 threads that malloc and write, while the main
+ *     thread calls system("exit 3") N times. Exit 0 when each returned 3.
+ *   fork-test threads N: 4 threads, each with its own malloc arena, wait
+ *     while the main thread forks N children one after the other, each of
+ *     which mallocs and writes. Exit 0 when every child exited 0.
+ * Prints nothing on success; the reason on failure.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static atomic_bool stop;
+
+static int prefork(int n, size_t mib)
+{
+	size_t len = mib << 20;
+	unsigned char *block = malloc(len);
+	int bad = 0;
+
+	if (!block)
+		return 1;
+	memset(block, 1, len);
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (pid == 0) {
+			/* The worker's own heap: more blocks, and the parent's one rewritten. */
+			char *mine = malloc(1 << 20);
+
+			if (!mine)
+				_exit(2);
+			memset(mine, i, 1 << 20);
+			memset(block, (unsigned char)(i + 2), len);
+			for (size_t k = 0; k < len; k += 4096)
+				if (block[k] != (unsigned char)(i + 2))
+					_exit(3);
+			_exit(0);
+		}
+	}
+	memset(block, 9, len);
+	for (int i = 0; i < n; i++) {
+		int st;
+
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "fork-test: a worker ended with status %#x\n", st);
+			bad = 1;
+		}
+	}
+	for (size_t k = 0; k < len; k += 4096)
+		if (block[k] != 9)
+			bad = 1;
+	free(block);
+	return bad;
+}
+
+static void *churn(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		char *p = malloc(4096);
+
+		if (p)
+			memset(p, 5, 4096);
+		free(p);
+	}
+	return NULL;
+}
+
+static int with_system(int n)
+{
+	pthread_t t[4];
+	int bad = 0;
+
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, churn, NULL) != 0)
+			return 1;
+	for (int i = 0; i < n; i++) {
+		int st = system("exit 3");
+
+		if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 3) {
+			fprintf(stderr, "fork-test: system() returned %#x\n", st);
+			bad = 1;
+		}
+	}
+	atomic_store(&stop, true);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return bad;
+}
+
+static pthread_barrier_t arenas_made, forks_done;
+
+static void *arena_user(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 100; i++) {
+		char *p = malloc(1000);
+
+		if (p)
+			memset(p, 3, 1000);
+	}
+	pthread_barrier_wait(&arenas_made);
+	pthread_barrier_wait(&forks_done);
+	return NULL;
+}
+
+static int threads_fork(int n)
+{
+	pthread_t t[4];
+	int bad = 0;
+
+	pthread_barrier_init(&arenas_made, NULL, 5);
+	pthread_barrier_init(&forks_done, NULL, 5);
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, arena_user, NULL) != 0)
+			return 1;
+	pthread_barrier_wait(&arenas_made);
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			char *q = malloc(100);
+
+			if (!q)
+				_exit(2);
+			memset(q, 2, 100);
+			_exit(0);
+		}
+		if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "fork-test: a child ended with status %#x\n", st);
+			bad = 1;
+		}
+	}
+	pthread_barrier_wait(&forks_done);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && strcmp(argv[1], "prefork") == 0)
+		return prefork(atoi(argv[2]), strtoul(argv[3], NULL, 10));
+	if (argc == 3 && strcmp(argv[1], "system") == 0)
+		return with_system(atoi(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "threads") == 0)
+		return threads_fork(atoi(argv[2]));
+	fprintf(stderr, "usage: fork-test prefork N MiB | system N | threads N\n");
+	return 2;
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154,SC2016 # run --separate-stderr sets stderr; the programs expand $
+# A launched program never fails because of the runtime: programs that fork
+# under hugectl --heap with a pool of 1 page and of a few pages, no
+# overcommit; bash under libhugetlbfs's environment; one warning per run.
+
+load live
+
+setup_file() {
+	live_requirements
+	live_lock
+	live_save
+	FORK_TEST="$HK_BUILD_DIR/tests/fork-test"
+	HEAP_TEST="$HK_BUILD_DIR/tests/heap-test"
+	RT="$HK_BUILD_DIR/lib/libhugekit-rt.so.0"
+	export FORK_TEST HEAP_TEST RT
+}
+
+teardown_file() {
+	live_restore
+}
+
+D=/sys/kernel/mm/hugepages/hugepages-2048kB
+
+# pool N: N free 2 MiB pages, no overcommit.
+pool() {
+	echo 0 > "$D/nr_overcommit_hugepages"
+	echo "$1" > "$D/nr_hugepages"
+	[ "$(cat "$D/nr_hugepages")" -eq "$1" ] || skip "the kernel could not give $1 free 2 MiB pages"
+}
+
+# A bash loop of 50 subshells and command substitutions, each changing variables and arrays.
+# shellcheck disable=SC2016 # expanded by the launched bash
+SUBSHELLS='declare -a big; for ((i = 0; i < 20000; i++)); do big[i]=$i; done
+n=0
+for ((i = 0; i < 50; i++)); do
+	( x=$i; big[i]=changed; big+=(more "$x"); s=${big[*]}; [ ${#s} -gt 0 ] ) || exit 9
+	y=$(z=$i; big[7]=$z; echo "${big[7]}")
+	[ "$y" = "$i" ] || exit 8
+	n=$((n + 1))
+done
+echo "$n"'
+
+# python3: forked children write to a 20 MiB list while the parent keeps its own.
+PYFORK='import os
+l = list(range(2_500_000))
+for k in range(8):
+    pid = os.fork()
+    if pid == 0:
+        for j in range(0, len(l), 97):
+            l[j] = -j
+        os._exit(0 if all(l[j] == -j for j in range(0, len(l), 97)) else 3)
+    l[k] = k + 1
+    _, st = os.waitpid(pid, 0)
+    if st != 0:
+        raise SystemExit(f"child {k}: status {st}")
+print(sum(l[:8]))'
+
+python() {
+	command -v python3 > /dev/null || skip "python3 is not installed"
+	python3 "$@"
+}
+
+for_pools() {
+	local n
+	for n in 1 8; do
+		pool "$n"
+		"$@" || return 1
+	done
+}
+
+subshells() {
+	run --separate-stderr hugectl --heap bash -c "$SUBSHELLS"
+	assert_success
+	assert_output 50
+}
+
+@test "a bash loop of 50 subshells and \$(...) under hugectl --heap, pool of 1 and of 8 pages" {
+	for_pools subshells
+}
+
+pyfork() {
+	command -v python3 > /dev/null || skip "python3 is not installed"
+	run --separate-stderr hugectl --heap python3 -c "$PYFORK"
+	assert_success
+	assert_output 36
+}
+
+@test "python3 children write to a 20 MiB list after os.fork, pool of 1 and of 8 pages" {
+	for_pools pyfork
+}
+
+prefork() {
+	run --separate-stderr hugectl --heap "$FORK_TEST" prefork 8 16
+	assert_success
+}
+
+@test "a prefork server: 8 workers write the parent's 16 MiB block, pool of 1 and of 8 pages" {
+	for_pools prefork
+}
+
+threaded_system() {
+	run --separate-stderr hugectl --heap "$FORK_TEST" system 20
+	assert_success
+}
+
+@test "system() from a threaded program, pool of 1 and of 8 pages" {
+	for_pools threaded_system
+}
+
+threads_fork() {
+	run --separate-stderr hugectl --heap "$FORK_TEST" threads 10
+	assert_success
+}
+
+@test "a threaded program (an arena per thread) forks children that malloc, pool of 1 and of 8 pages" {
+	for_pools threads_fork
+}
+
+@test "without the move (HK_RT_FORK=share), the same children die: the tests above can fail" {
+	pool 1
+	run --separate-stderr env HK_RT_FORK=share hugectl --heap "$FORK_TEST" prefork 8 16
+	assert_failure
+	[[ "$stderr" == *"fork-test: a worker ended with status 0x7"* ]]
+}
+
+# starts CMD...: run CMD with the runtime preloaded and HUGETLB_MORECORE=yes;
+# $output is the program's, the number of starts is in $starts (1 + restarts).
+starts() {
+	run --separate-stderr timeout 20 env HUGETLB_MORECORE=yes HUGETLB_VERBOSE=3 LD_PRELOAD="$RT" "$@"
+	starts=$((1 + $(grep -c 'INFO: starting again' <<< "$stderr")))
+}
+
+@test "HUGETLB_MORECORE=yes, runtime preloaded: bash, a bash script, dash, python3, a C program start twice and run" {
+	local script="$BATS_TEST_TMPDIR/script.sh"
+	pool 8
+	printf '#!/bin/bash\necho "script $1"\n' > "$script"
+	chmod +x "$script"
+
+	starts bash -c 'echo "bash $0"' arg0
+	assert_success
+	assert_output "bash arg0"
+	assert_equal "$starts" 2
+	starts "$script" one
+	assert_success
+	assert_output "script one"
+	assert_equal "$starts" 2
+	starts dash -c 'echo dash'
+	assert_success
+	assert_output dash
+	assert_equal "$starts" 2
+	if command -v python3 > /dev/null; then
+		starts python3 -c 'import sys; print("python", sys.argv[1])' x
+		assert_success
+		assert_output "python x"
+		# A shim (pyenv's is a bash script) starts twice; python3 after it inherits the tunables.
+		assert_equal "$starts" 2
+	fi
+	starts "$HEAP_TEST"
+	assert_success
+	assert_equal "$starts" 2
+	# The second start has the heap on huge pages, and exec -a's argv[0] survives it.
+	starts bash -c 'exec -a renamed bash -c "echo \$0"'
+	assert_success
+	assert_output renamed
+}
+
+@test "the guard and the pid stay out of a program's children; the tunables stay in" {
+	pool 8
+	# shellcheck disable=SC2016
+	run --separate-stderr env HUGETLB_MORECORE=yes LD_PRELOAD="$RT" bash -c 'env | grep -E "^(HK_RT_REEXEC|HK_RT_PID|GLIBC_TUNABLES)=" | sort'
+	assert_success
+	assert_line --index 0 --partial "GLIBC_TUNABLES=glibc.malloc.hugetlb=2"
+	assert_line --index 1 --regexp '^HK_RT_PID=[0-9]+$'
+	refute_line --partial HK_RT_REEXEC
+}
+
+@test "an empty pool: one warning for a whole shell loop, not one per process" {
+	pool 0
+	run --separate-stderr hugectl --heap bash -c 'for i in 1 2 3 4 5 6 7 8; do (true); /bin/true; x=$(echo); done'
+	assert_success
+	assert_equal "$(grep -c 'no free huge pages' <<< "$stderr")" 1
+	# At -v the children say it too.
+	run --separate-stderr hugectl -v --heap bash -c 'for i in 1 2; do /bin/true; done'
+	[ "$(grep -c 'no free huge pages' <<< "$stderr")" -ge 2 ]
+}
+
+@test "--report: the launched program only; --report=all: its children too" {
+	pool 8
+	run --separate-stderr hugectl --heap --report bash -c '/bin/true; /bin/true; :'
+	assert_success
+	assert_equal "$(grep -c '^hugekit report' <<< "$stderr")" 1
+	[[ "$stderr" == "hugekit report: "* ]]
+	run --separate-stderr hugectl --heap --report=all bash -c '/bin/true; /bin/true; :'
+	assert_success
+	assert_equal "$(grep -c '^hugekit report: ' <<< "$stderr")" 1
+	assert_equal "$(grep -c '^hugekit report (pid [0-9]*): ' <<< "$stderr")" 2
+}

@@ -49,7 +49,7 @@ if [ -f "$build/man/hugeadm.8" ]; then
 	done
 fi
 for c in pagesize hugeadm hugectl; do
-	find "$dest" -path "*bash-completion/completions/$c" | grep -q . ||
+	[ -n "$(find "$dest" -path "*bash-completion/completions/$c")" ] ||
 		{ echo "check-install: no bash completion for $c" >&2; exit 1; }
 done
 cat > "$dest/t.c" <<'C'
@@ -70,7 +70,8 @@ C
 flags=$(PKG_CONFIG_SYSROOT_DIR="$dest" PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --cflags --libs libhugekit)
 # A sanitizer build's library needs the sanitizer runtime in the program too.
 san=()
-if ldd "$dest$libdir/libhugekit.so.1" | grep -q libasan; then san=(-fsanitize=address,undefined); fi
+# (No "cmd | grep -q" here: grep's early exit is cmd's SIGPIPE, a failure under pipefail.)
+if [[ $(ldd "$dest$libdir/libhugekit.so.1") == *libasan* ]]; then san=(-fsanitize=address -fsanitize=undefined); fi
 # shellcheck disable=SC2086 # pkg-config output is a list of words
 cc -Wall -Werror "${san[@]}" "$dest/t.c" -o "$dest/t" $flags
 out=$(LD_LIBRARY_PATH="$dest$libdir" "$dest/t")
@@ -85,9 +86,10 @@ case $libdir in
 *) want_rp="\$ORIGIN/$rel" ;;
 esac
 for t in pagesize hugeadm hugectl; do
-	rp=$(readelf -d "$bindir/$t" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]$/\1/p')
+	dyn=$(readelf -d "$bindir/$t")
+	rp=$(sed -n 's/.*(RUNPATH).*\[\(.*\)\]$/\1/p' <<<"$dyn")
 	[ "$rp" = "$want_rp" ] || fail "$t has RUNPATH '$rp', want '$want_rp'"
-	if readelf -d "$bindir/$t" | grep -q '(RPATH)'; then fail "$t has a DT_RPATH"; fi
+	if [[ $dyn == *"(RPATH)"* ]]; then fail "$t has a DT_RPATH"; fi
 done
 
 # A prefix install runs at once, on its own library (not the build tree's, not the cache's).

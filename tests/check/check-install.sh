@@ -17,6 +17,11 @@ fail() {
 	echo "check-install: $*" >&2
 	exit 1
 }
+# loaded TOOL: the libhugekit.so.1 that TOOL (run without LD_LIBRARY_PATH) loads, or nothing.
+loaded() {
+	{ env -u LD_LIBRARY_PATH LD_DEBUG=libs "$1" --sysroot "${HK_FIXTURES:?}/x86-1node" --pool-list 2>&1 > /dev/null || true; } |
+		sed -n 's/.*calling init: \(.*libhugekit\.so\.1\)$/\1/p'
+}
 
 # One -O level per compile command of lib/ and tools/ (Release once added -O3 to -O2).
 levels=$(python3 - "$build/compile_commands.json" <<'PY'
@@ -96,9 +101,8 @@ done
 p="$dest/prefix"
 cmake --install "$build" --prefix "$p" > /dev/null
 prel=${libdir#"$prefix"}
-loaded=$(env -u LD_LIBRARY_PATH LD_DEBUG=libs "$p/bin/hugeadm" --sysroot "${HK_FIXTURES:?}/x86-1node" --pool-list 2>&1 > /dev/null |
-	sed -n 's/.*calling init: \(.*libhugekit\.so\.1\)$/\1/p')
-[ "$(realpath "$loaded")" = "$(realpath "$p$prel/libhugekit.so.1")" ] ||
+loaded=$(loaded "$p/bin/hugeadm")
+[[ -n $loaded && $(realpath "$loaded") == "$(realpath "$p$prel/libhugekit.so.1")" ]] ||
 	fail "hugeadm installed under $p loaded '$loaded', not $p$prel/libhugekit.so.1"
 
 # Compat names and ldconfig, in a small build of our own: configured for one
@@ -125,6 +129,20 @@ done
 [ ! -e "$dest/configured" ] || fail "an install with --prefix wrote under the configured prefix: $(find "$dest/configured")"
 [ "$(cat "$dest/ldconfig.log" 2> /dev/null)" = ran ] ||
 	fail "ldconfig ran '$(cat "$dest/ldconfig.log" 2> /dev/null)' times, want once (for the cache directory only)"
+
+# Configured for /usr: staged with DESTDIR, the tools have no RUNPATH (the
+# system directory is searched anyway); installed under another prefix, they
+# have one and run on that prefix's library.
+cmake -S "$src" -B "$cb" -DCMAKE_INSTALL_PREFIX=/usr > /dev/null
+cmake --build "$cb" -j2 > /dev/null
+DESTDIR="$dest/stage" cmake --install "$cb" > /dev/null
+if [[ $(readelf -d "$dest/stage/usr/bin/hugeadm") == *RUNPATH* ]]; then
+	fail "hugeadm for /usr has a RUNPATH: $(readelf -d "$dest/stage/usr/bin/hugeadm" | grep RUNPATH)"
+fi
+cmake --install "$cb" --prefix "$dest/moved" > /dev/null
+loaded=$(loaded "$dest/moved/bin/hugeadm")
+[[ -n $loaded && $(realpath "$loaded") == "$dest/moved/"* ]] ||
+	fail "hugeadm configured for /usr, installed under $dest/moved, loaded '$loaded'"
 
 echo "check-install: installed tree complete; a program linked with pkg-config's flags ran: $out;" \
 	"tools run from a prefix install on its own library (RUNPATH '$want_rp'); compat names under the prefix and in the manifest"

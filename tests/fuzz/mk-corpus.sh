@@ -54,7 +54,7 @@ grep -ho -- '--pool-pages-m[ai][nx] [^ "]*' "$here"/../cli/*.bats "$here"/../liv
 printf '02M:1G\n12M:+1G\n01G:2@0-1\n' | seed pool-spec
 # The kernel's "unlimited" overcommit (2^64 - 1) with a pool of 2^32 pages, then +1 page.
 printf '#\x06\x09\n02M:+1\n' | seed pool-spec
-printf '#\x00\x00\x09\n02M:-1\n#\x09\x09\x09\x09\x09\n12M:+1\n' | seed pool-spec
+printf '#\x14\x14\x09\n02M:-1\n#\x09\x09\x09\x09\x09\n12M:+1\n' | seed pool-spec
 # Option tables: three options, then argv.
 printf '\x03hapool-list\nv2verbose\n.1sysroot\n--pool-list\n-v\n--sysroot\nx\n--pool\n-h\n--\nrest\n' | seed opts
 printf '\x02a0all\nV0version\n-aV\n--vers\n--all=1\n' | seed opts

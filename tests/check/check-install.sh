@@ -2,12 +2,42 @@
 # The install tree is complete and usable: tools, the library with its soname,
 # the header and version header, libhugekit.pc, man pages and completions; a
 # program built with `pkg-config --cflags --libs libhugekit` against the
-# installed copy runs.
+# installed copy runs. The installed tools carry an $ORIGIN-relative RUNPATH,
+# so a tool installed under any prefix runs at once (no ldconfig) on its own
+# prefix's libhugekit; the libhugetlbfs compat names go under the prefix given
+# at install time and into install_manifest.txt; ldconfig runs for a library
+# directory of the ld.so cache, never into a DESTDIR; the build compiles the
+# libraries and tools at one -O level.
 set -euo pipefail
 build=${HK_BUILD_DIR:?}
+src=${HK_SOURCE_DIR:?}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
-DESTDIR="$dest" cmake --install "$build" > /dev/null
+fail() {
+	echo "check-install: $*" >&2
+	exit 1
+}
+# loaded TOOL: the libhugekit.so.1 that TOOL (run without LD_LIBRARY_PATH) loads, or nothing.
+loaded() {
+	{ env -u LD_LIBRARY_PATH LD_DEBUG=libs "$1" --sysroot "${HK_FIXTURES:?}/x86-1node" --pool-list 2>&1 > /dev/null || true; } |
+		sed -n 's/.*calling init: \(.*libhugekit\.so\.1\)$/\1/p'
+}
+
+# One -O level per compile command of lib/ and tools/ (Release once added -O3 to -O2).
+levels=$(python3 - "$build/compile_commands.json" <<'PY'
+import json, re, sys
+for c in json.load(open(sys.argv[1])):
+    if re.search(r"/(lib|tools)/", c["file"]) and "/tests/" not in c["file"]:
+        o = re.findall(r"(?:^|\s)(-O\S*)", c.get("command", " ".join(c.get("arguments", []))))
+        if len(o) != 1:
+            print(c["file"], " ".join(o) or "no -O")
+PY
+)
+[ -z "$levels" ] || fail "not exactly one optimization level: $levels"
+
+out=$(DESTDIR="$dest" cmake --install "$build")
+# Into a staging tree the cache is none of the install's business.
+if grep -q ldconfig <<<"$out"; then fail "ran ldconfig into DESTDIR: $out"; fi
 prefix=$(awk -F= '/^prefix=/ { print $2 }' "$build/libhugekit.pc")
 root="$dest$prefix"
 libdir=$(awk -F= '/^libdir=/ { print $2 }' "$build/libhugekit.pc")
@@ -24,7 +54,7 @@ if [ -f "$build/man/hugeadm.8" ]; then
 	done
 fi
 for c in pagesize hugeadm hugectl; do
-	find "$dest" -path "*bash-completion/completions/$c" | grep -q . ||
+	[ -n "$(find "$dest" -path "*bash-completion/completions/$c")" ] ||
 		{ echo "check-install: no bash completion for $c" >&2; exit 1; }
 done
 cat > "$dest/t.c" <<'C'
@@ -45,10 +75,74 @@ C
 flags=$(PKG_CONFIG_SYSROOT_DIR="$dest" PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --cflags --libs libhugekit)
 # A sanitizer build's library needs the sanitizer runtime in the program too.
 san=()
-if ldd "$dest$libdir/libhugekit.so.1" | grep -q libasan; then san=(-fsanitize=address,undefined); fi
+# (No "cmd | grep -q" here: grep's early exit is cmd's SIGPIPE, a failure under pipefail.)
+if [[ $(ldd "$dest$libdir/libhugekit.so.1") == *libasan* ]]; then san=(-fsanitize=address -fsanitize=undefined); fi
 # shellcheck disable=SC2086 # pkg-config output is a list of words
 cc -Wall -Werror "${san[@]}" "$dest/t.c" -o "$dest/t" $flags
 out=$(LD_LIBRARY_PATH="$dest$libdir" "$dest/t")
 [ "$out" = "$(awk -F': ' '/^Version:/ { print $2 }' "$build/libhugekit.pc") $(getconf PAGESIZE)" ] ||
 	{ echo "check-install: the installed library said '$out'" >&2; exit 1; }
-echo "check-install: installed tree complete; a program linked with pkg-config's flags ran: $out"
+
+# RUNPATH: the relative way from bindir to libdir, unless libdir is a system one.
+bindir=$(dirname "$(find "$dest" -path '*/bin/hugeadm')")
+rel=$(realpath -m --relative-to="${bindir#"$dest"}" "$libdir")
+case $libdir in
+/lib | /usr/lib | /lib64 | /usr/lib64 | /lib/*-linux-gnu* | /usr/lib/*-linux-gnu*) want_rp= ;;
+*) want_rp="\$ORIGIN/$rel" ;;
+esac
+for t in pagesize hugeadm hugectl; do
+	dyn=$(readelf -d "$bindir/$t")
+	rp=$(sed -n 's/.*(RUNPATH).*\[\(.*\)\]$/\1/p' <<<"$dyn")
+	[ "$rp" = "$want_rp" ] || fail "$t has RUNPATH '$rp', want '$want_rp'"
+	if [[ $dyn == *"(RPATH)"* ]]; then fail "$t has a DT_RPATH"; fi
+done
+
+# A prefix install runs at once, on its own library (not the build tree's, not the cache's).
+p="$dest/prefix"
+cmake --install "$build" --prefix "$p" > /dev/null
+prel=${libdir#"$prefix"}
+loaded=$(loaded "$p/bin/hugeadm")
+[[ -n $loaded && $(realpath "$loaded") == "$(realpath "$p$prel/libhugekit.so.1")" ]] ||
+	fail "hugeadm installed under $p loaded '$loaded', not $p$prel/libhugekit.so.1"
+
+# Compat names and ldconfig, in a small build of our own: configured for one
+# prefix, installed under another, with an ldconfig that only records its calls.
+cb="$dest/compat-build"
+cat > "$dest/ldconfig" <<SH
+#!/bin/sh
+if [ "\$1" = -v ]; then echo "$dest/cache/lib: (from test)"; else echo ran >> "$dest/ldconfig.log"; fi
+SH
+chmod +x "$dest/ldconfig"
+cmake -S "$src" -B "$cb" -DHK_COMPAT_LIBHUGETLBFS=ON -DBUILD_TESTING=OFF -DHK_MAN=OFF \
+	-DCMAKE_INSTALL_PREFIX="$dest/configured" -DHK_LDCONFIG="$dest/ldconfig" > /dev/null
+cmake --build "$cb" -j2 > /dev/null
+for pre in "$dest/other" "$dest/cache"; do
+	cmake --install "$cb" --prefix "$pre" > /dev/null
+	for n in libhugetlbfs.so libhugetlbfs.so.0; do
+		f=$(find "$pre" -name "$n")
+		[ -n "$f" ] || fail "compat name $n is not under the install prefix $pre"
+		[ "$(readlink -f "$f")" = "$(readlink -f "$(dirname "$f")/libhugekit-rt.so.0")" ] ||
+			fail "$f does not lead to libhugekit-rt.so.0"
+		grep -qx "$f" "$cb/install_manifest.txt" || fail "$f is not in install_manifest.txt"
+	done
+done
+[ ! -e "$dest/configured" ] || fail "an install with --prefix wrote under the configured prefix: $(find "$dest/configured")"
+[ "$(cat "$dest/ldconfig.log" 2> /dev/null)" = ran ] ||
+	fail "ldconfig ran '$(cat "$dest/ldconfig.log" 2> /dev/null)' times, want once (for the cache directory only)"
+
+# Configured for /usr: staged with DESTDIR, the tools have no RUNPATH (the
+# system directory is searched anyway); installed under another prefix, they
+# have one and run on that prefix's library.
+cmake -S "$src" -B "$cb" -DCMAKE_INSTALL_PREFIX=/usr > /dev/null
+cmake --build "$cb" -j2 > /dev/null
+DESTDIR="$dest/stage" cmake --install "$cb" > /dev/null
+if [[ $(readelf -d "$dest/stage/usr/bin/hugeadm") == *RUNPATH* ]]; then
+	fail "hugeadm for /usr has a RUNPATH: $(readelf -d "$dest/stage/usr/bin/hugeadm" | grep RUNPATH)"
+fi
+cmake --install "$cb" --prefix "$dest/moved" > /dev/null
+loaded=$(loaded "$dest/moved/bin/hugeadm")
+[[ -n $loaded && $(realpath "$loaded") == "$dest/moved/"* ]] ||
+	fail "hugeadm configured for /usr, installed under $dest/moved, loaded '$loaded'"
+
+echo "check-install: installed tree complete; a program linked with pkg-config's flags ran: $out;" \
+	"tools run from a prefix install on its own library (RUNPATH '$want_rp'); compat names under the prefix and in the manifest"

@@ -1,14 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# check-options.sh - every option a tool accepts is documented and completed.
+# check-options.sh - every option a tool accepts is documented and completed,
+# and every option the documentation and completion name is accepted.
 #
 # For each tool, `$HK_BUILD_DIR/tools/<tool> --list-options` names its visible
 # options, one a line. Each long option must be an option entry in the OPTIONS
 # section of man/<tool>.<section>.scd (a line such as "*-a*, *--all*" or
 # "*--sysroot* _DIR_") and a word in completions/bash/<tool>; each short
-# option must be an entry in the man page too. Run by ctest, which sets
-# HK_BUILD_DIR and HK_SOURCE_DIR; by hand:
+# option must be an entry in the man page too.
+#
+# The other way: every option the man page's SYNOPSIS and OPTIONS entries set
+# in bold, and every long option word of the completion, must be listed by
+# --list-options (an abbreviation or a hidden option is not enough). Every
+# option of all three is also put to the tool's getopt ("tool --opt=x" or
+# "tool -xx", then an unknown option, so that the tool stops while parsing and
+# never runs anything): getopt must not call it unrecognized or invalid.
+# Run by ctest, which sets HK_BUILD_DIR and HK_SOURCE_DIR; by hand:
 #
 #	HK_BUILD_DIR=build/dev HK_SOURCE_DIR=. bash tests/check/check-options.sh
 
@@ -43,6 +51,30 @@ in_man() {
 in_completion() {
 	sed 's/^[[:space:]]*#.*//' "$2" |
 		grep -qE "(^|[^[:alnum:]-])$(re_escape "$1")([^[:alnum:]-]|$)"
+}
+
+# man_named FILE: the options the SYNOPSIS and the OPTIONS entries of an
+# scdoc page set in bold ("*--pool-list*", "*--heap*[=_SIZE_]"), one a line;
+# prefix forms such as "*--thp-*..." are left out.
+man_named() {
+	awk '/^# / { s = $0 } s == "# SYNOPSIS" || (s == "# OPTIONS" && /^\*-/)' "$1" |
+		grep -oE '\*--?[[:alnum:]][[:alnum:]_-]*[*=[]' | sed 's/^\*//; s/.$//' | grep -v -- '-$' | sort -u
+}
+
+# completion_named FILE: the long options the completion names, outside comments.
+completion_named() {
+	sed 's/^[[:space:]]*#.*//' "$1" | grep -oE '(^|[^[:alnum:]_-])--[[:alnum:]][[:alnum:]_-]*' |
+		sed 's/^[^-]*//' | grep -v -- '-$' | sort -u
+}
+
+# getopt_accepts TOOL OPTION: the tool's getopt knows OPTION (or takes it as
+# an abbreviation). The unknown option after it makes the tool stop while
+# parsing; "=x" and "-xx" give an argument without eating that option.
+getopt_accepts() {
+	local probe err
+	if [[ $2 == --* ]]; then probe=$2=x; else probe=$2${2#-}; fi
+	err=$(timeout 20 "$1" "$probe" --hk-check-no-such-option 2>&1 > /dev/null < /dev/null)
+	! grep -qE "unrecognized option '$(re_escape "$probe")'|invalid option -- '$(re_escape "${2#-}")'" <<<"$err"
 }
 
 if [[ -z ${HK_BUILD_DIR-} || -z ${HK_SOURCE_DIR-} ]]; then
@@ -100,8 +132,36 @@ for tool in "${tools[@]}"; do
 		fi
 	done
 	total=$((total + nlong))
+
+	# The other way round: what the documentation and completion name exists.
+	mapfile -t named < <(man_named "$page")
+	mapfile -t completed < <(completion_named "$comp")
+	declare -A ok=()
+	while read -r opt; do
+		getopt_accepts "$bin" "$opt" && ok[$opt]=1 || ok[$opt]=0
+	done < <(printf '%s\n' "${opts[@]}" "${named[@]}" "${completed[@]}" | sort -u)
+	for opt in "${opts[@]}"; do
+		if ((!ok[$opt])); then
+			fail "$tool: '$tool --list-options' lists $opt, which its getopt rejects"
+			missing=$((missing + 1))
+		fi
+	done
+	for where in "${page#"$HK_SOURCE_DIR"/}" "completions/bash/$tool"; do
+		if [[ $where == completions/* ]]; then set -- "${completed[@]}"; else set -- "${named[@]}"; fi
+		for opt; do
+			if ((!ok[$opt])); then
+				fail "$tool: $where names $opt, which $tool does not accept"
+				missing=$((missing + 1))
+			elif ! grep -qxF -- "$opt" <<<"$list"; then
+				fail "$tool: $where names $opt, which '$tool --list-options' does not list (hidden, or an abbreviation)"
+				missing=$((missing + 1))
+			fi
+		done
+	done
+	unset ok
+
 	if ((missing == 0)); then
-		echo "check-options: $tool: $nlong long options in ${page#"$HK_SOURCE_DIR"/} and completions/bash/$tool, $nshort short options in the man page"
+		echo "check-options: $tool: $nlong long options in ${page#"$HK_SOURCE_DIR"/} and completions/bash/$tool, $nshort short options in the man page; the ${#named[@]} options the man page names and the ${#completed[@]} the completion names are accepted"
 	else
 		echo "check-options: $tool: $missing missing of $nlong long and $nshort short options"
 	fi
@@ -111,4 +171,4 @@ if ((failures > 0)); then
 	echo "check-options: FAILED, $failures problem(s)" >&2
 	exit 1
 fi
-echo "check-options: ${#tools[@]} tools, $total options, all documented"
+echo "check-options: ${#tools[@]} tools, $total options, all documented; every documented or completed option is accepted"

@@ -130,36 +130,43 @@ static void put(const struct hugectl *c, const char *name, const char *value)
 		setenv(name, value, 1);
 }
 
-/* The runtime library: $HK_RT_LIBRARY, the installed one, or the one next to this hugectl. */
+/*
+ * The runtime library: $HK_RT_LIBRARY; else the one of this hugectl's own
+ * prefix (bindir/HK_RT_FROM_BINDIR, so a tool installed under any prefix
+ * preloads that prefix's runtime), the build tree's (tools/../lib), and last
+ * the one of the configured prefix.
+ */
 static char *runtime_path(void)
 {
+	static const char *const rel[] = {HK_RT_FROM_BINDIR, "../lib/libhugekit-rt.so.0"};
 	const char *env = getenv("HK_RT_LIBRARY");
 	char exe[PATH_MAX], *slash, *p;
 	const char *execfn;
 
 	if (env && *env)
 		return strdup(env);
-	if (access(HK_RT_INSTALLED, R_OK) == 0)
-		return strdup(HK_RT_INSTALLED);
 	/* The file this hugectl was started from, links resolved. */
 	execfn = (const char *)getauxval(AT_EXECFN);
-	if (!execfn || !realpath(execfn, exe))
-		return NULL;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	/* The build tree's tools/../lib, or an install's bin/../lib. */
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	if (asprintf(&p, "%s/lib/libhugekit-rt.so.0", exe) < 0)
-		return NULL;
-	if (access(p, R_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
+	if (execfn && realpath(execfn, exe) && (slash = strrchr(exe, '/'))) {
+		*slash = '\0';
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			if (asprintf(&p, "%s/%s", exe, rel[i]) < 0)
+				return NULL;
+			if (access(p, R_OK) == 0) {
+				/* Shown as DIR/libhugekit-rt.so.0, the directory without "..". */
+				char dir[PATH_MAX], *r = NULL;
+
+				slash = strrchr(p, '/');
+				*slash = '\0';
+				if (realpath(p, dir) && asprintf(&r, "%s/%s", dir, slash + 1) < 0)
+					r = NULL;
+				free(p);
+				return r;
+			}
+			free(p);
+		}
+	}
+	return access(HK_RT_INSTALLED, R_OK) == 0 ? strdup(HK_RT_INSTALLED) : NULL;
 }
 
 static int parse_level(struct hugectl *c, const char *arg)

@@ -230,7 +230,7 @@ void hk_path_set_log(struct hk_path *p, hk_path_log_fn fn, void *data)
 	p->log_data = data;
 }
 
-static int vformat(char *buf, size_t sz, const char *fmt, va_list ap)
+HK_PRINTF(3, 0) static int vformat(char *buf, size_t sz, const char *fmt, va_list ap)
 {
 	int n = vsnprintf(buf, sz, fmt, ap);
 
@@ -403,7 +403,7 @@ static int open_rel(const struct hk_path *p, const char *path, int flags, mode_t
 	return fd;
 }
 
-static int vopen(const struct hk_path *p, int flags, const char *fmt, va_list ap)
+HK_PRINTF(3, 0) static int vopen(const struct hk_path *p, int flags, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX];
 	int rc;
@@ -584,6 +584,7 @@ done:
 	return 0;
 }
 
+HK_PRINTF(4, 0)
 static int vread_all(const struct hk_path *p, char **ret, size_t *ret_len, const char *fmt,
 		     va_list ap)
 {
@@ -652,19 +653,22 @@ int hk_parse_u64_strict(const char *s, uint64_t *ret)
 int hk_path_read_u64f(const struct hk_path *p, uint64_t *ret, const char *fmt, ...)
 {
 	va_list ap;
+	size_t len;
 	char *buf;
 	int rc;
 
 	va_start(ap, fmt);
-	rc = vread_all(p, &buf, NULL, fmt, ap);
+	rc = vread_all(p, &buf, &len, fmt, ap);
 	va_end(ap);
 	if (rc < 0)
 		return rc;
-	rc = hk_parse_u64_strict(buf, ret);
+	/* A NUL inside the file ("7\0junk") is not the end of the number. */
+	rc = strlen(buf) == len ? hk_parse_u64_strict(buf, ret) : -EINVAL;
 	free(buf);
 	return rc;
 }
 
+HK_PRINTF(3, 0)
 static int vwrite(const struct hk_path *p, const char *value, const char *fmt, va_list ap)
 {
 	size_t len = strlen(value), off = 0;

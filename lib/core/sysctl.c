@@ -139,10 +139,12 @@ HK_EXPORT int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value
 	/* "always [madvise] never": the bracketed word is the selection. */
 	open = strchr(buf, '[');
 	close = open ? strchr(open, ']') : NULL;
-	if (open && close) {
+	if (open && close && close > open + 1 && !memchr(open + 1, ' ', (size_t)(close - open - 1)) &&
+	    !memchr(open + 1, '[', (size_t)(close - open - 1))) {
 		*close = '\0';
 		memmove(buf, open + 1, (size_t)(close - open));
-	} else if (strchr(buf, ' ')) {
+	} else if (open || strchr(buf, ']') || strchr(buf, ' ')) {
+		/* Unbalanced brackets, an empty or a two-word selection: not a mode line. */
 		free(buf);
 		return -EINVAL;
 	}

@@ -3,8 +3,9 @@
  * The runtime's own /proc/self/mountinfo parser (lib/runtime/api.c, no
  * libmount): its scan is static and runs once per process, so this target
  * compiles api.c in and calls the scan on a scratch tree each time. rt.c,
- * the preload side with its constructor, is left out: rt_path() and rt_msg()
- * are defined here.
+ * the preload side with its constructor, and fork.c are left out:
+ * rt_path(), rt_msg(), rt_base_page_size() and rt_fork_watch() are defined
+ * here; regions.c is compiled in.
  */
 #include "fuzz.h"
 
@@ -15,6 +16,15 @@ static struct hk_path root;
 const struct hk_path *rt_path(void)
 {
 	return &root;
+}
+
+size_t rt_base_page_size(void)
+{
+	return 4096;
+}
+
+void rt_fork_watch(void)
+{
 }
 
 /* Messages are formatted (the format and its arguments are checked), not printed. */
@@ -41,13 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_put("proc/self/mountinfo", data, size);
 	scan_mountinfo();
-	for (size_t i = 0; i < cfg.n_mounts; i++) {
+	for (size_t i = 0; i < atomic_load(&cfg.n_mounts); i++) {
 		if (!cfg.mounts[i].path || cfg.mounts[i].size <= 0)
 			abort();
 		free(cfg.mounts[i].path);
+		cfg.mounts[i].path = NULL;
 	}
-	free(cfg.mounts);
-	cfg.mounts = NULL;
-	cfg.n_mounts = 0;
+	atomic_store(&cfg.n_mounts, 0);
 	return 0;
 }

@@ -165,6 +165,25 @@ static void test_read_u64(void **state)
 	}
 }
 
+/* A NUL inside a counter file ends nothing: "7\0junk" is not 7 (found by fuzz-sysfs). */
+static void test_read_u64_nul(void **state)
+{
+	struct env *e = *state;
+	char *path;
+	uint64_t v = 12345;
+	FILE *f;
+
+	fixture_write(e->dir, "sys/value", "");
+	assert_true(asprintf(&path, "%s/sys/value", e->dir) > 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite("7\0junk", 1, 7, f), 7);
+	assert_int_equal(fclose(f), 0);
+	free(path);
+	assert_int_equal(hk_path_read_u64f(&e->p, &v, "sys/value"), -EINVAL);
+	assert_int_equal(v, 12345);
+}
+
 static void test_read_u64_missing(void **state)
 {
 	struct env *e = *state;
@@ -625,7 +644,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_init),	       T(test_init_live),	 T(test_init_missing),
-		T(test_read_u64),      T(test_read_u64_missing), T(test_parse_u64_strict),
+		T(test_read_u64),      T(test_read_u64_nul), T(test_read_u64_missing), T(test_parse_u64_strict),
 		T(test_read_string),   T(test_read_all_large),	 T(test_write_truncates),
 		T(test_write_missing), T(test_leading_slash),	 T(test_opendir),
 		T(test_kv_meminfo),    T(test_kv_node),		 T(test_kv_bad_value),

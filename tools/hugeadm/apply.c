@@ -593,7 +593,6 @@ int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd)
 
 int ha_apply(struct hugeadm_ctl *ctl)
 {
-	bool shortfall = false;
 	int rc = 0;
 
 	if (ctl->n_actions == 0)
@@ -607,7 +606,6 @@ int ha_apply(struct hugeadm_ctl *ctl)
 			if (phase(ctl->actions[i].kind) != p)
 				continue;
 			rc = apply_one(ctl, &ctl->actions[i], &short_now);
-			shortfall |= short_now;
 			if (short_now && ctl->strict) {
 				ha_msg(ctl, HA_ERROR,
 				       "%s: the pool came up short; it was put back (--strict)",

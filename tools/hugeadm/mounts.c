@@ -354,11 +354,6 @@ static bool unmount_all_asked(const struct hugeadm_ctl *ctl)
 }
 
 /* a + b, stopping at UINT64_MAX (an "unlimited" overcommit is 2^64 - 1). */
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* The limits against the pool of one size as this run leaves it: 0, or -1 after an error. */
 static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
 {
@@ -369,7 +364,7 @@ static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
 	if (ha_state_get(ctl, &ctl->plan_states, size, &st) < 0)
 		return -1;
 	ha_format_size(sz, sizeof(sz), size);
-	max = add_sat(st->min, st->oc);
+	max = ha_pool_max(st->min, st->oc);
 	/* The kernel refuses a reservation above the limit, in whole pages. */
 	if (ctl->max_size && ctl->min_size && min_pages > max_pages) {
 		ha_msg(ctl, HA_ERROR,

@@ -287,7 +287,9 @@ HK_EXPORT int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *o
 	if (!api || strcmp(api, "mount") != 0)
 		rc = mount_fd_new_api(dirfd, options);
 	if (rc == -ENOSYS) {
-		hk_dbg(ctx, "no new mount API: mount(2) on the descriptor's magic link (" HK_PROC_SELF_FD ")");
+		hk_dbg(ctx,
+		       "no new mount API: mount(2) on the descriptor's magic link (" HK_PROC_SELF_FD
+		       ")");
 		rc = mount_fd_proc(dirfd, options);
 	}
 	/* The caller knows the path and reports the failure. */

@@ -139,7 +139,8 @@ HK_EXPORT int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value
 	/* "always [madvise] never": the bracketed word is the selection. */
 	open = strchr(buf, '[');
 	close = open ? strchr(open, ']') : NULL;
-	if (open && close && close > open + 1 && !memchr(open + 1, ' ', (size_t)(close - open - 1)) &&
+	if (open && close && close > open + 1 &&
+	    !memchr(open + 1, ' ', (size_t)(close - open - 1)) &&
 	    !memchr(open + 1, '[', (size_t)(close - open - 1))) {
 		*close = '\0';
 		memmove(buf, open + 1, (size_t)(close - open));

@@ -643,12 +643,25 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_init),	       T(test_init_live),	 T(test_init_missing),
-		T(test_read_u64),      T(test_read_u64_nul), T(test_read_u64_missing), T(test_parse_u64_strict),
-		T(test_read_string),   T(test_read_all_large),	 T(test_write_truncates),
-		T(test_write_missing), T(test_leading_slash),	 T(test_opendir),
-		T(test_kv_meminfo),    T(test_kv_node),		 T(test_kv_bad_value),
-		T(test_existsf),       T(test_escape_openat2),	 T(test_escape_fallback),
+		T(test_init),
+		T(test_init_live),
+		T(test_init_missing),
+		T(test_read_u64),
+		T(test_read_u64_nul),
+		T(test_read_u64_missing),
+		T(test_parse_u64_strict),
+		T(test_read_string),
+		T(test_read_all_large),
+		T(test_write_truncates),
+		T(test_write_missing),
+		T(test_leading_slash),
+		T(test_opendir),
+		T(test_kv_meminfo),
+		T(test_kv_node),
+		T(test_kv_bad_value),
+		T(test_existsf),
+		T(test_escape_openat2),
+		T(test_escape_fallback),
 		T(test_mkdir),
 	};
 #undef T

@@ -552,7 +552,7 @@ static void test_thp(void **state)
 	assert_null(v);
 	/* Not a mode line (found by fuzz-sysfs): two words selected, unbalanced, empty. */
 	static const char *const bad[] = {"[always madvise] never\n", "[Va [madvise] never\n",
-					   "always] madvise\n", "always [madvise\n", "[] never\n"};
+					  "always] madvise\n", "always [madvise\n", "[] never\n"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		fixture_write(t.dir, "sys/kernel/mm/transparent_hugepage/enabled", bad[i]);
 		assert_int_equal(hk_thp_read(t.ctx, "enabled", &v), -EINVAL);

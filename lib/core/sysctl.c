@@ -47,7 +47,7 @@ HK_EXPORT int hk_sysctl_write(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t
 		return -EINVAL;
 	rc = hk_path_write_u64f(&ctx->path, value, "%s", sysctl_paths[which]);
 	if (rc < 0)
-		hk_err(ctx, "%s: cannot write %" PRIu64 ": %s", sysctl_paths[which], value,
+		hk_dbg(ctx, "%s: cannot write %" PRIu64 ": %s", sysctl_paths[which], value,
 		       strerror(-rc));
 	else
 		hk_info(ctx, "%s = %" PRIu64, sysctl_paths[which], value);
@@ -64,7 +64,7 @@ HK_EXPORT int hk_compact_memory(struct hk_ctx *ctx, int node)
 		return -EINVAL;
 	rc = hk_path_write_stringf(&ctx->path, "1", HK_SYS_NODE "/node%d/compact", node);
 	if (rc < 0)
-		hk_err(ctx, "%s/node%d/compact: %s", HK_ABS(HK_SYS_NODE), node, strerror(-rc));
+		hk_dbg(ctx, "%s/node%d/compact: %s", HK_ABS(HK_SYS_NODE), node, strerror(-rc));
 	return rc;
 }
 
@@ -88,7 +88,7 @@ HK_EXPORT int hk_thp_write(struct hk_ctx *ctx, const char *knob, const char *val
 		return -EINVAL;
 	rc = hk_path_write_stringf(&ctx->path, value, HK_SYS_THP "/%s", knob);
 	if (rc < 0)
-		hk_err(ctx, "%s/%s: cannot write \"%s\": %s", HK_ABS(HK_SYS_THP), knob, value,
+		hk_dbg(ctx, "%s/%s: cannot write \"%s\": %s", HK_ABS(HK_SYS_THP), knob, value,
 		       strerror(-rc));
 	return rc;
 }

@@ -131,6 +131,8 @@ V=proc/sys/vm
 	faulty x86-1node "write:$V/min_free_kbytes:1:EACCES" --set-recommended-min_free_kbytes
 	assert_failure 1
 	[[ "$stderr" == *"hugeadm:ERROR: /proc/sys/vm/min_free_kbytes: cannot write "*": Permission denied"* ]]
+	# Said once: by the tool, not again by the library.
+	assert_equal "$(grep -c ERROR <<< "$stderr")" 1
 	run changed "$PRISTINE" "$ROOT"
 	assert_output ""
 
@@ -163,6 +165,7 @@ V=proc/sys/vm
 		assert_failure 1
 		[[ "$stderr" == *"hugeadm:ERROR: transparent_hugepage/$file: cannot write '"*"': "* ]] ||
 			fail "$opt: $stderr"
+		[ "$(grep -c ERROR <<< "$stderr")" -eq 1 ] || fail "$opt: said more than once: $stderr"
 		run changed "$PRISTINE" "$ROOT"
 		assert_output ""
 	done <<- EOF
@@ -198,6 +201,8 @@ V=proc/sys/vm
 	has_line "hugeadm:ERROR: cannot read the pool of 2097152 byte pages: Input/output error"
 	faulty x86-1node "read:sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages:*:EIO" --pool-pages-min 2M:30
 	assert_failure 1
+	# The pool is named with the error, not called an unknown page size.
+	assert_equal "$stderr" "hugeadm:ERROR: 2M: cannot read the pool: Input/output error"
 	run changed "$PRISTINE" "$ROOT"
 	assert_output ""
 }

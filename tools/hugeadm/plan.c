@@ -265,11 +265,17 @@ static int resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a)
 		rc = hk_default_page_size(ctl->ctx, &size);
 	else
 		rc = hk_parse_size_legacy(a->size_str, &size);
-	if (rc == 0 && ha_state_get(ctl, &ctl->plan_states, size, NULL) == 0) {
+	if (rc == 0)
+		rc = ha_state_get(ctl, &ctl->plan_states, size, NULL);
+	if (rc == 0) {
 		a->size = size;
 		return 0;
 	}
-	ha_msg(ctl, HA_ERROR, "%s: unknown page size", a->size_str);
+	/* A size the kernel has no pool for, or a pool that cannot be read (EIO, EACCES). */
+	if (rc == -ENOENT || rc == -EINVAL || rc == -ERANGE)
+		ha_msg(ctl, HA_ERROR, "%s: unknown page size", a->size_str);
+	else
+		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->size_str, strerror(-rc));
 	return -1;
 }
 

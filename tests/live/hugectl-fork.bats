@@ -20,15 +20,6 @@ teardown_file() {
 	live_restore
 }
 
-D=/sys/kernel/mm/hugepages/hugepages-2048kB
-
-# pool N: N free 2 MiB pages, no overcommit.
-pool() {
-	echo 0 > "$D/nr_overcommit_hugepages"
-	echo "$1" > "$D/nr_hugepages"
-	[ "$(cat "$D/nr_hugepages")" -eq "$1" ] || skip "the kernel could not give $1 free 2 MiB pages"
-}
-
 # A bash loop of 50 subshells and command substitutions, each changing variables and arrays.
 # shellcheck disable=SC2016 # expanded by the launched bash
 SUBSHELLS='declare -a big; for ((i = 0; i < 20000; i++)); do big[i]=$i; done
@@ -64,7 +55,7 @@ python() {
 for_pools() {
 	local n
 	for n in 1 8; do
-		pool "$n"
+		live_pool_free "$n"
 		"$@" || return 1
 	done
 }
@@ -118,7 +109,7 @@ threads_fork() {
 }
 
 @test "without the move (HK_RT_FORK=share), the same children die: the tests above can fail" {
-	pool 1
+	live_pool_free 1
 	run --separate-stderr env HK_RT_FORK=share hugectl --heap "$FORK_TEST" prefork 8 16
 	assert_failure
 	[[ "$stderr" == *"fork-test: a worker ended with status 0x7"* ]]
@@ -133,7 +124,7 @@ starts() {
 
 @test "HUGETLB_MORECORE=yes, runtime preloaded: bash, a bash script, dash, python3, a C program start twice and run" {
 	local script="$BATS_TEST_TMPDIR/script.sh"
-	pool 8
+	live_pool_free 8
 	printf '#!/bin/bash\necho "script $1"\n' > "$script"
 	chmod +x "$script"
 
@@ -166,7 +157,7 @@ starts() {
 }
 
 @test "the guard and the pid stay out of a program's children; the tunables stay in" {
-	pool 8
+	live_pool_free 8
 	# shellcheck disable=SC2016
 	run --separate-stderr env HUGETLB_MORECORE=yes LD_PRELOAD="$RT" bash -c 'env | grep -E "^(HK_RT_REEXEC|HK_RT_PID|GLIBC_TUNABLES)=" | sort'
 	assert_success
@@ -176,7 +167,7 @@ starts() {
 }
 
 @test "an empty pool: one warning for a whole shell loop, not one per process" {
-	pool 0
+	live_pool_free 0
 	run --separate-stderr hugectl --heap bash -c 'for i in 1 2 3 4 5 6 7 8; do (true); /bin/true; x=$(echo); done'
 	assert_success
 	assert_equal "$(grep -c 'no free huge pages' <<< "$stderr")" 1
@@ -186,7 +177,7 @@ starts() {
 }
 
 @test "--report: the launched program only; --report=all: its children too" {
-	pool 8
+	live_pool_free 8
 	run --separate-stderr hugectl --heap --report bash -c '/bin/true; /bin/true; :'
 	assert_success
 	assert_equal "$(grep -c '^hugekit report' <<< "$stderr")" 1

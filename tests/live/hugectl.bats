@@ -19,22 +19,13 @@ teardown_file() {
 	live_restore
 }
 
-D=/sys/kernel/mm/hugepages/hugepages-2048kB
-
-# pool N: N free 2 MiB pages, no overcommit.
-pool() {
-	echo 0 > "$D/nr_overcommit_hugepages"
-	echo "$1" > "$D/nr_hugepages"
-	[ "$(cat "$D/nr_hugepages")" -eq "$1" ] || skip "the kernel could not give $1 free 2 MiB pages"
-}
-
 # percent LINE: the third field of heap-test's output, as an integer.
 percent() {
 	echo "$1" | awk '{ printf "%d\n", $3 }'
 }
 
 @test "hugectl --heap: at least 95 % of a 4-thread heap in hugetlb pages" {
-	pool 200
+	live_pool_free 200
 	run --separate-stderr hugectl --heap "$HEAP_TEST"
 	assert_success
 	echo "# hugectl --heap: hugetlb kB, anon kB, % = $output" >&3
@@ -42,7 +33,7 @@ percent() {
 }
 
 @test "HUGETLB_MORECORE=yes with the runtime preloaded, without hugectl: the same" {
-	pool 200
+	live_pool_free 200
 	run --separate-stderr env HUGETLB_MORECORE=yes LD_PRELOAD="$RT" "$HEAP_TEST"
 	assert_success
 	echo "# HUGETLB_MORECORE=yes: $output" >&3
@@ -50,14 +41,14 @@ percent() {
 }
 
 @test "without hugectl the same program has no huge pages (the baseline)" {
-	pool 200
+	live_pool_free 200
 	run "$HEAP_TEST"
 	assert_success
 	[ "$(percent "$output")" -eq 0 ]
 }
 
 @test "an empty pool: the program runs to completion, exit 0, and is told once" {
-	pool 0
+	live_pool_free 0
 	run --separate-stderr hugectl --heap "$HEAP_TEST"
 	assert_success
 	[ "$(percent "$output")" -eq 0 ]
@@ -75,13 +66,13 @@ percent() {
 }
 
 @test "hugectl --shm: a plain shmget segment lands in huge pages; an empty pool falls back" {
-	pool 10
+	live_pool_free 10
 	run --separate-stderr hugectl --shm "$SHM_TEST"
 	assert_success
 	assert_equal "$output" 6144
 	run --separate-stderr "$SHM_TEST"
 	assert_equal "$output" 0
-	pool 0
+	live_pool_free 0
 	run --separate-stderr hugectl --shm "$SHM_TEST"
 	assert_success
 	assert_equal "$output" 0
@@ -89,7 +80,7 @@ percent() {
 }
 
 @test "hugectl --report: one summary at exit" {
-	pool 200
+	live_pool_free 200
 	run --separate-stderr hugectl --heap --report "$HEAP_TEST"
 	assert_success
 	[[ "$stderr" == "hugekit report: "*" kB of anonymous and heap memory on huge pages"* ]]
@@ -106,7 +97,7 @@ percent() {
 
 @test "hugectl --membind 0: the program's huge pages come from node 0" {
 	command -v numactl > /dev/null || skip "numactl is not installed"
-	pool 200
+	live_pool_free 200
 	run --separate-stderr hugectl --membind 0 --heap sh -c 'grep -q "^Mems_allowed_list:" /proc/self/status; numactl --show | grep "^membind:"'
 	assert_success
 	assert_output "membind: 0 "

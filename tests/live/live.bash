@@ -93,6 +93,27 @@ live_snapshot() {
 }
 
 # live_mount DIR OPTIONS: a hugetlbfs mount under the file's scratch directory.
+# live_pool_free N: the 2 MiB pool at N persistent pages, no overcommit;
+# skip when the kernel cannot give that many (the caller saved the pool).
+live_pool_free() {
+	echo 0 > "$HP/hugepages-2048kB/nr_overcommit_hugepages"
+	echo "$1" > "$HP/hugepages-2048kB/nr_hugepages"
+	[ "$(cat "$HP/hugepages-2048kB/nr_hugepages")" -eq "$1" ] ||
+		skip "the kernel could not give $1 free 2 MiB pages"
+}
+
+# live_wait_file FILE TENTHS: wait until FILE is not empty, at most TENTHS tenths
+# of a second; fail naming WHAT (the third argument) when it never is.
+live_wait_file() {
+	local left=$2
+	while [ "$left" -gt 0 ]; do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+		left=$((left - 1))
+	done
+	fail "$3"
+}
+
 live_mount() {
 	mkdir -p "$1"
 	mount -t hugetlbfs -o "$2" none "$1"

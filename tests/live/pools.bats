@@ -245,7 +245,7 @@ pool_state() {
 }
 
 @test "--add-temp-swap: the file is removed when hugeadm is killed while making it" {
-	local fake="$BATS_TEST_TMPDIR/bin" pid i
+	local fake="$BATS_TEST_TMPDIR/bin" pid
 	mkdir -p "$fake"
 	# A mkswap that takes its time, so the signal lands while the file exists.
 	printf '#!/bin/sh\nls -l "$1" > %s/mode\nsleep 10\n' "$BATS_TEST_TMPDIR" > "$fake/mkswap"
@@ -253,11 +253,7 @@ pool_state() {
 	pool_set 0 0
 	PATH="$fake:$PATH" hugeadm --add-temp-swap=1 --pool-pages-min 2M:+1 2> /dev/null &
 	pid=$!
-	for i in $(seq 1 50); do
-		[ -s "$BATS_TEST_TMPDIR/mode" ] && break
-		sleep 0.1
-	done
-	[ -s "$BATS_TEST_TMPDIR/mode" ] || fail "hugeadm never ran mkswap"
+	live_wait_file "$BATS_TEST_TMPDIR/mode" 50 "hugeadm never ran mkswap"
 	# Created 0600, whatever the umask.
 	[[ "$(cat "$BATS_TEST_TMPDIR/mode")" == "-rw-------"* ]]
 	kill -TERM "$pid"

@@ -61,18 +61,14 @@ in_swaps() {
 }
 
 @test "a run killed mid-way leaves swapfile-<PID>; the next run removes it and says so" {
-	local fake="$BATS_TEST_TMPDIR/bin" pid left i
+	local fake="$BATS_TEST_TMPDIR/bin" pid left
 	mkdir -p "$fake"
 	# A mkswap that waits, so SIGKILL lands while the file exists (no handler runs for it).
 	printf '#!/bin/sh\necho $$ > %s/mkswap.pid\nexec sleep 60\n' "$BATS_TEST_TMPDIR" > "$fake/mkswap"
 	chmod +x "$fake/mkswap"
 	PATH="$fake:$PATH" hugeadm --add-temp-swap=1 --pool-pages-min 2M:+1 2> /dev/null &
 	pid=$!
-	for i in $(seq 1 100); do
-		[ -s "$BATS_TEST_TMPDIR/mkswap.pid" ] && break
-		sleep 0.1
-	done
-	[ -s "$BATS_TEST_TMPDIR/mkswap.pid" ] || fail "hugeadm never ran mkswap"
+	live_wait_file "$BATS_TEST_TMPDIR/mkswap.pid" 100 "hugeadm never ran mkswap"
 	PIDS=$(cat "$BATS_TEST_TMPDIR/mkswap.pid")
 	kill -KILL "$pid"
 	wait "$pid" || true

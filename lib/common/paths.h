@@ -9,6 +9,7 @@
 #define HK_PROC_ZONEINFO "proc/zoneinfo"
 #define HK_PROC_MOUNTINFO "proc/self/mountinfo"
 #define HK_PROC_SMAPS "proc/self/smaps"
+#define HK_PROC_SMAPS_ROLLUP "proc/self/smaps_rollup"
 #define HK_PROC_SELF_CMDLINE "proc/self/cmdline"
 #define HK_PROC_SELF_EXE "proc/self/exe"
 #define HK_PROC_SELF_FD "proc/self/fd"

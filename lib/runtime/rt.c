@@ -48,6 +48,8 @@ static int report_on;
 static bool shm_on;
 /* Whether this process is the program hugectl launched (or no launcher said which). */
 static bool launched = true;
+/* Whether the run's warning was said already, by an earlier image of this process. */
+static bool said;
 static atomic_int shm_huge, shm_fallback;
 static atomic_flag shm_warned = ATOMIC_FLAG_INIT;
 static int (*real_shmget)(key_t, size_t, int);
@@ -145,7 +147,31 @@ static void env_drop(const char *name)
  */
 static int run_level(int level)
 {
-	return launched || level > RT_INFO ? level : RT_INFO;
+	return (launched && !said) || level > RT_INFO ? level : RT_INFO;
+}
+
+/*
+ * The run's warning is said: mark HK_RT_PID (":said") so that the images this
+ * process executes next (a wrapper script, a pyenv shim, exec in a shell)
+ * stay quiet too. The entry is replaced in place in environ, the array that
+ * main() gets, so that a shell that keeps its own copy of the environment
+ * (bash) passes the mark on as well.
+ */
+static void mark_said(void)
+{
+	static char entry[64];
+	size_t len = strlen(RT_ENV_PID);
+
+	if (said || !environ)
+		return;
+	said = true;
+	for (char **e = environ; *e; e++) {
+		if (strncmp(*e, RT_ENV_PID, len) == 0 && (*e)[len] == '=') {
+			snprintf(entry, sizeof(entry), "%s=%ld:said", RT_ENV_PID, (long)getpid());
+			*e = entry;
+			return;
+		}
+	}
 }
 
 static void read_verbosity(void)
@@ -174,8 +200,13 @@ static void read_launched(void)
 		return;
 	errno = 0;
 	pid = strtol(v, &end, 10);
-	if (errno == 0 && end != v && !*end && pid > 0)
-		launched = pid == (long)getpid();
+	if (errno || end == v || pid <= 0)
+		return;
+	if (strcmp(end, ":said") == 0)
+		said = true;
+	else if (*end)
+		return;
+	launched = pid == (long)getpid();
 }
 
 /* HUGETLB_RESTRICT_EXE=a:b: active only in programs with one of these names. */
@@ -262,6 +293,23 @@ static char **own_argv(void)
 }
 
 /* Whether the pool of this size has a page to give (free, or room to overcommit). */
+/*
+ * Huge pages this process holds already: its heap may have taken the last
+ * free page of the pool (by a constructor's malloc, before ours ran), and
+ * then the heap is on huge pages, not "on base pages".
+ */
+static uint64_t own_hugetlb_kb(void)
+{
+	uint64_t kb = 0;
+	char *buf = NULL;
+
+	if (hk_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SMAPS_ROLLUP) == 0 &&
+	    hk_kv_find_u64(buf, "Private_Hugetlb", &kb) < 0)
+		kb = 0;
+	free(buf);
+	return kb;
+}
+
 static bool pool_has_pages(uint64_t size)
 {
 	uint64_t def = 0, free_p = 0, resv = 0, nr = 0, oc = 0, surp = 0;
@@ -277,7 +325,7 @@ static bool pool_has_pages(uint64_t size)
 	    RD("surplus_hugepages", surp) < 0)
 		return true; /* cannot tell: say nothing */
 #undef RD
-	return free_p > resv || surp < oc;
+	return free_p > resv || surp < oc || own_hugetlb_kb() > 0;
 }
 
 /*
@@ -331,10 +379,13 @@ static void setup_heap(void)
 		if (size)
 			rt_fork_watch();
 		/* glibc falls back to base pages by itself; say so, once a run. */
-		if (size && !pool_has_pages(size))
+		if (size && !pool_has_pages(size)) {
 			rt_msg(run_level(RT_WARNING),
 			       "no free huge pages in the pool: the heap stays on base "
 			       "pages (grow it with hugeadm --pool-pages-min)");
+			if (launched)
+				mark_said();
+		}
 		return;
 	}
 	if (again) {

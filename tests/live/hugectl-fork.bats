@@ -176,6 +176,28 @@ starts() {
 	[ "$(grep -c 'no free huge pages' <<< "$stderr")" -ge 2 ]
 }
 
+@test "an empty pool: one warning when the launched program executes others in its place (a shim)" {
+	live_pool_free 0
+	# A wrapper script that execs bash, which execs dash, which execs the program: one
+	# process, four images (pyenv's python3 shim is such a chain).
+	printf '#!/bin/bash\nexec bash -c "exec dash -c \\"exec %s\\""\n' "$HK_BUILD_DIR/tests/heap-test" > "$BATS_TEST_TMPDIR/shim"
+	chmod +x "$BATS_TEST_TMPDIR/shim"
+	run --separate-stderr hugectl --heap "$BATS_TEST_TMPDIR/shim"
+	assert_success
+	assert_equal "$(grep -c 'no free huge pages' <<< "$stderr")" 1
+}
+
+@test "a pool of 1 page that the program's own start takes: no warning that the heap is on base pages" {
+	live_pool_free 1
+	# shellcheck disable=SC2016 # $$ is bash's, in the launched program
+	run --separate-stderr hugectl --heap bash -c 'awk "/^Private_Hugetlb/ { print \$2 }" /proc/$$/smaps_rollup'
+	assert_success
+	# The page is the program's own (taken by a malloc before the runtime looked) ...
+	[ "$output" -gt 0 ] || skip "bash took no huge page at start here ($output kB)"
+	# ... so the heap is on huge pages, and saying otherwise would be wrong.
+	[[ "$stderr" != *"no free huge pages"* ]] || fail "warned: $stderr"
+}
+
 @test "--report: the launched program only; --report=all: its children too" {
 	live_pool_free 8
 	run --separate-stderr hugectl --heap --report bash -c '/bin/true; /bin/true; :'

@@ -380,6 +380,46 @@ static int open_beneath(const struct hk_path *p, const char *path, int flags, mo
  * system's root is opened with plain openat() (its /proc/self and /sys links
  * are meant to be followed); a sysroot tree never lets a lookup leave it.
  */
+/*
+ * What a tree may hand out: directories and regular files with one link.
+ * RESOLVE_BENEATH stops symbolic links, not hard links: a file linked into
+ * the tree from the host (nr_hugepages as a second name of a host file)
+ * would be read and truncated in place, and a FIFO would block the run.
+ * Takes fd; returns it, or -EMLINK/-EINVAL with fd closed.
+ */
+static int tree_file_ok(const struct hk_path *p, const char *path, int fd)
+{
+	const char *why = NULL;
+	struct stat st;
+	int rc = 0;
+
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+	} else if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		rc = -EMLINK;
+		why = "has more than one name (a hard link can lead out of the tree)";
+	} else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		rc = -EINVAL;
+		why = "is not a regular file or a directory";
+	} else {
+		/* Back to blocking I/O for the reads and writes that follow. */
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+			rc = -errno;
+	}
+	if (rc == 0)
+		return fd;
+	close(fd);
+	if (why && p->log) {
+		char msg[PATH_MAX + 256];
+
+		snprintf(msg, sizeof(msg), "%s/%s %s: not used", p->root, path, why);
+		p->log(p->log_data, msg);
+	}
+	return rc;
+}
+
 static int open_rel(const struct hk_path *p, const char *path, int flags, mode_t mode)
 {
 	int fd = fault_err(FAULT_OPEN, path);
@@ -389,8 +429,13 @@ static int open_rel(const struct hk_path *p, const char *path, int flags, mode_t
 	flags |= O_CLOEXEC;
 	if (!(flags & O_PATH))
 		flags |= O_NOCTTY;
+	/* In a tree, a FIFO must not hang the open: see tree_file_ok(). */
+	if (p->beneath && !(flags & O_PATH))
+		flags |= O_NONBLOCK;
 	fd = p->beneath ? open_beneath(p, path, flags, mode)
 			: open_at(p->rootfd, path, flags, mode);
+	if (fd >= 0 && p->beneath && !(flags & O_PATH))
+		fd = tree_file_ok(p, path, fd);
 	if (fd == -EXDEV && p->log) {
 		char msg[PATH_MAX + 256];
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -617,6 +618,45 @@ static void escapes(void **state, bool fallback)
 	fixture_remove(host);
 }
 
+/*
+ * A hard link into the tree and a FIFO (found by review): neither is read
+ * nor written, and neither blocks; the host file keeps its contents.
+ */
+static void test_tree_hardlink_fifo(void **state)
+{
+	struct env *e = *state;
+	char *host = fixture_empty(), *src, *dst;
+	uint64_t v = 0;
+
+	fixture_write(host, "file", "7\n");
+	fixture_write(e->dir, "proc/sys/vm/nr_hugepages", "");
+	assert_true(asprintf(&src, "%s/file", host) > 0);
+	assert_true(asprintf(&dst, "%s/proc/sys/vm/nr_hugepages", e->dir) > 0);
+	assert_int_equal(unlink(dst), 0);
+	assert_int_equal(link(src, dst), 0);
+	assert_int_equal(hk_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_hugepages"), -EMLINK);
+	assert_int_equal(hk_path_write_u64f(&e->p, 9, "proc/sys/vm/nr_hugepages"), -EMLINK);
+	/* The host file is as it was. */
+	{
+		FILE *f = fopen(src, "r");
+		char buf[8] = "";
+
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_string_equal(buf, "7\n");
+	}
+	assert_int_equal(unlink(dst), 0);
+	assert_int_equal(mkfifo(dst, 0600), 0);
+	/* No reader and no writer: these would block forever without O_NONBLOCK. */
+	assert_int_equal(hk_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_hugepages"), -EINVAL);
+	assert_true(hk_path_write_u64f(&e->p, 9, "proc/sys/vm/nr_hugepages") < 0);
+	assert_int_equal(unlink(dst), 0);
+	free(src);
+	free(dst);
+	fixture_remove(host);
+}
+
 static void test_escape_openat2(void **state)
 {
 	escapes(state, false);
@@ -660,6 +700,7 @@ int main(void)
 		T(test_kv_node),
 		T(test_kv_bad_value),
 		T(test_existsf),
+		T(test_tree_hardlink_fifo),
 		T(test_escape_openat2),
 		T(test_escape_fallback),
 		T(test_mkdir),

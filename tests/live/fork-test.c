@@ -9,7 +9,12 @@
  *   fork-test threads N: 4 threads, each with its own malloc arena, wait
  *     while the main thread forks N children one after the other, each of
  *     which mallocs and writes. Exit 0 when every child exited 0.
- * Prints nothing on success; the reason on failure.
+ *   fork-test race PAGES THREADS N: PAGES private huge pages (MAP_HUGETLB),
+ *     filled; THREADS threads keep writing to them while the main thread
+ *     forks N children one after the other, each of which checks that it
+ *     sees the data. Prints "wrong W killed K of N": W children saw other
+ *     data, K died of a signal. Exit 1 when W > 0.
+ * The others print nothing on success; the reason on failure.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +161,65 @@ static int threads_fork(int n)
 	return bad;
 }
 
+#define RACE_PAGE ((size_t)2 << 20)
+
+static unsigned char *race_map;
+static size_t race_pages;
+
+static void *race_writer(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop))
+		for (size_t i = 0; i < race_pages && !atomic_load(&stop); i++)
+			race_map[i * RACE_PAGE + 100] = 0x5a;
+	return NULL;
+}
+
+static int race(size_t pages, int nthreads, int n)
+{
+	pthread_t t[8];
+	int wrong = 0, killed = 0;
+
+	if (nthreads < 1 || nthreads > 8)
+		return 2;
+	race_pages = pages;
+	race_map = mmap(NULL, pages * RACE_PAGE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (race_map == MAP_FAILED) {
+		perror("fork-test: mmap MAP_HUGETLB");
+		return 2;
+	}
+	for (size_t i = 0; i < pages; i++)
+		memset(race_map + i * RACE_PAGE, 0x5a, 4096);
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, race_writer, NULL) != 0)
+			return 2;
+	for (int r = 0; r < n; r++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid < 0)
+			return 2;
+		if (pid == 0) {
+			for (size_t i = 0; i < pages; i++)
+				if (race_map[i * RACE_PAGE + 7] != 0x5a)
+					_exit(3);
+			_exit(0);
+		}
+		if (waitpid(pid, &st, 0) < 0)
+			return 2;
+		if (WIFSIGNALED(st))
+			killed++;
+		else if (WEXITSTATUS(st) != 0)
+			wrong++;
+	}
+	atomic_store(&stop, true);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	printf("wrong %d killed %d of %d\n", wrong, killed, n);
+	return wrong > 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "prefork") == 0)
@@ -163,6 +228,9 @@ int main(int argc, char **argv)
 		return with_system(atoi(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "threads") == 0)
 		return threads_fork(atoi(argv[2]));
-	fprintf(stderr, "usage: fork-test prefork N MiB | system N | threads N\n");
+	if (argc == 5 && strcmp(argv[1], "race") == 0)
+		return race(strtoul(argv[2], NULL, 10), atoi(argv[3]), atoi(argv[4]));
+	fprintf(stderr,
+		"usage: fork-test prefork N MiB | system N | threads N | race PAGES THREADS N\n");
 	return 2;
 }

@@ -108,6 +108,18 @@ threads_fork() {
 	for_pools threads_fork
 }
 
+@test "threads write to 36 shared huge pages while the program forks, no spare page: no child sees wrong data" {
+	# The parent's other threads do not wait for the child's copy: each write of theirs to a
+	# page shared with the child, with no free page in the pool, takes the page from the
+	# child. The child may die of SIGBUS (the kernel's, as with HK_RT_FORK=share); it must
+	# never go on with zeros where its data was.
+	live_pool_free 40
+	run --separate-stderr hugectl --heap "$FORK_TEST" race 36 2 20
+	echo "$output $stderr"
+	assert_success
+	assert_output --regexp '^wrong 0 killed [0-9]+ of 20$'
+}
+
 @test "without the move (HK_RT_FORK=share), the same children die: the tests above can fail" {
 	live_pool_free 1
 	run --separate-stderr env HK_RT_FORK=share hugectl --heap "$FORK_TEST" prefork 8 16

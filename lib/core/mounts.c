@@ -15,6 +15,7 @@ struct hk_mount {
 	char *target;
 	char *options;
 	uint64_t page_size;
+	int id;
 };
 
 struct hk_mounts {
@@ -58,6 +59,7 @@ static int add_mount(struct hk_mounts *ms, struct libmnt_fs *fs, uint64_t def)
 	/* VFS and superblock options merged, as the kernel writes /proc/mounts. */
 	m->options = mnt_fs_strdup_options(fs);
 	m->page_size = fs_page_size(fs, def);
+	m->id = mnt_fs_get_id(fs);
 	if (!m->target || !m->options) {
 		free(m->target);
 		free(m->options);
@@ -153,6 +155,11 @@ HK_EXPORT uint64_t hk_mount_page_size(const struct hk_mounts *ms, size_t i)
 	return i < ms->n ? ms->m[i].page_size : 0;
 }
 
+HK_EXPORT int hk_mount_id(const struct hk_mounts *ms, size_t i)
+{
+	return i < ms->n ? ms->m[i].id : -1;
+}
+
 HK_EXPORT int hk_mount_option(const struct hk_mounts *ms, size_t i, const char *name,
 			      char **ret_value)
 {
@@ -219,7 +226,7 @@ HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const c
  * by the descriptor itself (MOVE_MOUNT_T_EMPTY_PATH): no path is looked up, so
  * nothing can be swapped in between the caller's checks and the mount.
  */
-static int mount_fd_new_api(int dirfd, const char *options)
+static int mount_fd_new_api(int dirfd, const char *options, uint64_t *mnt_id)
 {
 	char *opts = strdup(options), *save = NULL;
 	int fsfd = -1, mfd = -1, rc = 0;
@@ -247,6 +254,14 @@ static int mount_fd_new_api(int dirfd, const char *options)
 	if (rc == 0 &&
 	    move_mount(mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		rc = -errno;
+	/* The id of the mount itself, through its descriptor: the caller checks where it is. */
+	if (rc == 0) {
+		struct statx stx;
+
+		if (statx(mfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 &&
+		    (stx.stx_mask & STATX_MNT_ID))
+			*mnt_id = stx.stx_mnt_id;
+	}
 	if (mfd >= 0)
 		close(mfd);
 	if (fsfd >= 0)
@@ -270,7 +285,8 @@ static int mount_fd_proc(int dirfd, const char *options)
 	return mount("none", target, "hugetlbfs", 0, options) < 0 ? -errno : 0;
 }
 
-HK_EXPORT int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *options)
+HK_EXPORT int hk_mount_hugetlbfs_fd_id(struct hk_ctx *ctx, int dirfd, const char *options,
+				       uint64_t *ret_mnt_id)
 {
 	const char *api = secure_getenv("HK_MOUNT_API");
 	struct stat st;
@@ -278,14 +294,15 @@ HK_EXPORT int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *o
 
 	if (!hk_is_live(ctx))
 		return -EOPNOTSUPP;
-	if (dirfd < 0 || !options)
+	if (dirfd < 0 || !options || !ret_mnt_id)
 		return -EINVAL;
+	*ret_mnt_id = 0;
 	if (fstat(dirfd, &st) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	if (!api || strcmp(api, "mount") != 0)
-		rc = mount_fd_new_api(dirfd, options);
+		rc = mount_fd_new_api(dirfd, options, ret_mnt_id);
 	if (rc == -ENOSYS) {
 		hk_dbg(ctx,
 		       "no new mount API: mount(2) on the descriptor's magic link (" HK_PROC_SELF_FD
@@ -299,6 +316,39 @@ HK_EXPORT int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *o
 	else
 		hk_info(ctx, "mounted hugetlbfs on fd %d (%s)", dirfd, options);
 	return rc;
+}
+
+HK_EXPORT int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *options)
+{
+	uint64_t id;
+
+	return hk_mount_hugetlbfs_fd_id(ctx, dirfd, options, &id);
+}
+
+/*
+ * umount2() through the magic link /proc/self/fd/N (the kernel resolves it to
+ * the very directory fd holds, whatever its path is now), or of name in that
+ * directory: a mount on the directory itself comes off, and a symlink at name
+ * is not followed (UMOUNT_NOFOLLOW).
+ */
+HK_EXPORT int hk_umount_fd(struct hk_ctx *ctx, int fd, const char *name, int flags)
+{
+	char target[PATH_MAX];
+
+	if (!hk_is_live(ctx))
+		return -EOPNOTSUPP;
+	if (fd < 0 || (name && (!*name || strchr(name, '/'))))
+		return -EINVAL;
+	snprintf(target, sizeof(target), "%s/%d%s%s", HK_ABS(HK_PROC_SELF_FD), fd, name ? "/" : "",
+		 name ? name : "");
+	/* Not on the magic link itself: following it is the point. */
+	if (umount2(target, name ? flags | UMOUNT_NOFOLLOW : flags) < 0) {
+		int err = errno;
+
+		hk_dbg(ctx, "umount %s: %s", target, strerror(err));
+		return -err;
+	}
+	return 0;
 }
 
 HK_EXPORT int hk_umount(struct hk_ctx *ctx, const char *target)

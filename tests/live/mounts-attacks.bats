@@ -237,6 +237,129 @@ for _ in range(300000):
 	assert_line "no other error"
 }
 
+@test "(7) --unmount-all: a path that leads elsewhere than the mount table says is left alone" {
+	# The state at the instant of the race of ns-e2e2: hugeadm read the mount table
+	# (a hugetlbfs mount at user/nobody/d/pagesize-2MB), then the user swapped d
+	# for another directory where pagesize-2MB is a symlink to the victim, a mount
+	# point. Here root's tmpfs over d stands for the swapped directory.
+	run --separate-stderr in_ns '
+		mount -t tmpfs victimfs '"$V"'
+		hugeadm --create-user-mounts nobody
+		U='"$M"'/user/nobody
+		as_user nobody nogroup mkdir -p $U/d/pagesize-2MB
+		mount -t hugetlbfs none $U/d/pagesize-2MB
+		mount -t tmpfs -o mode=0777 swapped $U/d
+		as_user nobody nogroup ln -s '"$V"' $U/d/pagesize-2MB
+		rc=0; hugeadm --unmount-all || rc=$?
+		echo "rc=$rc"
+		mountpoint -q '"$V"' && echo "victim mounted"
+		findmnt -rn -t hugetlbfs -o TARGET | grep "^/var/lib/" || true'
+	assert_line "victim mounted"
+	assert_equal "$stderr" "hugeadm:WARNING: $M/user/nobody/d/pagesize-2MB is not the mount the mount table shows there (a symbolic link or moved): not unmounting it"
+	assert_line "rc=1"
+	# The hidden mount stays, hugeadm's own one came off all the same.
+	assert_line "$M/user/nobody/d/pagesize-2MB"
+	refute_line "$M/user/nobody/pagesize-2MB"
+}
+
+@test "(7b) --unmount-all takes down hugeadm's own layout only (pagesize-*)" {
+	# Where ns-e2e2's first stage put root's mount: a name of the user's choosing.
+	run --separate-stderr in_ns '
+		U='"$M"'/user/nobody
+		hugeadm --create-user-mounts nobody
+		as_user nobody nogroup mkdir -p $U/d2/victim
+		mount -t hugetlbfs none $U/d2/victim
+		rc=0; hugeadm --unmount-all || rc=$?
+		echo "rc=$rc"
+		findmnt -rn -t hugetlbfs -o TARGET | grep "^/var/lib/" || true'
+	assert_equal "$stderr" "hugeadm:WARNING: $M/user/nobody/d2/victim is not one of hugeadm's mounts: left mounted"
+	assert_line "rc=0"
+	assert_line "$M/user/nobody/d2/victim"
+	refute_line "$M/user/nobody/pagesize-2MB"
+}
+
+# replay_rename_race one|two: ns.sh's race, bounded, with one page size (2 MiB) or
+# two (a fake 1 GiB one beside it, whose mount fails: the run rolls back the first).
+replay_rename_race() {
+	local runs=20
+	# The attacker, as nobody: on hugeadm's second open of pagesize-2MB (the one it
+	# mounts on), rename it away and put a symlink to the victim in its place, and
+	# make pagesize-1GB a symlink so that the second mount fails and the run rolls back.
+	export HK_ATTACK='
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+os.chdir(sys.argv[1])
+fd = libc.inotify_init()
+libc.inotify_add_watch(fd, b"pagesize-2MB", 0x20)
+open(sys.argv[3], "w").close()
+seen = 0
+while True:
+    buf = os.read(fd, 4096)
+    i = 0
+    while i < len(buf):
+        wd, mask, cookie, n = struct.unpack_from("iIII", buf, i)
+        i += 16 + n
+        seen += mask & 0x20 != 0
+        if seen == 2:
+            os.rename("pagesize-2MB", "x")
+            os.symlink(sys.argv[2], "pagesize-2MB")
+            if os.path.isdir("pagesize-1GB"):
+                os.rmdir("pagesize-1GB")
+                os.symlink("/", "pagesize-1GB")
+            sys.exit(0)
+'
+	run --separate-stderr in_ns '
+		mount -t tmpfs victimfs '"$V"'
+		# A second page size (1 GiB) beside the real 2 MiB one: two mounts to make.
+		if [ '"$1"' = two ]; then
+		mkdir /tmp/real.$$
+		mount --bind /sys/kernel/mm/hugepages/hugepages-2048kB /tmp/real.$$
+		mount -t tmpfs hp /sys/kernel/mm/hugepages
+		mkdir /sys/kernel/mm/hugepages/hugepages-2048kB /sys/kernel/mm/hugepages/hugepages-1048576kB
+		mount --bind /tmp/real.$$ /sys/kernel/mm/hugepages/hugepages-2048kB
+		for f in nr_hugepages free_hugepages resv_hugepages surplus_hugepages nr_overcommit_hugepages; do
+			echo 0 > /sys/kernel/mm/hugepages/hugepages-1048576kB/$f
+		done
+		fi
+		U='"$M"'/user/nobody
+		hugeadm --create-user-mounts nobody 2> /dev/null || true
+		hugeadm --unmount-all
+		chmod 0777 /tmp
+		won=0
+		for i in $(seq '"$runs"'); do
+			for d in x pagesize-2MB pagesize-1GB; do
+				if [ ! -L $U/$d ] && mountpoint -q $U/$d; then echo "left mounted: $d" >&2; umount $U/$d; fi
+			done
+			rm -rf $U/x $U/pagesize-2MB $U/pagesize-1GB /tmp/ready.$$
+			as_user nobody nogroup mkdir $U/pagesize-2MB
+			[ '"$1"' = one ] || as_user nobody nogroup mkdir $U/pagesize-1GB
+			# Not through the as_user function: $! must be the attacker itself.
+			setpriv --reuid nobody --regid nogroup --clear-groups -- /usr/bin/python3 -c "$HK_ATTACK" $U '"$V"' /tmp/ready.$$ 2> /dev/null &
+			attacker=$!
+			until [ -e /tmp/ready.$$ ]; do sleep 0.01; done
+			hugeadm --create-user-mounts nobody 2>> /tmp/err.$$ || true
+			kill $attacker 2>/dev/null || true
+			wait $attacker 2>/dev/null || true
+			mountpoint -q $U/x && won=$((won+1))
+			mountpoint -q '"$V"' || { echo "victim unmounted on run $i"; break; }
+		done
+		echo "mount landed on the renamed directory (and stayed) in $won runs"
+		mountpoint -q '"$V"' && echo "victim mounted"
+		echo "refused as moved in $(grep -c "moved while it was being mounted" /tmp/err.$$ || true) runs" >&2
+		sort -u /tmp/err.$$ >&2'
+	echo "# $stderr" >&3
+	assert_line "victim mounted"
+	assert_line "mount landed on the renamed directory (and stayed) in 0 runs"
+}
+
+@test "(7c) the rename race of ns.sh: the mount never stays on the renamed directory" {
+	replay_rename_race one
+}
+
+@test "(7d) the rename race of ns.sh: a rollback never unmounts by the user's path" {
+	replay_rename_race two
+}
+
 @test "(6) a crafted mount point cannot forge output: one text line each, valid UTF-8 JSON" {
 	# A newline, a tab, 0xff, a lone continuation byte, an overlong '/' (C0 AF).
 	export HK_CHECK_JSON='

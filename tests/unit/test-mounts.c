@@ -42,11 +42,14 @@ static void check_mounts(struct hk_ctx *ctx, const struct mount_want *want, size
 		assert_non_null(hk_mount_options(ms, i));
 		assert_string_equal(hk_mount_options(ms, i), want[i].options);
 		assert_int_equal(hk_mount_page_size(ms, i), want[i].page_size);
+		/* mountinfo's first field: what --unmount-all checks the mount it opens against. */
+		assert_true(hk_mount_id(ms, i) > 0);
 	}
 	/* Out of range. */
 	assert_null(hk_mount_target(ms, n_want));
 	assert_null(hk_mount_options(ms, n_want));
 	assert_int_equal(hk_mount_page_size(ms, n_want), 0);
+	assert_int_equal(hk_mount_id(ms, n_want), -1);
 	hk_mounts_unref(ms);
 }
 
@@ -237,6 +240,12 @@ static void test_mount_fd_refused(void **state)
 	assert_int_equal(hk_new(NULL, &live), 0);
 	assert_int_equal(hk_mount_hugetlbfs_fd(live, -1, "pagesize=2M"), -EINVAL);
 	assert_int_equal(hk_mount_hugetlbfs_fd(live, fd, NULL), -EINVAL);
+	assert_int_equal(hk_mount_hugetlbfs_fd_id(live, fd, "pagesize=2M", NULL), -EINVAL);
+	/* Unmounting by descriptor: the running system only, one name, no path. */
+	assert_int_equal(hk_umount_fd(t.ctx, fd, NULL, 0), -EOPNOTSUPP);
+	assert_int_equal(hk_umount_fd(live, -1, NULL, 0), -EINVAL);
+	assert_int_equal(hk_umount_fd(live, fd, "a/b", 0), -EINVAL);
+	assert_int_equal(hk_umount_fd(live, fd, "", 0), -EINVAL);
 	close(fd);
 	/* A file is not a mount point: refused before any mount is tried. */
 	fixture_write(t.dir, "file", "x");

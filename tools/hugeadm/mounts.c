@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -496,10 +497,48 @@ static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action 
 			 (unsigned)a->gid, (unsigned)a->mode);
 }
 
+/* The id of the mount whose root fd holds; 0 when fd is not a mount's root (or no statx). */
+static uint64_t root_mnt_id(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID) || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/*
+ * The mount just made on dirfd (id, or 0 when the kernel did not say) is the
+ * one at target: the path walked again as before, symlinks refused, ends on
+ * that mount's root. A user who owns a level can rename the directory between
+ * the walk and the mount, and the mount follows the directory.
+ */
+static bool mounted_at(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *target,
+		       int dirfd, uint64_t id)
+{
+	struct stat st, dst;
+	uint64_t got;
+	bool ok;
+	int fd = open_mount_dir(ctl, a, target, false);
+
+	if (fd < 0)
+		return false;
+	got = root_mnt_id(fd);
+	if (id)
+		ok = got == id;
+	else /* mount(2) fallback: at least another filesystem than the covered directory's. */
+		ok = fstat(fd, &st) == 0 && fstat(dirfd, &dst) == 0 && st.st_dev != dst.st_dev;
+	close(fd);
+	return ok;
+}
+
 int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
 	struct hk_mounts *ms = NULL;
 	char **made = NULL;
+	int *made_fd = NULL;
 	size_t n, n_made = 0;
 	uint64_t *sizes;
 	int rc;
@@ -507,10 +546,12 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	rc = hk_page_sizes(ctl->ctx, &sizes, &n);
 	if (rc == 0)
 		rc = hk_mounts_read(ctl->ctx, &ms);
-	if (rc == 0 && !(made = calloc(n ? n : 1, sizeof(*made))))
+	if (rc == 0 && (!(made = calloc(n ? n : 1, sizeof(*made))) ||
+			!(made_fd = calloc(n ? n : 1, sizeof(*made_fd)))))
 		rc = -ENOMEM;
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "cannot read the page sizes or mounts: %s", strerror(-rc));
+		free(made);
 		free(sizes);
 		hk_mounts_unref(ms);
 		return -1;
@@ -520,6 +561,7 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 		dry_dirs(a->base, "root:root", 0755);
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		char target[PATH_MAX], opts[320];
+		uint64_t id;
 		int fd;
 
 		mount_dir(a, sizes[k], target, sizeof(target));
@@ -542,21 +584,45 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 			rc = -1;
 			break;
 		}
-		rc = hk_mount_hugetlbfs_fd(ctl->ctx, fd, opts);
-		close(fd);
+		rc = hk_mount_hugetlbfs_fd_id(ctl->ctx, fd, opts, &id);
 		if (rc < 0) {
 			ha_msg(ctl, HA_ERROR, "Unable to mount %s, error: %s", target,
 			       strerror(-rc));
+			close(fd);
 			break;
 		}
+		/* Taken down through the directory it covers, never by its (user's) path. */
+		if (!mounted_at(ctl, a, target, fd, id)) {
+			ha_msg(ctl, HA_ERROR,
+			       "%s moved while it was being mounted: not mounted (run hugeadm again)",
+			       target);
+			rc = hk_umount_fd(ctl->ctx, fd, NULL, MNT_DETACH);
+			if (rc < 0)
+				ha_msg(ctl, HA_ERROR,
+				       "Unable to unmount the mount meant for %s: %s", target,
+				       strerror(-rc));
+			close(fd);
+			rc = -1;
+			break;
+		}
+		made_fd[n_made] = fd;
 		made[n_made++] = strdup(target);
 	}
-	/* A run that failed half-way takes its own mounts down again. */
+	/* A run that failed half-way takes its own mounts down again, by descriptor. */
 	for (size_t i = 0; i < n_made; i++) {
-		if (rc < 0 && made[i] && hk_umount(ctl->ctx, made[i]) == 0)
-			ha_msg(ctl, HA_WARNING, "unmounted %s again", made[i]);
+		if (rc < 0) {
+			int err = hk_umount_fd(ctl->ctx, made_fd[i], NULL, 0);
+
+			if (err == 0)
+				ha_msg(ctl, HA_WARNING, "unmounted %s again", made[i]);
+			else
+				ha_msg(ctl, HA_ERROR, "Unable to unmount %s again, error: %s",
+				       made[i], strerror(-err));
+		}
+		close(made_fd[i]);
 		free(made[i]);
 	}
+	free(made_fd);
 	free(made);
 	free(sizes);
 	hk_mounts_unref(ms);
@@ -570,9 +636,75 @@ static bool under_mount_dir(const char *target)
 	return strncmp(target, HA_MOUNT_DIR, len) == 0 && target[len] == '/';
 }
 
+/*
+ * The parent directory of path, opened one directory at a time from "/"
+ * refusing symlinks (O_PATH), and in *ret_fd its last component the same way:
+ * 0, or -errno.
+ */
+static int open_nofollow(const char *path, int *ret_fd)
+{
+	char buf[PATH_MAX], *save = NULL, *name;
+	int fd, err;
+
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, strlen(path) + 1);
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	name = strtok_r(buf, "/", &save);
+	for (char *next_name; name && fd >= 0; name = next_name) {
+		int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		next_name = strtok_r(NULL, "/", &save);
+		if (!next_name && next >= 0) {
+			*ret_fd = next;
+			return fd;
+		}
+		err = errno;
+		close(fd);
+		fd = next;
+		errno = err;
+	}
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -errno : -EINVAL;
+}
+
+/*
+ * One of hugeadm's mounts (i in ms) taken down by its parent's descriptor and
+ * its name, after the path was opened without following a symlink and found to
+ * end on that very mount's root: a user who owns a level of the path can swap a
+ * directory for a symlink under our feet. Only another mount point of a
+ * directory the user may rename can take its place by then, and only in a
+ * directory that user owns: a hugetlbfs mount of theirs.
+ */
+static int unmount_one(struct hugeadm_ctl *ctl, const struct hk_mounts *ms, size_t i)
+{
+	const char *t = hk_mount_target(ms, i);
+	int fd = -1, dirfd = open_nofollow(t, &fd), rc = -EXDEV;
+
+	if (dirfd >= 0 && hk_mount_id(ms, i) > 0 &&
+	    root_mnt_id(fd) == (uint64_t)hk_mount_id(ms, i)) {
+		/* An open descriptor of its root keeps the mount busy. */
+		close(fd);
+		fd = -1;
+		rc = hk_umount_fd(ctl->ctx, dirfd, strrchr(t, '/') + 1, 0);
+	} else {
+		ha_msg(ctl, HA_WARNING,
+		       "%s is not the mount the mount table shows there (a symbolic link or "
+		       "moved): not unmounting it",
+		       t);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (dirfd >= 0)
+		close(dirfd);
+	return rc;
+}
+
 int ha_apply_unmount_all(struct hugeadm_ctl *ctl)
 {
 	struct hk_mounts *ms = NULL;
+	bool skipped = false;
 	int rc, n = 0;
 
 	if (!hk_is_live(ctl->ctx) && !ctl->dry_run) {
@@ -586,16 +718,28 @@ int ha_apply_unmount_all(struct hugeadm_ctl *ctl)
 	}
 	/* Last mounted first: a mount below another comes off before it. */
 	for (size_t i = hk_mounts_count(ms); i-- > 0 && rc == 0;) {
-		const char *t = hk_mount_target(ms, i);
+		const char *t = hk_mount_target(ms, i), *last = strrchr(t, '/');
 
 		if (!under_mount_dir(t))
 			continue;
+		/* hugeadm's own layout only: .../pagesize-2MB. */
+		if (strncmp(last, "/pagesize-", strlen("/pagesize-")) != 0) {
+			ha_msg(ctl, HA_WARNING, "%s is not one of hugeadm's mounts: left mounted",
+			       t);
+			continue;
+		}
 		n++;
 		if (ctl->dry_run) {
 			printf("umount %s\n", t);
 			continue;
 		}
-		rc = hk_umount(ctl->ctx, t);
+		rc = unmount_one(ctl, ms, i);
+		/* Left mounted, the others taken down all the same; the run fails. */
+		if (rc == -EXDEV) {
+			skipped = true;
+			rc = 0;
+			continue;
+		}
 		if (rc < 0)
 			ha_msg(ctl, HA_ERROR, "Unable to unmount %s, error: %s", t, strerror(-rc));
 		else
@@ -604,5 +748,5 @@ int ha_apply_unmount_all(struct hugeadm_ctl *ctl)
 	if (n == 0)
 		ha_msg(ctl, HA_INFO, "no hugetlbfs mounts under %s", HA_MOUNT_DIR);
 	hk_mounts_unref(ms);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 || skipped ? -1 : 0;
 }

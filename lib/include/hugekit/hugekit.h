@@ -123,7 +123,23 @@ int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const char *optio
  * /proc/self/fd/N. The running system only (-EOPNOTSUPP).
  */
 int hk_mount_hugetlbfs_fd(struct hk_ctx *ctx, int dirfd, const char *options);
+/*
+ * The same, and *ret_mnt_id is the new mount's id (statx STATX_MNT_ID, as in
+ * mountinfo), or 0 where the kernel cannot say (the mount(2) fallback): the
+ * caller can check that the mount sits where it meant it to.
+ */
+int hk_mount_hugetlbfs_fd_id(struct hk_ctx *ctx, int dirfd, const char *options,
+			     uint64_t *ret_mnt_id);
+/* The mount's id (mountinfo's first field). */
+int hk_mount_id(const struct hk_mounts *mounts, size_t i);
 int hk_umount(struct hk_ctx *ctx, const char *target);
+/*
+ * umount2(flags) through /proc/self/fd/N, not by a path: the mount on the
+ * directory fd holds (the directory it covers), or with name, the one on name
+ * in that directory, a symlink there not followed. An open descriptor of the
+ * mount's own root keeps it busy (-EBUSY without MNT_DETACH).
+ */
+int hk_umount_fd(struct hk_ctx *ctx, int fd, const char *name, int flags);
 
 /* Kernel settings */
 

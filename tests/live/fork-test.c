@@ -109,7 +109,31 @@ static int with_system(int n)
 	return bad;
 }
 
+/* fork_wait BODY ARG: run BODY(ARG) in a child (it ends with _exit), wait; its status, or -1. */
+static int fork_wait(void (*body)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		body(arg);
+	return waitpid(pid, &st, 0) < 0 ? -1 : st;
+}
+
 static pthread_barrier_t arenas_made, forks_done;
+
+static void malloc_child(void *arg)
+{
+	char *q = malloc(100);
+
+	(void)arg;
+	if (!q)
+		_exit(2);
+	memset(q, 2, 100);
+	_exit(0);
+}
 
 static void *arena_user(void *arg)
 {
@@ -137,20 +161,11 @@ static int threads_fork(int n)
 			return 1;
 	pthread_barrier_wait(&arenas_made);
 	for (int i = 0; i < n; i++) {
-		pid_t pid = fork();
-		int st;
+		int st = fork_wait(malloc_child, NULL);
 
-		if (pid < 0)
+		if (st < 0)
 			return 1;
-		if (pid == 0) {
-			char *q = malloc(100);
-
-			if (!q)
-				_exit(2);
-			memset(q, 2, 100);
-			_exit(0);
-		}
-		if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			fprintf(stderr, "fork-test: a child ended with status %#x\n", st);
 			bad = 1;
 		}
@@ -175,6 +190,16 @@ static void *race_writer(void *arg)
 	return NULL;
 }
 
+/* The child of race(): its copy of the data must be the parent's, or it ends with 3. */
+static void race_child(void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < race_pages; i++)
+		if (race_map[i * RACE_PAGE + 7] != 0x5a)
+			_exit(3);
+	_exit(0);
+}
+
 static int race(size_t pages, int nthreads, int n)
 {
 	pthread_t t[8];
@@ -195,18 +220,9 @@ static int race(size_t pages, int nthreads, int n)
 		if (pthread_create(&t[i], NULL, race_writer, NULL) != 0)
 			return 2;
 	for (int r = 0; r < n; r++) {
-		pid_t pid = fork();
-		int st;
+		int st = fork_wait(race_child, NULL);
 
-		if (pid < 0)
-			return 2;
-		if (pid == 0) {
-			for (size_t i = 0; i < pages; i++)
-				if (race_map[i * RACE_PAGE + 7] != 0x5a)
-					_exit(3);
-			_exit(0);
-		}
-		if (waitpid(pid, &st, 0) < 0)
+		if (st < 0)
 			return 2;
 		if (WIFSIGNALED(st))
 			killed++;

@@ -376,11 +376,6 @@ static int open_beneath(const struct hk_path *p, const char *path, int flags, mo
 }
 
 /*
- * Every open of the layer comes here with a relative path. The running
- * system's root is opened with plain openat() (its /proc/self and /sys links
- * are meant to be followed); a sysroot tree never lets a lookup leave it.
- */
-/*
  * What a tree may hand out: directories and regular files with one link.
  * RESOLVE_BENEATH stops symbolic links, not hard links: a file linked into
  * the tree from the host (nr_hugepages as a second name of a host file)
@@ -420,6 +415,11 @@ static int tree_file_ok(const struct hk_path *p, const char *path, int fd)
 	return rc;
 }
 
+/*
+ * Every open of the layer comes here with a relative path. The running
+ * system's root is opened with plain openat() (its /proc/self and /sys links
+ * are meant to be followed); a sysroot tree never lets a lookup leave it.
+ */
 static int open_rel(const struct hk_path *p, const char *path, int flags, mode_t mode)
 {
 	int fd = fault_err(FAULT_OPEN, path);
@@ -584,7 +584,6 @@ static int read_fd_all(const char *path, int fd, char **ret, size_t *ret_len)
 		/* Someone else's write between ours and the read-back. */
 		len = strlen(hit.value);
 		memcpy(buf, hit.value, len + 1);
-		hit.value = NULL;
 		goto done;
 	}
 	for (;;) {
@@ -764,12 +763,9 @@ static int vwrite(const struct hk_path *p, const char *value, const char *fmt, v
 		}
 		off += (size_t)n;
 	}
-	if (rc == 0 && p->beneath) {
-		struct stat st;
-
-		if (fstat(fd, &st) < 0 || (S_ISREG(st.st_mode) && ftruncate(fd, (off_t)len) < 0))
-			rc = -errno;
-	}
+	/* A tree's file is a regular one (tree_file_ok): cut it to what was written. */
+	if (rc == 0 && p->beneath && ftruncate(fd, (off_t)len) < 0)
+		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0)

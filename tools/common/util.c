@@ -79,6 +79,12 @@ static size_t utf8_len(const unsigned char *p)
 	return n;
 }
 
+/* A C0 control character or DEL: escaped in JSON and in text output. */
+static bool is_ctl(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 /*
  * A JSON string of any bytes, always valid UTF-8: valid UTF-8 as it is,
  * control characters as \n, \t or \u00XX, and each byte that is not part of
@@ -96,7 +102,7 @@ static void json_escaped(FILE *out, const char *s)
 			fputs("\\n", out);
 		else if (*p == '\t')
 			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7f || n == 0)
+		else if (is_ctl(*p) || n == 0)
 			fprintf(out, "\\u%04x", *p);
 		else
 			fwrite(p, 1, n, out);
@@ -111,13 +117,13 @@ char *hk_escape_ctl(const char *s, bool backslash)
 	char *r, *q;
 
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		n += *p < 0x20 || *p == 0x7f || (backslash && *p == '\\') ? 4 : 1;
+		n += is_ctl(*p) || (backslash && *p == '\\') ? 4 : 1;
 	r = malloc(n + 1);
 	if (!r)
 		return NULL;
 	q = r;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f || (backslash && *p == '\\'))
+		if (is_ctl(*p) || (backslash && *p == '\\'))
 			q += sprintf(q, "\\%03o", *p);
 		else
 			*q++ = (char)*p;

@@ -354,7 +354,6 @@ static bool unmount_all_asked(const struct hugeadm_ctl *ctl)
 	return false;
 }
 
-/* a + b, stopping at UINT64_MAX (an "unlimited" overcommit is 2^64 - 1). */
 /* The limits against the pool of one size as this run leaves it: 0, or -1 after an error. */
 static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
 {

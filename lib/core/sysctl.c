@@ -138,10 +138,9 @@ HK_EXPORT int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value
 		return rc;
 	/* "always [madvise] never": the bracketed word is the selection. */
 	open = strchr(buf, '[');
-	close = open ? strchr(open, ']') : NULL;
-	if (open && close && close > open + 1 &&
-	    !memchr(open + 1, ' ', (size_t)(close - open - 1)) &&
-	    !memchr(open + 1, '[', (size_t)(close - open - 1))) {
+	/* The first ' ', '[' or ']' after '[' must be the ']' of a one-word selection. */
+	close = open ? open + 1 + strcspn(open + 1, " []") : NULL;
+	if (close && *close == ']' && close > open + 1) {
 		*close = '\0';
 		memmove(buf, open + 1, (size_t)(close - open));
 	} else if (open || strchr(buf, ']') || strchr(buf, ' ')) {

@@ -195,14 +195,6 @@ static void report_nodes(struct hugeadm_ctl *ctl, const struct ha_pool_state *st
 	ha_msg(ctl, HA_WARNING, "reached per node: %s", buf);
 }
 
-static bool node_listed(const struct ha_action *a, int node)
-{
-	for (size_t j = 0; j < a->n_nodes; j++)
-		if (a->nodes[j] == node)
-			return true;
-	return false;
-}
-
 /*
  * What a pool option asks of the kernel: without @NODES, the pool's Minimum;
  * with @NODES, each listed node's own persistent pages, relative to that
@@ -220,7 +212,7 @@ static int write_goal(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct
 	if (!g->a->nodes)
 		return set_nr(ctl, st, HK_NODE_ALL, g->min);
 	for (size_t k = 0; k < st->n_nodes; k++)
-		if (node_listed(g->a, st->ids[k]) && set_nr(ctl, st, st->ids[k], g->want[k]) < 0)
+		if (ha_node_listed(g->a, st->ids[k]) && set_nr(ctl, st, st->ids[k], g->want[k]) < 0)
 			return -1;
 	return 0;
 }
@@ -238,7 +230,7 @@ static uint64_t reached(const struct pool_goal *g, const struct ha_pool_state *s
 		return st->min;
 	}
 	for (size_t k = 0; k < st->n_nodes; k++) {
-		if (!node_listed(g->a, st->ids[k]))
+		if (!ha_node_listed(g->a, st->ids[k]))
 			continue;
 		got = ha_sat_add(got, st->node_min[k]);
 		goal = ha_sat_add(goal, g->want[k]);
@@ -313,7 +305,7 @@ static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 		return true;
 	}
 	for (size_t k = 0; k < st->n_nodes; k++) {
-		if (!node_listed(g->a, st->ids[k]) || st->node_min[k] == g->want[k])
+		if (!ha_node_listed(g->a, st->ids[k]) || st->node_min[k] == g->want[k])
 			continue;
 		ha_msg(ctl, HA_WARNING,
 		       "failed to set pool minimum to %" PRIu64 " became %" PRIu64 " on node %d",
@@ -376,8 +368,7 @@ static int apply_pool(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *
 		}
 		for (size_t k = 0; k < st->n_nodes; k++) {
 			g.before[k] = st->node_min[k];
-			g.want[k] = node_listed(a, st->ids[k]) ? ha_node_target(a, st, k)
-							       : st->node_min[k];
+			g.want[k] = ha_node_want(a, st, k);
 			grows |= g.want[k] > g.before[k];
 		}
 	} else {
@@ -480,7 +471,7 @@ static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
 			break;
 		max = ha_state_max(st);
 		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
-		sum = bytes > UINT64_MAX - sum ? UINT64_MAX : sum + bytes;
+		sum = ha_sat_add(sum, bytes);
 	}
 	free(sizes);
 	*ret = sum;

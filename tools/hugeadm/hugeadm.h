@@ -148,6 +148,8 @@ uint64_t ha_action_pages(const struct ha_action *a, uint64_t size);
 /* Minimum + overcommit, saturated: UINT64_MAX is an unlimited Maximum (poolmath.h). */
 uint64_t ha_state_max(const struct ha_pool_state *st);
 uint64_t ha_node_target(const struct ha_action *a, const struct ha_pool_state *st, size_t k);
+bool ha_node_listed(const struct ha_action *a, int node);
+uint64_t ha_node_want(const struct ha_action *a, const struct ha_pool_state *st, size_t k);
 /* The Minimum and Maximum the action asks for, from the state st. */
 void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, uint64_t *ret_min,
 		     uint64_t *ret_max);

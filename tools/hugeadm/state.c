@@ -125,6 +125,21 @@ uint64_t ha_state_max(const struct ha_pool_state *st)
 	return ha_pool_max(st->min, st->oc);
 }
 
+/* Whether NODE is one of the action's @NODES. */
+bool ha_node_listed(const struct ha_action *a, int node)
+{
+	for (size_t j = 0; j < a->n_nodes; j++)
+		if (a->nodes[j] == node)
+			return true;
+	return false;
+}
+
+/* The Minimum node k is to have after the action: its target if listed, else as it is. */
+uint64_t ha_node_want(const struct ha_action *a, const struct ha_pool_state *st, size_t k)
+{
+	return ha_node_listed(a, st->ids[k]) ? ha_node_target(a, st, k) : st->node_min[k];
+}
+
 /*
  * Relative to a base, saturating (poolmath.h): libhugetlbfs stopped at 0 and
  * at LONG_MAX; here + stops at UINT64_MAX, an unlimited Maximum. Counts beyond
@@ -147,13 +162,8 @@ void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, 
 
 	if (a->nodes) {
 		min = 0;
-		for (size_t k = 0; k < st->n_nodes; k++) {
-			bool listed = false;
-
-			for (size_t j = 0; j < a->n_nodes; j++)
-				listed |= a->nodes[j] == st->ids[k];
-			min = ha_sat_add(min, listed ? ha_node_target(a, st, k) : st->node_min[k]);
-		}
+		for (size_t k = 0; k < st->n_nodes; k++)
+			min = ha_sat_add(min, ha_node_want(a, st, k));
 		max = min > max0 ? min : max0;
 	} else if (a->kind == HA_POOL_MIN) {
 		min = adjust(a, min0, st->size);
@@ -172,11 +182,9 @@ void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, 
 void ha_state_apply_targets(const struct ha_action *a, struct ha_pool_state *st, uint64_t min,
 			    uint64_t max)
 {
-	for (size_t k = 0; a->nodes && k < st->n_nodes; k++) {
-		for (size_t j = 0; j < a->n_nodes; j++)
-			if (a->nodes[j] == st->ids[k])
-				st->node_min[k] = ha_node_target(a, st, k);
-	}
+	for (size_t k = 0; a->nodes && k < st->n_nodes; k++)
+		if (ha_node_listed(a, st->ids[k]))
+			st->node_min[k] = ha_node_target(a, st, k);
 	st->min = min;
 	/* As apply does: the overcommit is rewritten only when the Maximum would change. */
 	if (ha_pool_max(min, st->oc) != max)

@@ -237,6 +237,20 @@ static bool restricted_out(void)
 }
 
 /*
+ * The default huge page size, read at the first call that can read it (0
+ * until then): for the heap, the pool check and shmget.
+ */
+static uint64_t rt_default_page_size(void)
+{
+	static atomic_uint_fast64_t cached;
+	uint64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+
+	if (!v && hkc_default_page_size(rt_path(), &v) == 0)
+		atomic_store_explicit(&cached, v, memory_order_relaxed);
+	return v;
+}
+
+/*
  * HUGETLB_MORECORE: yes (the default size, or HUGETLB_DEFAULT_PAGE_SIZE),
  * a size, or thp. Returns the page size for hkc_heap_tunables (0 thp, 1
  * default), or UINT64_MAX when the heap is not asked for or cannot be.
@@ -245,7 +259,7 @@ static uint64_t heap_request(void)
 {
 	const char *v = env("HUGETLB_MORECORE");
 	const char *dps = env("HUGETLB_DEFAULT_PAGE_SIZE");
-	uint64_t size, def = 0;
+	uint64_t size;
 
 	if (!v || !*v || strcasecmp(v, "no") == 0)
 		return UINT64_MAX;
@@ -264,7 +278,7 @@ static uint64_t heap_request(void)
 		       size);
 		return UINT64_MAX;
 	}
-	return hkc_default_page_size(rt_path(), &def) == 0 && def == size ? 1 : size;
+	return rt_default_page_size() == size ? 1 : size;
 }
 
 /* argv of this process, from /proc/self/cmdline (malloc'd, NULL-terminated). */
@@ -292,7 +306,6 @@ static char **own_argv(void)
 	return argv;
 }
 
-/* Whether the pool of this size has a page to give (free, or room to overcommit). */
 /*
  * Huge pages this process holds already: its heap may have taken the last
  * free page of the pool (by a constructor's malloc, before ours ran), and
@@ -310,19 +323,19 @@ static uint64_t own_hugetlb_kb(void)
 	return kb;
 }
 
+/* Whether the pool of this size has a page to give (free, or room to overcommit). */
 static bool pool_has_pages(uint64_t size)
 {
-	uint64_t def = 0, free_p = 0, resv = 0, nr = 0, oc = 0, surp = 0;
+	uint64_t free_p = 0, resv = 0, oc = 0, surp = 0;
 	const struct hk_path *p = rt_path();
 	uint64_t kb;
 
-	if (size == 1 && hkc_default_page_size(p, &def) == 0)
-		size = def;
+	if (size == 1)
+		size = rt_default_page_size();
 	kb = size / 1024;
 #define RD(f, v) hk_path_read_u64f(p, &v, HK_SYS_HUGEPAGES_SIZE "/" f, kb)
 	if (RD("free_hugepages", free_p) < 0 || RD("resv_hugepages", resv) < 0 ||
-	    RD("nr_hugepages", nr) < 0 || RD("nr_overcommit_hugepages", oc) < 0 ||
-	    RD("surplus_hugepages", surp) < 0)
+	    RD("nr_overcommit_hugepages", oc) < 0 || RD("surplus_hugepages", surp) < 0)
 		return true; /* cannot tell: say nothing */
 #undef RD
 	return free_p > resv || surp < oc || own_hugetlb_kb() > 0;
@@ -423,17 +436,6 @@ static void resolve_shmget(void)
 	real_shmget = (int (*)(key_t, size_t, int))dlsym(RTLD_NEXT, "shmget");
 }
 
-/* The default huge page size, read at the first call that can read it. */
-static uint64_t shm_page_size(void)
-{
-	static atomic_uint_fast64_t cached;
-	uint64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
-
-	if (!v && hkc_default_page_size(rt_path(), &v) == 0)
-		atomic_store_explicit(&cached, v, memory_order_relaxed);
-	return v;
-}
-
 /*
  * SysV shared memory on huge pages (HUGETLB_SHM=yes): segments are created
  * with SHM_HUGETLB and their size rounded up to a huge page; when the pool or
@@ -451,7 +453,7 @@ RT_EXPORT int shmget(key_t key, size_t size, int shmflg)
 		return -1;
 	}
 	if (!shm_on || (shmflg & SHM_HUGETLB) || (key != IPC_PRIVATE && !(shmflg & IPC_CREAT)) ||
-	    size == 0 || !(hps = shm_page_size()) || size > SIZE_MAX - (hps - 1))
+	    size == 0 || !(hps = rt_default_page_size()) || size > SIZE_MAX - (hps - 1))
 		return real_shmget(key, size, shmflg);
 	id = real_shmget(key, (size + hps - 1) / hps * hps, shmflg | SHM_HUGETLB);
 	if (id >= 0) {

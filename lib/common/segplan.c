@@ -130,7 +130,7 @@ int hkc_seg_plan(const struct hkc_seg_in *in, struct hkc_seg_range *out, size_t 
 	/* Every PT_LOAD: sane, in ascending order, not overlapping the one before. */
 	for (size_t i = 0; i < in->phnum; i++) {
 		const ElfW(Phdr) *p = &in->phdr[i];
-		uintptr_t s, e;
+		uintptr_t s = 0, e = 0;
 
 		if (p->p_type != PT_LOAD)
 			continue;
@@ -167,7 +167,7 @@ int hkc_seg_plan(const struct hkc_seg_in *in, struct hkc_seg_range *out, size_t 
 		/* The gaps around it, up to the neighbours' pages; none before the first or after the last. */
 		for (size_t j = 0; j < in->phnum; j++) {
 			const ElfW(Phdr) *q = &in->phdr[j];
-			uintptr_t s, e;
+			uintptr_t s = 0, e = 0;
 
 			if (j == i || q->p_type != PT_LOAD || q->p_memsz == 0)
 				continue;

@@ -120,7 +120,7 @@ static void msg(const struct hugectl *c, int level, const char *fmt, ...)
 __attribute__((noreturn)) static void usage(void)
 {
 	printf("Usage:\n %s [options] program [arguments]\n\n", hk_prog());
-	printf("Run a program with its heap and shared memory on huge pages.\n\n");
+	printf("Run a program with its heap, shared memory and segments on huge pages.\n\n");
 	printf("Options:\n");
 	hk_opts_print_help(stdout, opts);
 	printf("\nSee hugectl(1) and libhugekit-rt(7).\n");

@@ -84,9 +84,6 @@ static struct {
 } moved[SEG_MAX];
 static size_t nmoved;
 
-/* The fallback warning: said once a process (and once a run, rt_run_level). */
-static bool warned;
-
 bool rt_segments_bytes(enum hkc_seg_kind kind, uint64_t *huge, uint64_t *base)
 {
 	if ((unsigned)kind >= HKC_SEG_NKINDS || !stats[kind].asked)
@@ -104,11 +101,9 @@ bool rt_segments_holds(uintptr_t a, uintptr_t b)
 	return false;
 }
 
+/* The fallback warning: once a run (then, and in children, at the information level). */
 static void warn_run(const char *what, const char *why, bool thp)
 {
-	if (warned)
-		return;
-	warned = true;
 	rt_msg(rt_run_level(RT_WARNING), "program segments: %s (%s): %s", what, why,
 	       thp ? "on transparent huge pages instead" : "they stay on base pages");
 	rt_mark_said();

@@ -267,3 +267,16 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 	assert_regex "$stderr" 'WARNING: HUGETLB_ELFMAP=X:W=banana:R: X is not R, W, RW or no: part ignored'
 	assert_regex "$stderr" 'WARNING: HUGETLB_ELFMAP=X:W=banana:R: bad page size banana: part ignored'
 }
+
+@test "HUGETLB_SHARE=1: text shared through a file, or a private copy with the reason; =2 is refused with a warning" {
+	live_pool_free 16
+	HUGETLB_SHARE=1 HUGETLB_VERBOSE=3 seg R "$SEG" check
+	assert_success
+	assert_line "text hugetlb r-xp"
+	assert_line ok
+	assert_regex "$stderr" 'segment 3 \(text\): (not shared \([^)]*\): a private copy|.*hugetlb pages, shared \(file (made|reused)\))'
+	HUGETLB_SHARE=2 seg R "$SEG" check
+	assert_success
+	assert_line "text hugetlb r-xp"
+	assert_equal "$stderr" "libhugetlbfs: WARNING: HUGETLB_SHARE=2: writable segments are never shared; nothing is shared"
+}

@@ -14,6 +14,8 @@
 #define HK_PROC_SELF_EXE "proc/self/exe"
 #define HK_PROC_SELF_FD "proc/self/fd"
 #define HK_PROC_SELF_MAPS "proc/self/maps"
+#define HK_PROC_SELF_PAGEMAP "proc/self/pagemap"
+#define HK_PROC_SELF_STATUS "proc/self/status"
 #define HK_PROC_SYS_VM "proc/sys/vm"
 #define HK_PROC_SYS_KERNEL "proc/sys/kernel"
 #define HK_SYS_HUGEPAGES "sys/kernel/mm/hugepages"

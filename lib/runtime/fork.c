@@ -10,7 +10,8 @@
  *
  * So, once the program has such memory, a fork handler moves the child off
  * it: in the child, for each private anonymous hugetlb mapping
- * ("/anon_hugepage" in /proc/self/maps), it makes an anonymous mapping of
+ * ("/anon_hugepage" in /proc/self/maps) that is writable or PROT_NONE (not
+ * the program's text or rodata, which is never written), it makes an anonymous mapping of
  * base pages, copies into it the huge pages that are present (mincore:
  * reading a page never needs a new one; a page that is not present reads as
  * zeros on either side), gives it the protection of the original (glibc's
@@ -363,6 +364,13 @@ static void maybe_call(const char *line, map_fn *fn, void *arg)
 	memcpy(perms, p, 4);
 	perms[4] = '\0';
 	if (perms[3] != 'p' || b <= a)
+		return;
+	/*
+	 * Not writable, and not PROT_NONE (an arena's reserve, made writable
+	 * when it grows): the program's text and rodata on huge pages
+	 * (segments.c). Never written, so never copied: the child shares them.
+	 */
+	if (perms[1] != 'w' && (perms[0] == 'r' || perms[2] == 'x'))
 		return;
 	/* The path is the sixth field. */
 	for (int field = 1; field < 5; field++) {

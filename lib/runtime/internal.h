@@ -4,10 +4,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pagesizes.h"
 #include "parse.h"
 #include "path.h"
+#include "segplan.h"
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
@@ -49,3 +51,24 @@ int rt_hugetlbfs_mounts(bool (*fn)(void *data, const char *mnt), void *data);
  * moved to base pages (see there). Idempotent, thread-safe.
  */
 void rt_fork_watch(void);
+
+/*
+ * rt.c: a warning about this run at its level (said by the launched
+ * program, at the information level in its children and once it was said),
+ * and marking it said for the images this process executes next.
+ */
+int rt_run_level(int level);
+void rt_mark_said(void);
+
+/* The default huge page size, read once (0 while it cannot be read). */
+uint64_t rt_default_page_size(void);
+
+/*
+ * segments.c: the program's text, data and bss on huge pages
+ * (HUGETLB_ELFMAP, hugeedit's flags), from the constructor, before main().
+ */
+void rt_segments(void);
+/* For the report: bytes of a kind on huge and on base pages; false when the kind was not asked. */
+bool rt_segments_bytes(enum hkc_seg_kind kind, uint64_t *huge, uint64_t *base);
+/* Whether [a, b) lies in a range rt_segments() moved (the report counts it apart). */
+bool rt_segments_holds(uintptr_t a, uintptr_t b);

@@ -145,7 +145,7 @@ static void env_drop(const char *name)
  * it only at the information level (-v), so that a shell loop does not repeat
  * it for each process.
  */
-static int run_level(int level)
+int rt_run_level(int level)
 {
 	return (launched && !said) || level > RT_INFO ? level : RT_INFO;
 }
@@ -155,14 +155,15 @@ static int run_level(int level)
  * process executes next (a wrapper script, a pyenv shim, exec in a shell)
  * stay quiet too. The entry is replaced in place in environ, the array that
  * main() gets, so that a shell that keeps its own copy of the environment
- * (bash) passes the mark on as well.
+ * (bash) passes the mark on as well. Only in the launched program: its
+ * children say the warning at the information level anyway.
  */
-static void mark_said(void)
+void rt_mark_said(void)
 {
 	static char entry[64];
 	size_t len = strlen(RT_ENV_PID);
 
-	if (said || !environ)
+	if (said || !environ || !launched)
 		return;
 	said = true;
 	for (char **e = environ; *e; e++) {
@@ -240,7 +241,7 @@ static bool restricted_out(void)
  * The default huge page size, read at the first call that can read it (0
  * until then): for the heap, the pool check and shmget.
  */
-static uint64_t rt_default_page_size(void)
+uint64_t rt_default_page_size(void)
 {
 	static atomic_uint_fast64_t cached;
 	uint64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
@@ -393,11 +394,10 @@ static void setup_heap(void)
 			rt_fork_watch();
 		/* glibc falls back to base pages by itself; say so, once a run. */
 		if (size && !pool_has_pages(size)) {
-			rt_msg(run_level(RT_WARNING),
+			rt_msg(rt_run_level(RT_WARNING),
 			       "no free huge pages in the pool: the heap stays on base "
 			       "pages (grow it with hugeadm --pool-pages-min)");
-			if (launched)
-				mark_said();
+			rt_mark_said();
 		}
 		return;
 	}
@@ -462,7 +462,7 @@ RT_EXPORT int shmget(key_t key, size_t size, int shmflg)
 	}
 	/* An existing segment of another kind, or no pages, or no permission: as asked. */
 	if (errno != EEXIST && !atomic_flag_test_and_set(&shm_warned))
-		rt_msg(run_level(RT_WARNING),
+		rt_msg(rt_run_level(RT_WARNING),
 		       "shmget: no huge page segment (%s): falling back to base pages",
 		       strerror(errno));
 	id = real_shmget(key, size, shmflg);
@@ -483,11 +483,30 @@ static bool add_kb(const char *line, const char *key, uint64_t *sum)
 	return true;
 }
 
+/* What rt_segments() did, after the report's line: per kind asked, on huge and on base pages. */
+static void report_segments(const char *who)
+{
+	char msg[200];
+
+	for (int k = 0; k < HKC_SEG_NKINDS; k++) {
+		uint64_t huge, base;
+
+		if (!rt_segments_bytes(k, &huge, &base))
+			continue;
+		snprintf(msg, sizeof(msg),
+			 "hugekit report%s: program %s: %" PRIu64 " kB on huge pages, %" PRIu64
+			 " kB on base pages\n",
+			 who, hkc_seg_kind_name(k), huge / 1024, (base + 1023) / 1024);
+		if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
+			return;
+	}
+}
+
 /* hugectl --report, HUGETLB_REPORT=1 or all: where the program's memory was, at exit. */
 static void report(void)
 {
 	uint64_t anon = 0, hugetlb = 0, sysv_huge = 0, sysv_base = 0, kps = 0, v, h;
-	bool sysv = false;
+	bool sysv = false, segment = false;
 	char *buf = NULL, *line, *next;
 	char msg[600], who[48] = "";
 
@@ -505,6 +524,10 @@ static void report(void)
 		/* A mapping's first line: "start-end perms offset dev inode path". */
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &a, &b, perms) == 3) {
 			sysv = strstr(line, "/SYSV") != NULL;
+			/* The program's segments have lines of their own, after this one. */
+			segment = rt_segments_holds((uintptr_t)a, (uintptr_t)b);
+		} else if (segment) {
+			continue;
 		} else if (add_kb(line, "Anonymous:", &anon)) {
 			continue;
 		} else if (add_kb(line, "Private_Hugetlb:", &h) ||
@@ -535,6 +558,7 @@ static void report(void)
 		 kps, sysv_huge, sysv_base, atomic_load(&shm_huge), atomic_load(&shm_fallback));
 	if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
 		return;
+	report_segments(who);
 }
 
 /* HUGETLB_REPORT: 1 or yes, the launched program; all, every process. */
@@ -574,6 +598,12 @@ __attribute__((constructor)) static void rt_init(void)
 	shm_on = env_yes("HUGETLB_SHM");
 	report_on = read_report();
 	setup_heap();
+	/*
+	 * After the heap: setup_heap() may execute the program again (for the
+	 * tunables) and returns only in the process that goes on to main().
+	 * Segments moved before it would be moved twice, and said twice.
+	 */
+	rt_segments();
 }
 
 __attribute__((destructor)) static void rt_fini(void)

@@ -1,0 +1,269 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # run --separate-stderr sets stderr
+# The runtime puts a program's segments on huge pages (HUGETLB_ELFMAP, with
+# the runtime preloaded) and never makes it fail: PIE and not, RELRO,
+# dladdr/backtrace/dl_iterate_phdr, fork (also threaded), exec, dlopen, an
+# empty pool, THP, threads from a library's constructor, static and setuid
+# programs, HUGETLB_ELFMAP=no, a missing 1 GiB size, odd program headers.
+# The programs (tests/live/seg-*.c) check themselves and print how their
+# segments are backed, from their own /proc/self/smaps.
+
+load live
+
+setup_file() {
+	live_requirements
+	live_lock
+	live_save
+	SEG="$HK_BUILD_DIR/tests/seg-test"
+	RT="$HK_BUILD_DIR/lib/libhugekit-rt.so.0"
+	export SEG RT
+}
+
+teardown_file() {
+	live_restore
+}
+
+# What seg-test check prints when all of it is on hugetlb pages.
+ALL_HUGE="text hugetlb r-xp
+relro r--p
+data hugetlb
+bss hugetlb
+ok"
+
+# seg ELFMAP PROGRAM [ARGS]: PROGRAM with the runtime preloaded and HUGETLB_ELFMAP=ELFMAP.
+seg() {
+	local map=$1
+	shift
+	run --separate-stderr env HUGETLB_ELFMAP="$map" LD_PRELOAD="$RT" "$@"
+}
+
+# The lines of stderr that are warnings.
+warnings() {
+	printf '%s\n' "$stderr" | grep -c 'libhugetlbfs: WARNING:' || true
+}
+
+thp_mode() {
+	sed 's/.*\[\(.*\)\].*/\1/' "$THP/enabled"
+}
+
+# A copy of seg-test whose PT_LOAD of flags FROM gets flags TO (hugeedit's flag, or odd ones).
+patched() {
+	local out=$1 from=$2 to=$3
+	python3 - "$SEG" "$out" "$from" "$to" << 'PY'
+import struct, sys
+src, out, frm, to = sys.argv[1], sys.argv[2], int(sys.argv[3], 0), int(sys.argv[4], 0)
+b = bytearray(open(src, "rb").read())
+phoff, = struct.unpack_from("<Q", b, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", b, 0x36)
+for i in range(phnum):
+    o = phoff + i * phentsize
+    typ, flags = struct.unpack_from("<II", b, o)
+    if typ == 1 and flags == frm:
+        struct.pack_into("<I", b, o + 4, to)
+open(out, "wb").write(b)
+PY
+	chmod 755 "$out"
+}
+
+@test "a PIE: text r-x on hugetlb pages, RELRO r--, data and bss intact on hugetlb, dladdr, backtrace and dl_iterate_phdr right" {
+	live_pool_free 16
+	seg RW "$SEG" check
+	assert_success
+	assert_output "$ALL_HUGE"
+	assert_equal "$stderr" ""
+}
+
+@test "a non-PIE executable: the same" {
+	live_pool_free 16
+	seg RW "$HK_BUILD_DIR/tests/seg-test-nopie" check
+	assert_success
+	assert_output "$ALL_HUGE"
+}
+
+@test "HUGETLB_VERBOSE=3 says what moved, how much stays at the edges, and why a segment stays" {
+	live_pool_free 16
+	HUGETLB_VERBOSE=3 seg RW "$SEG" check
+	assert_success
+	# shellcheck disable=SC2016
+	assert_regex "$stderr" 'libhugetlbfs: INFO: segment 3 \(text\): 0x[0-9a-f]+-0x[0-9a-f]+ \([0-9]+ kB\) on 2048 kB hugetlb pages; on base pages: [0-9]+ bytes before it, [0-9]+ after'
+	assert_regex "$stderr" 'libhugetlbfs: INFO: segment 5 \(data\): 0x[0-9a-f]+-0x[0-9a-f]+ \([0-9]+ kB\) on 2048 kB hugetlb pages'
+	assert_regex "$stderr" 'libhugetlbfs: INFO: segment 2 \(rodata\): 0x[0-9a-f]+-0x[0-9a-f]+ stays on base pages: no aligned interior'
+}
+
+@test "HUGETLB_REPORT: the report's line as before, then text, rodata, data and bss on huge and base pages" {
+	live_pool_free 16
+	HUGETLB_REPORT=1 seg RW "$SEG" check
+	assert_success
+	assert_regex "$stderr" '^hugekit report: [0-9]+ kB of anonymous and heap memory on huge pages, [0-9]+ kB on base pages \([0-9.]+ % huge, page size [0-9]+ kB\); shared memory: 0 kB huge, 0 kB base; shmget: 0 segments huge, 0 fell back
+hugekit report: program text: [0-9]+ kB on huge pages, [0-9]+ kB on base pages
+hugekit report: program rodata: 0 kB on huge pages, [0-9]+ kB on base pages
+hugekit report: program data: [0-9]+ kB on huge pages, [0-9]+ kB on base pages
+hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
+	# 6 MiB of text: at least 4 MiB of it lies on whole 2 MiB pages, wherever it is loaded.
+	local text
+	text=$(printf '%s\n' "$stderr" | sed -n 's/.*program text: \([0-9]*\) kB on huge.*/\1/p')
+	[ "$text" -ge 4096 ]
+	# The segments are no part of the heap's line.
+	assert_regex "$stderr" 'hugekit report: 0 kB of anonymous'
+}
+
+@test "a forked child writes its data and bss and exits 0; its text stays huge, its data moves to base pages" {
+	live_pool_free 16
+	seg RW "$SEG" fork
+	assert_success
+	assert_output ok
+}
+
+@test "the same from a parent with two threads writing to its bss" {
+	live_pool_free 16
+	seg RW "$SEG" fork-threads
+	assert_success
+	assert_output ok
+}
+
+@test "a program it executes inherits the setting: the child's segments are moved too" {
+	live_pool_free 24
+	seg RW "$SEG" exec
+	assert_success
+	assert_output "$ALL_HUGE"
+}
+
+@test "dlopen after the move works" {
+	live_pool_free 16
+	seg RW "$SEG" dlopen
+	assert_success
+	assert_line "text hugetlb r-xp"
+	assert_line ok
+}
+
+@test "an empty pool: transparent huge pages (madvise) or base pages (never), one warning, exit 0" {
+	local saved
+	saved=$(thp_mode)
+	live_pool_free 0
+	echo madvise > "$THP/enabled"
+	seg RW "$SEG" check
+	assert_success
+	assert_line "text thp r-xp"
+	assert_line "bss thp"
+	assert_line ok
+	assert_equal "$(warnings)" 1
+	assert_regex "$stderr" 'WARNING: program segments: no 2048 kB huge pages \(Cannot allocate memory\): on transparent huge pages instead'
+	echo never > "$THP/enabled"
+	seg RW "$SEG" check
+	echo "$saved" > "$THP/enabled"
+	assert_success
+	assert_line "text base r-xp"
+	assert_line "data base"
+	assert_line ok
+	assert_equal "$(warnings)" 1
+	assert_regex "$stderr" 'WARNING: program segments: no 2048 kB huge pages \(Cannot allocate memory\): they stay on base pages'
+}
+
+@test "THP backing (=thp, and HUGETLB_MORECORE=thp): AnonHugePages, no pool needed, moved once across the heap's second start" {
+	[ "$(thp_mode)" != never ] || skip "transparent huge pages are disabled (never) on this machine"
+	live_pool_free 0
+	seg R=thp:W=thp "$SEG" check
+	assert_success
+	assert_line "text thp r-xp"
+	assert_line "data thp"
+	assert_line ok
+	assert_equal "$stderr" ""
+	# The heap's tunables start the program again: the segments move in the second start only.
+	HUGETLB_MORECORE=thp HUGETLB_VERBOSE=3 seg RW "$SEG" check
+	assert_success
+	assert_line "text thp r-xp"
+	assert_regex "$stderr" 'starting again with GLIBC_TUNABLES'
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c 'segment 3 (text).*on transparent huge pages')" 1
+}
+
+@test "a thread started by a library's constructor: nothing moves, one warning, exit 0" {
+	live_pool_free 16
+	seg RW "$HK_BUILD_DIR/tests/seg-thread"
+	assert_success
+	assert_output ok
+	assert_equal "$stderr" "libhugetlbfs: WARNING: threads are running (started by a library's constructor): program segments stay on base pages"
+}
+
+@test "a static program (no runtime loaded) runs as without it" {
+	live_pool_free 16
+	seg RW "$HK_BUILD_DIR/tests/seg-static"
+	assert_success
+	assert_output ok
+	assert_equal "$stderr" ""
+}
+
+@test "a setuid program (ld.so ignores the preload) runs as without it" {
+	command -v setpriv > /dev/null || skip "setpriv is not installed"
+	live_pool_free 16
+	local dir
+	dir=$(mktemp -d)
+	chmod 755 "$dir"
+	cp "$SEG" "$dir/seg-suid"
+	chmod 4755 "$dir/seg-suid"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HUGETLB_ELFMAP=RW LD_PRELOAD="$RT" "$dir/seg-suid" check
+	rm -rf "$dir"
+	assert_success
+	assert_line "text base r-xp"
+	assert_line ok
+}
+
+@test "HUGETLB_ELFMAP=no moves nothing, and says so at the information level" {
+	live_pool_free 16
+	HUGETLB_VERBOSE=3 seg no "$SEG" check
+	assert_success
+	assert_line "text base r-xp"
+	assert_line "bss base"
+	assert_equal "$stderr" "libhugetlbfs: INFO: HUGETLB_ELFMAP=no, not attempting to remap program segments"
+}
+
+@test "1 GiB pages: skipped with the reason where the machine has none, else no aligned 1 GiB interior" {
+	live_pool_free 16
+	HUGETLB_VERBOSE=3 seg R=1G:W "$SEG" check
+	assert_success
+	assert_line "text base r-xp"
+	assert_line "data hugetlb"
+	if [ -d "$HP/hugepages-1048576kB" ]; then
+		assert_regex "$stderr" 'segment 3 \(text\): .* stays on base pages: no aligned interior'
+	else
+		assert_regex "$stderr" 'WARNING: Hugepage size 1G unavailable on this machine: HUGETLB_ELFMAP part ignored'
+	fi
+}
+
+@test "hugeedit's flag alone (HUGETLB_ELFMAP unset) moves the flagged text, nothing else" {
+	live_pool_free 16
+	local dir
+	dir=$(mktemp -d)
+	# PF_R|PF_X -> PF_R|PF_X|PF_LINUX_HUGETLB
+	patched "$dir/seg-flagged" 5 0x100005
+	run --separate-stderr env LD_PRELOAD="$RT" "$dir/seg-flagged" check
+	rm -rf "$dir"
+	assert_success
+	assert_line "text hugetlb r-xp"
+	assert_line "data base"
+	assert_line ok
+}
+
+@test "odd headers: a writable and executable segment is never moved, the program runs" {
+	live_pool_free 16
+	local dir
+	dir=$(mktemp -d)
+	# PF_R|PF_X -> PF_R|PF_W|PF_X
+	patched "$dir/seg-rwx" 5 7
+	HUGETLB_VERBOSE=3 run --separate-stderr env HUGETLB_ELFMAP=RW LD_PRELOAD="$RT" "$dir/seg-rwx" check
+	rm -rf "$dir"
+	assert_success
+	assert_line "text base rwxp"
+	assert_line "data hugetlb"
+	assert_regex "$stderr" 'segment 3 \(data\): .* stays on base pages: writable and executable'
+}
+
+@test "bad HUGETLB_ELFMAP parts are named and ignored, the rest applies" {
+	live_pool_free 16
+	seg 'X:W=banana:R' "$SEG" check
+	assert_success
+	assert_line "text hugetlb r-xp"
+	assert_line "data base"
+	assert_regex "$stderr" 'WARNING: HUGETLB_ELFMAP=X:W=banana:R: X is not R, W, RW or no: part ignored'
+	assert_regex "$stderr" 'WARNING: HUGETLB_ELFMAP=X:W=banana:R: bad page size banana: part ignored'
+}

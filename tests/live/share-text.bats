@@ -15,42 +15,16 @@
 # The scripts run in the namespace are single-quoted on purpose: they expand there.
 # shellcheck disable=SC2016
 
-load live
+load share
 
-PROBE="$HK_BUILD_DIR/tests/rt-share-probe"
-
-setup_file() {
-	live_requirements
-	command -v unshare > /dev/null || skip "unshare (util-linux) is not installed"
-	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
-	getent passwd nobody > /dev/null || skip "no user nobody"
-	getent passwd daemon > /dev/null || skip "no user daemon"
-	[ -x "$PROBE" ] || skip "$PROBE is not built"
-	live_lock
-	live_save
-}
-
-setup() {
-	live_pool_free 8
-}
-
-teardown_file() {
-	live_restore
-}
-
-# in_ns SCRIPT: run the bash SCRIPT in a new mount namespace as described above.
-# as USER CMD... runs CMD with that user's uid and gid only; text [SEED [PAGES]]
+# in_ns SCRIPT: SCRIPT in share_ns (share.bash), where also: text [SEED [PAGES]]
 # runs the probe as the victim for the text "prog" (key k1, offset 200000);
-# pages prints HugePages_Free; state lists every file under /mnt/h with its
-# owner, mode, links, size and checksum; replay CMD... runs CMD and prints
-# "rc=N" when it fails, "unchanged" when state is the same after it, and
-# "pages taken N".
+# state lists every file under /mnt/h with its owner, mode, links, size and
+# checksum; replay CMD... runs CMD and prints "rc=N" when it fails,
+# "unchanged" when state is the same after it, and "pages taken N".
 in_ns() {
-	unshare -m --propagation private env PATH="$PATH" P="$PROBE" ASAN_OPTIONS=detect_leaks=0 \
-		bash -euo pipefail -c '
-		as() { local u=$1; shift; setpriv --reuid "$u" --regid "$(id -g "$u")" --clear-groups -- "$@"; }
+	share_ns '
 		text() { as nobody timeout 20 "$P" fd prog k1 200000 "${2:-2}" "${1:-1}"; }
-		pages() { sed -n "s/^HugePages_Free: *//p" /proc/meminfo; }
 		state() {
 			find /mnt/h -mindepth 1 | sort | while read -r f; do
 				if [ -f "$f" ] && [ ! -L "$f" ] && [ -r "$f" ]; then
@@ -66,8 +40,6 @@ in_ns() {
 			state | diff /mnt/before - && echo unchanged
 			echo "pages taken $((f0 - $(pages)))"
 		}
-		mount -t tmpfs -o mode=0755 hk-share /mnt
-		mkdir /mnt/h && mount -t hugetlbfs -o mode=1777 none /mnt/h
 		D=/mnt/h/hugekit-text-65534
 		A=/mnt/h/hugekit-text-1
 		'"$1"

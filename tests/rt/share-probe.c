@@ -14,8 +14,9 @@
  *       and "inode <n>", then maps the descriptor as the runtime does
  *       (MAP_PRIVATE|MAP_NORESERVE, PROT_READ|PROT_EXEC), reads it all and
  *       prints "same" when it holds the text, and "free <n>" (HugePages_Free
- *       while it is mapped and read). With hold, waits for a line on stdin
- *       before it exits. On failure: "error <ERRNO>", exit 1.
+ *       while it is mapped and read). With hold, waits for a line on stdin,
+ *       compares again ("same after") and exits. On failure: "error
+ *       <ERRNO>", exit 1.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -149,6 +150,8 @@ static int probe_fd(int argc, char **argv)
 
 		if (!fgets(line, sizeof(line), stdin))
 			line[0] = '\0';
+		if (memcmp(map, src, req.len) == 0)
+			printf("same after\n");
 	}
 	munmap(map, req.len);
 	free(src);

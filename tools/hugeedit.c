@@ -591,10 +591,13 @@ out:
 	return rc;
 }
 
-/* Open FILE to show it: through symbolic links, read-only. */
+/*
+ * Open FILE to show it: through symbolic links, read-only. O_NONBLOCK: a FIFO
+ * is refused (not a regular file), not waited on.
+ */
 static int open_show(struct edit *e)
 {
-	e->fd = open(e->name, O_RDONLY | O_CLOEXEC);
+	e->fd = open(e->name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (e->fd < 0) {
 		err_msg("Opening %s failed: %m", e->name);
 		return -1;
@@ -623,7 +626,7 @@ static int open_edit(struct edit *e)
 		err_msg("Opening the directory of %s failed: %m", e->name);
 		return -1;
 	}
-	e->fd = openat(e->dirfd, e->base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	e->fd = openat(e->dirfd, e->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (e->fd < 0) {
 		err_msg("Opening %s failed: %m", e->name);
 		return -1;

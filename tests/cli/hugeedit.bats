@@ -301,6 +301,13 @@ sys.stdout.buffer.write(d)'
 	run --separate-stderr "$HUGEEDIT" --text dir
 	assert_failure 1
 	assert_equal "$stderr" 'hugeedit: ERROR: dir: not a regular file'
+	mkfifo fifo
+	for o in "" --text; do
+		# shellcheck disable=SC2086 # the option
+		run --separate-stderr timeout 20 "$HUGEEDIT" $o fifo
+		assert_failure 1
+		assert_equal "$stderr" 'hugeedit: ERROR: fifo: not a regular file'
+	done
 	run --separate-stderr "$HUGEEDIT" --text missing
 	assert_failure 1
 	assert_equal "$stderr" 'hugeedit: ERROR: Opening missing failed: No such file or directory'

@@ -5,9 +5,13 @@
  * library, preloads that library by its absolute path, sets GLIBC_TUNABLES so
  * that glibc's malloc puts the heap on huge pages (glibc >= 2.35), and
  * executes the program. --dry-run prints the variables, NAME='value', in
- * libhugetlbfs 2.23's order instead.
+ * libhugetlbfs 2.23's order instead. The runtime does the work: it backs the
+ * heap and shared memory, and remaps the program's segments (text, data, bss)
+ * from these variables before main.
  */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <numa.h>
@@ -16,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <hugekit/hugekit.h>
@@ -47,15 +54,15 @@ enum {
 static const struct hk_opt opts[] = {
 	{ "heap",         0,   HK_ARG_OPTIONAL, OPT_HEAP,          "SIZE", "the malloc heap on huge pages (of SIZE, default:\nthe default huge page size)", 0 },
 	{ "shm",          0,   HK_ARG_OPTIONAL, OPT_SHM,           "SIZE", "SysV shared memory (shmget) on huge pages", 0 },
-	{ "thp",          0,   HK_ARG_NONE,     OPT_THP,           NULL, "the heap on transparent huge pages instead", 0 },
+	{ "thp",          0,   HK_ARG_NONE,     OPT_THP,           NULL, "transparent huge pages instead, for the heap and\nfor --text, --data and --bss without SIZE", 0 },
 	{ "membind",      0,   HK_ARG_REQUIRED, OPT_MEMBIND,       "NODES", "take memory, huge pages too, from these NUMA nodes", 0 },
 	{ "report",       0,   HK_ARG_OPTIONAL, OPT_REPORT,        "all", "at exit, say how much memory was on huge pages\n(=all: in every process it starts too)", 0 },
 	{ "no-reserve",   0,   HK_ARG_NONE,     OPT_NO_RESERVE,    NULL, "HUGETLB_NO_RESERVE=yes (MAP_NORESERVE)", 0 },
-	{ "text",         0,   HK_ARG_OPTIONAL, OPT_TEXT,          "SIZE", "text segment on huge pages (a later release)", 0 },
-	{ "data",         0,   HK_ARG_OPTIONAL, OPT_DATA,          "SIZE", "data segment on huge pages (a later release)", 0 },
-	{ "bss",          0,   HK_ARG_OPTIONAL, OPT_BSS,           "SIZE", "bss segment on huge pages (a later release)", 0 },
+	{ "text",         0,   HK_ARG_OPTIONAL, OPT_TEXT,          "SIZE", "the program's text (and read-only data) on huge\npages of SIZE (default: the default size; thp)", 0 },
+	{ "data",         0,   HK_ARG_OPTIONAL, OPT_DATA,          "SIZE", "its initialized data and bss on huge pages", 0 },
+	{ "bss",          0,   HK_ARG_OPTIONAL, OPT_BSS,           "SIZE", "its bss and initialized data on huge pages", 0 },
 	{ "disable",      0,   HK_ARG_NONE,     OPT_DISABLE,       NULL, "HUGETLB_ELFMAP=no: no segment remapping", 0 },
-	{ "share-text",   0,   HK_ARG_NONE,     OPT_SHARE_TEXT,    NULL, "HUGETLB_SHARE=1 (a later release)", 0 },
+	{ "share-text",   0,   HK_ARG_NONE,     OPT_SHARE_TEXT,    NULL, "copies of the program share their huge page text", 0 },
 	{ "no-preload",   0,   HK_ARG_NONE,     OPT_NO_PRELOAD,    NULL, "do not preload the runtime library", 0 },
 	{ "force-preload", 0,  HK_ARG_NONE,     OPT_FORCE_PRELOAD, NULL, "preload the runtime library whatever the options", 0 },
 	{ "library-use-path", 0, HK_ARG_NONE,   OPT_LIBRARY_USE_PATH, NULL, "leave LD_LIBRARY_PATH alone (always the case now)", 0 },
@@ -81,9 +88,9 @@ enum {
 struct hugectl {
 	int verbose;
 	bool dry_run;
-	/* Segment remapping (recorded, not done yet): R and W parts of HUGETLB_ELFMAP. */
+	/* Segment remapping: the R and W parts of HUGETLB_ELFMAP. */
 	bool text, data, bss, disable;
-	const char *text_size, *data_size;
+	const char *text_size, *data_size, *bss_size;
 	int maps;	  /* mapping options given: text data bss heap shm disable */
 	int heap_shm;	  /* of those, --heap and --shm */
 	const char *heap; /* "yes" or a size */
@@ -113,7 +120,7 @@ static void msg(const struct hugectl *c, int level, const char *fmt, ...)
 __attribute__((noreturn)) static void usage(void)
 {
 	printf("Usage:\n %s [options] program [arguments]\n\n", hk_prog());
-	printf("Run a program with its heap and shared memory on huge pages.\n\n");
+	printf("Run a program with its heap, shared memory and segments on huge pages.\n\n");
 	printf("Options:\n");
 	hk_opts_print_help(stdout, opts);
 	printf("\nSee hugectl(1) and libhugekit-rt(7).\n");
@@ -183,8 +190,8 @@ static int parse_level(struct hugectl *c, const char *arg)
 	return (int)v;
 }
 
-/* A huge page size the kernel has: 1 for the default, else bytes; 0 after a message. */
-static uint64_t heap_page_size(struct hugectl *c, struct hk_ctx *ctx, const char *s)
+/* A huge page size the kernel has, for OPT: 1 for the default, else bytes; 0 after a message. */
+static uint64_t page_size_arg(struct hugectl *c, struct hk_ctx *ctx, const char *s, const char *opt)
 {
 	uint64_t size, def = 0;
 	uint64_t *sizes;
@@ -192,7 +199,7 @@ static uint64_t heap_page_size(struct hugectl *c, struct hk_ctx *ctx, const char
 	bool found = false;
 
 	if (hk_parse_size_legacy(s, &size) < 0) {
-		msg(c, L_ERROR, "%s: invalid huge page size for --heap", s);
+		msg(c, L_ERROR, "%s: invalid huge page size for %s", s, opt);
 		return 0;
 	}
 	if (hk_page_sizes(ctx, &sizes, &n) == 0) {
@@ -201,10 +208,138 @@ static uint64_t heap_page_size(struct hugectl *c, struct hk_ctx *ctx, const char
 		free(sizes);
 	}
 	if (!found) {
-		msg(c, L_ERROR, "%s: this kernel has no huge pages of that size", s);
+		msg(c, L_ERROR, "%s: this kernel has no huge pages of that size (%s)", s, opt);
 		return 0;
 	}
 	return hk_default_page_size(ctx, &def) == 0 && def == size ? 1 : size;
+}
+
+/* The size of the W part of HUGETLB_ELFMAP: --data's if given, else --bss's (2.23). */
+static const char *w_size(const struct hugectl *c)
+{
+	return c->data ? c->data_size : c->bss_size;
+}
+
+/* A segment size: a huge page size of this kernel, or thp; false after a message. */
+static bool segment_size_ok(struct hugectl *c, struct hk_ctx *ctx, const char *s, const char *opt)
+{
+	return !s || strcasecmp(s, "thp") == 0 || page_size_arg(c, ctx, s, opt) != 0;
+}
+
+/*
+ * The file execvp would run for NAME: NAME itself when it has a slash, else
+ * the first executable regular file of that name in PATH; NULL when none.
+ */
+static char *program_file(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *e;
+	struct stat st;
+	char *f;
+
+	if (strchr(name, '/'))
+		return strdup(name);
+	for (p = path ? path : "/bin:/usr/bin";; p = e + 1) {
+		e = strchrnul(p, ':');
+		/* An empty element is the current directory. */
+		if (asprintf(&f, "%.*s%s%s", (int)(e - p), p, e > p ? "/" : "", name) < 0)
+			return NULL;
+		if (access(f, X_OK) == 0 && stat(f, &st) == 0 && S_ISREG(st.st_mode))
+			return f;
+		free(f);
+		if (!*e)
+			return NULL;
+	}
+}
+
+/*
+ * An ELF program of this machine's byte order without PT_INTERP: the kernel
+ * starts it without the dynamic loader, so nothing is preloaded (static, and
+ * static-pie). Not ELF, unreadable, or dynamic: false.
+ */
+static bool elf_static(int fd)
+{
+	union {
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} h;
+	const uint16_t one = 1;
+	const int host = *(const unsigned char *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+	uint64_t phoff;
+	size_t phnum, phentsize;
+
+	if (pread(fd, &h, sizeof(h), 0) < (ssize_t)sizeof(h.e32) ||
+	    memcmp(h.e64.e_ident, ELFMAG, SELFMAG) != 0 || h.e64.e_ident[EI_DATA] != host)
+		return false;
+	if (h.e64.e_ident[EI_CLASS] == ELFCLASS64) {
+		if (h.e64.e_type != ET_EXEC && h.e64.e_type != ET_DYN)
+			return false;
+		phoff = h.e64.e_phoff, phnum = h.e64.e_phnum, phentsize = h.e64.e_phentsize;
+	} else if (h.e64.e_ident[EI_CLASS] == ELFCLASS32) {
+		if (h.e32.e_type != ET_EXEC && h.e32.e_type != ET_DYN)
+			return false;
+		phoff = h.e32.e_phoff, phnum = h.e32.e_phnum, phentsize = h.e32.e_phentsize;
+	} else {
+		return false;
+	}
+	if (phentsize < sizeof(Elf32_Phdr) || phnum == 0)
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		uint32_t type; /* p_type comes first in both classes */
+
+		if (pread(fd, &type, sizeof(type), (off_t)(phoff + i * phentsize)) != sizeof(type))
+			return false;
+		if (type == PT_INTERP)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the kernel starts the file in secure-execution mode, where the
+ * dynamic loader ignores LD_PRELOAD: set-user-ID or set-group-ID to someone
+ * else, or file capabilities for a non-root caller, on a mount that honours
+ * them.
+ */
+static bool secure_exec(int fd, const struct stat *st)
+{
+	struct statvfs vfs;
+
+	if (fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+		return false;
+	return ((st->st_mode & S_ISUID) && st->st_uid != getuid()) ||
+	       ((st->st_mode & S_ISGID) && st->st_gid != getgid()) ||
+	       (getuid() != 0 && fgetxattr(fd, "security.capability", NULL, 0) >= 0);
+}
+
+/*
+ * The runtime remaps the segments from inside the program; say so before exec
+ * when it cannot be loaded there. A program that cannot be found or read is
+ * left to exec to report.
+ */
+static void check_program(const struct hugectl *c, const char *name)
+{
+	char *file = program_file(name);
+	struct stat st;
+	int fd;
+
+	if (!file)
+		return;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (elf_static(fd))
+			msg(c, L_WARNING,
+			    "%s: a static program (no PT_INTERP): the runtime cannot be loaded "
+			    "into it, its segments stay on base pages",
+			    file);
+		else if (secure_exec(fd, &st))
+			msg(c, L_WARNING,
+			    "%s: set-user-ID, set-group-ID or with capabilities: the dynamic "
+			    "loader ignores LD_PRELOAD, its segments stay on base pages",
+			    file);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(file);
 }
 
 static char *join(const char *a, const char *sep, const char *b)
@@ -223,7 +358,7 @@ int main(int argc, char **argv)
 	struct hk_getopt g;
 	struct hk_ctx *ctx = NULL;
 	uint64_t heap_size = UINT64_MAX;
-	bool preload;
+	bool preload, segments;
 	char buf[64];
 	int ch, rc;
 
@@ -253,8 +388,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BSS:
 			c.bss = true;
-			if (!c.data_size)
-				c.data_size = NULL;
+			c.bss_size = optarg;
 			c.maps++;
 			break;
 		case OPT_DISABLE:
@@ -343,7 +477,7 @@ int main(int argc, char **argv)
 		heap_size = 0;
 	else if (c.heap && strcmp(c.heap, "yes") == 0)
 		heap_size = 1;
-	else if (c.heap && !(heap_size = heap_page_size(&c, ctx, c.heap)))
+	else if (c.heap && !(heap_size = page_size_arg(&c, ctx, c.heap, "--heap")))
 		return hk_unref(ctx), HK_EXIT_FAILURE;
 	if (c.membind) {
 		if (!*c.membind) {
@@ -361,10 +495,14 @@ int main(int argc, char **argv)
 			return hk_unref(ctx), HK_EXIT_FAILURE;
 		}
 	}
-	if ((c.text || c.data || c.bss) && !c.disable)
+	if (!segment_size_ok(&c, ctx, c.text_size, "--text") ||
+	    !segment_size_ok(&c, ctx, w_size(&c), c.data ? "--data" : "--bss"))
+		return hk_unref(ctx), HK_EXIT_FAILURE;
+	segments = (c.text || c.data || c.bss) && !c.disable;
+	if (c.share && c.thp && !(c.text_size && strcasecmp(c.text_size, "thp") != 0))
 		msg(&c, L_WARNING,
-		    "--text, --data and --bss (program segments on huge pages) come in "
-		    "a later release of hugekit: the segments stay on base pages");
+		    "--share-text with --thp: text on transparent huge pages is private to "
+		    "each process (--text=SIZE puts it on shared hugetlb pages)");
 
 	/* libhugetlbfs 2.23's variables, in its order. */
 	if (c.verbose >= 99)
@@ -394,11 +532,14 @@ int main(int argc, char **argv)
 			n = snprintf(elf, sizeof(elf), "R%s%s", c.text_size ? "=" : "",
 				     c.text_size ? c.text_size : "");
 		if (c.data || c.bss) {
-			if ((c.data != c.bss) || (c.data_size && c.bss))
+			const char *w = w_size(&c);
+
+			/* 2.23 warns unless both are given, without a size. */
+			if (!c.data || !c.bss || c.data_size || c.bss_size)
 				msg(&c, L_WARNING, "data and bss remapped together in %s",
-				    c.data_size ? c.data_size : "the default hugepage size");
+				    w ? w : "the default hugepage size");
 			snprintf(elf + n, sizeof(elf) - (size_t)n, "%sW%s%s", n ? ":" : "",
-				 c.data_size ? "=" : "", c.data_size ? c.data_size : "");
+				 w ? "=" : "", w ? w : "");
 		}
 		put(&c, "HUGETLB_ELFMAP", elf);
 	}
@@ -411,7 +552,12 @@ int main(int argc, char **argv)
 		put(&c, "HUGETLB_MORECORE", c.heap);
 	if (c.shm)
 		put(&c, "HUGETLB_SHM", "yes");
-	preload = !c.no_preload && (c.force_preload || c.heap_shm == c.maps);
+	/*
+	 * 2.23 preloaded for --heap and --shm alone: its segment remapping needed
+	 * a program relinked against the library. hugekit's runtime remaps any
+	 * program, from inside it, so it is preloaded for the segments too.
+	 */
+	preload = !c.no_preload && (c.force_preload || c.heap_shm == c.maps || segments);
 	if (!c.no_preload && !preload)
 		msg(&c, L_WARNING, "LD_PRELOAD not appropriate for this map combination");
 	if (preload) {
@@ -420,7 +566,7 @@ int main(int argc, char **argv)
 		if (!rt) {
 			msg(&c, L_WARNING,
 			    "the runtime library libhugekit-rt.so.0 is not installed: "
-			    "shared memory stays on base pages");
+			    "shared memory and program segments stay on base pages");
 		} else {
 			/* Ours first; what the user preloads stays. */
 			v = join(rt, " ", getenv("LD_PRELOAD"));
@@ -447,6 +593,8 @@ int main(int argc, char **argv)
 	if (c.report)
 		put(&c, "HUGETLB_REPORT", c.report);
 	hk_unref(ctx);
+	if (segments && preload && optind < argc)
+		check_program(&c, argv[optind]);
 
 	if (c.dry_run) {
 		if (nodes)

@@ -133,18 +133,18 @@ static void unescape(char *s)
  * /proc/self/mountinfo: "id parent maj:min root mountpoint options [optional...] -
  * fstype source superoptions". Any line length.
  */
-static bool scan_mountinfo(void)
+int rt_hugetlbfs_mounts(bool (*fn)(void *data, const char *mnt), void *data)
 {
 	char *line = NULL, *save, *tok, *mnt;
 	size_t cap = 0;
+	bool stop = false;
 	FILE *f;
-	int i;
+	int i, rc;
 
-	if (hk_path_fopenf(rt_path(), &f, HK_PROC_MOUNTINFO) < 0) {
-		MSG(RT_WARNING, "Cannot read the mount table: no hugetlbfs mount point found");
-		return false;
-	}
-	while (getline(&line, &cap, f) > 0) {
+	rc = hk_path_fopenf(rt_path(), &f, HK_PROC_MOUNTINFO);
+	if (rc < 0)
+		return rc;
+	while (!stop && getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		mnt = NULL;
 		for (i = 0, tok = strtok_r(line, " ", &save); tok;
@@ -158,11 +158,27 @@ static bool scan_mountinfo(void)
 		if (!mnt || !tok || strcmp(tok, "hugetlbfs") != 0)
 			continue;
 		unescape(mnt);
-		if (access(mnt, R_OK | W_OK | X_OK) == 0)
-			add_mount(mnt, false);
+		stop = fn(data, mnt);
 	}
 	free(line);
 	fclose(f);
+	return 0;
+}
+
+static bool add_usable_mount(void *data, const char *mnt)
+{
+	(void)data;
+	if (access(mnt, R_OK | W_OK | X_OK) == 0)
+		add_mount(mnt, false);
+	return false;
+}
+
+static bool scan_mountinfo(void)
+{
+	if (rt_hugetlbfs_mounts(add_usable_mount, NULL) < 0) {
+		MSG(RT_WARNING, "Cannot read the mount table: no hugetlbfs mount point found");
+		return false;
+	}
 	return true;
 }
 

@@ -39,6 +39,12 @@ size_t rt_base_page_size(void);
 /* api.c: its locks, taken around fork() so that a child never inherits them held. */
 void rt_api_prefork(void);
 void rt_api_postfork(void);
+/*
+ * api.c: every hugetlbfs mount point of the mount table, in its order, escapes
+ * decoded: fn(data, mount point) until it returns true. 0, or -errno when the
+ * table cannot be read.
+ */
+int rt_hugetlbfs_mounts(bool (*fn)(void *data, const char *mnt), void *data);
 
 /*
  * fork.c: from now on, a child of fork() gets its private hugetlb memory

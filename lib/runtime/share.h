@@ -27,12 +27,17 @@ struct rt_share_req {
 int rt_share_key(const struct dl_phdr_info *info, char *buf, size_t size);
 
 /*
- * An O_RDONLY, O_CLOEXEC descriptor of a hugetlbfs file whose first len
- * bytes equal the len bytes at src, for this executable and range: made by
- * the first process (copied from src, published in one rename), checked by
- * later ones (owner, mode, no symlink, size, contents) before it is
- * returned. *made tells which. -errno when there is none to use (the caller
- * then makes a private copy): -ENOENT no share directory, -EACCES unsafe or
- * foreign, -ESTALE different contents, or the system's error.
+ * An O_RDONLY, O_CLOEXEC descriptor of a hugetlbfs file of exactly len bytes,
+ * equal to the len bytes at src, for this executable and range: made by the
+ * first process (copied from src, published in one rename), checked by later
+ * ones (owner, mode, no symlink, one link, size, every page present,
+ * contents) on the descriptor that is returned. *made tells which. -errno
+ * when there is none to use (the caller then makes a private copy): -ENOENT
+ * no share directory, -EACCES unsafe or foreign, -ESTALE different contents,
+ * -EINVAL a request it cannot serve, or the system's error (-ENOMEM: the pool
+ * cannot hold a new file). The directory is HUGETLB_SHARE_PATH (read here,
+ * with secure_getenv) or found among the hugetlbfs mounts of the page size.
+ * Why a file or directory was refused is said here (rt_msg WARNING, naming
+ * it), why none could be made at INFO: the caller need not say it again.
  */
 int rt_share_text_fd(const struct rt_share_req *req, bool *made);

@@ -20,23 +20,13 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d "$pool" ]; then
 	echo "SKIP: the benchmark needs root and 2 MiB huge pages"
 	exit 77
 fi
-exec 9> /run/lock/hugekit-live-tests.lock
-flock -w 900 9
-old_nr=$(cat "$pool/nr_hugepages")
-old_oc=$(cat "$pool/nr_overcommit_hugepages")
-trap 'echo "$old_oc" > "$pool/nr_overcommit_hugepages"; echo "$old_nr" > "$pool/nr_hugepages"' EXIT
 # Two copies of the array never live at once: one array plus the heap's slack.
 # The fork benchmark's heap: a quarter of MiB, at most 256 MiB.
 fmib=$((mib / 4 > 256 ? 256 : mib / 4))
 forks=$((iters / 100000 > 200 ? 200 : (iters / 100000 < 20 ? 20 : iters / 100000)))
-need=$((mib / 2 + 64))
-echo 0 > "$pool/nr_overcommit_hugepages"
-echo "$need" > "$pool/nr_hugepages"
-got=$(cat "$pool/nr_hugepages")
-if [ "$got" -lt "$need" ]; then
-	echo "SKIP: only $got of $need 2 MiB pages could be allocated"
-	exit 77
-fi
+# shellcheck source=tests/bench/pool.bash
+. "$(dirname "$0")/pool.bash"
+bench_pool $((mib / 2 + 64))
 
 # The same work gives the same checksum whatever backs the memory: a wrong
 # result under hugectl would be a bug, not noise.

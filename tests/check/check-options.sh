@@ -22,7 +22,7 @@
 
 set -u
 
-tools=(pagesize hugeadm hugectl)
+tools=(pagesize hugeadm hugectl hugeedit)
 failures=0
 total=0
 

@@ -303,6 +303,19 @@ hugectl_sizes() {
 	assert_output "$(grep "^${sizes:0:1}" <<<"$sizes")"
 }
 
+@test "hugectl --text=, --data= and --bss= offer the sizes and thp" {
+	local sizes opt
+	sizes=$(hugectl_sizes)
+
+	for opt in --text --data --bss; do
+		complete_line "hugectl $opt="
+		replies
+		assert_output "$(printf '%s\n' $sizes thp | sort)"
+	done
+	complete_line 'hugectl --text=t'
+	assert_equal "${COMPREPLY[*]}" thp
+}
+
 @test "hugectl --heap without '=': the next word is the program" {
 	complete_line 'hugectl --heap hugea'
 	replies

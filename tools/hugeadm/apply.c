@@ -519,6 +519,8 @@ static int apply_one(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *r
 	int rc;
 
 	switch (a->kind) {
+	case HA_CLEAN_TEXT:
+		return ha_apply_clean_text(ctl, a);
 	case HA_UNMOUNT_ALL:
 		return ha_apply_unmount_all(ctl);
 	case HA_MOUNTS:
@@ -590,7 +592,7 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		return HK_EXIT_SUCCESS;
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, dry_line, ctl);
-	for (int p = HA_UNMOUNT_ALL; p <= HA_MOUNTS && rc == 0; p++) {
+	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS && rc == 0; p++) {
 		for (size_t i = 0; i < ctl->n_actions && rc == 0; i++) {
 			bool short_now = false;
 

@@ -23,6 +23,7 @@ enum {
 
 /* What a change action does. The order here is the order they run in. */
 enum ha_kind {
+	HA_CLEAN_TEXT,	 /* shared text files; sub: of one user only (uid) */
 	HA_UNMOUNT_ALL,	 /* hugeadm's own mounts under /var/lib/hugetlbfs */
 	HA_ZONE_MOVABLE, /* u: 1 enable, 0 disable */
 	HA_THP,		 /* knob = value, under /sys/kernel/mm/transparent_hugepage */
@@ -86,6 +87,7 @@ struct hugeadm_ctl {
 	bool page_sizes;
 	bool page_sizes_all;
 	bool explain;
+	bool list_text; /* --list-shared-text */
 	/* Changes, validated whole before the first one runs. */
 	struct ha_action *actions;
 	size_t n_actions;
@@ -166,6 +168,16 @@ int ha_apply_unmount_all(struct hugeadm_ctl *ctl);
 int ha_parse_mount_size(const char *s, uint64_t *ret);
 /* The directory hugeadm's mounts live under. */
 #define HA_MOUNT_DIR "/var/lib/hugetlbfs"
+
+/*
+ * sharedtext.c: the runtime's files of shared text (HUGETLB_SHARE=1). The
+ * list goes into j when it is not NULL (the "shared_text" array), else a table
+ * on stdout; 0 or -errno (said).
+ */
+int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hk_json *j);
+/* --clean-shared-text[=USER]: 0, or -1 after a message (no such user). */
+int ha_plan_clean_text(struct hugeadm_ctl *ctl, const char *user);
+int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a);
 
 /* swap.c: temporary swap while a pool grows. */
 struct ha_swap;

@@ -55,6 +55,8 @@ enum {
 	OPT_MIN_SIZE,
 	OPT_MAX_INODES,
 	OPT_UNMOUNT_ALL,
+	OPT_LIST_SHARED_TEXT,
+	OPT_CLEAN_SHARED_TEXT,
 };
 
 // clang-format off
@@ -90,13 +92,15 @@ static const struct hk_opt opts[] = {
 	{ "min-size",        0,   HK_ARG_REQUIRED, OPT_MIN_SIZE,        "SIZE", "reserve SIZE of pages for each new mount (min_size=)", 0 },
 	{ "max-inodes",      0,   HK_ARG_REQUIRED, OPT_MAX_INODES,      "N", "limit each new mount to N files (nr_inodes=)", 0 },
 	{ "unmount-all",     0,   HK_ARG_NONE,     OPT_UNMOUNT_ALL,     NULL, "unmount hugeadm's mounts under /var/lib/hugetlbfs", 0 },
+	{ "clean-shared-text", 0, HK_ARG_OPTIONAL, OPT_CLEAN_SHARED_TEXT, "USER", "remove the files of shared text (HUGETLB_SHARE=1)\nof every user, or of USER (name or uid)", 0 },
 	{ "list-all-mounts", 0,   HK_ARG_NONE,     OPT_LIST_ALL_MOUNTS, NULL, "list all hugetlbfs mount points", 0 },
+	{ "list-shared-text", 0,  HK_ARG_NONE,     OPT_LIST_SHARED_TEXT, NULL, "list the files of text shared between processes\n(HUGETLB_SHARE=1): user, pages, file, program", 0 },
 	{ "pool-list",       0,   HK_ARG_NONE,     OPT_POOL_LIST,       NULL, "list the pool of each huge page size", 0 },
 	{ "per-node",        0,   HK_ARG_NONE,     OPT_PER_NODE,        NULL, "with --pool-list: one row per page size and NUMA node", 0 },
 	{ "page-sizes",      0,   HK_ARG_NONE,     OPT_PAGE_SIZES,      NULL, "list the page sizes that have a pool and a mount", 0 },
 	{ "page-sizes-all",  0,   HK_ARG_NONE,     OPT_PAGE_SIZES_ALL,  NULL, "list all page sizes the kernel supports", 0 },
 	{ "explain",         0,   HK_ARG_NONE,     OPT_EXPLAIN,         NULL, "explain the huge page state of the machine", 0 },
-	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all) and\n--list-all-mounts as JSON (sizes in bytes)", 0 },
+	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts and --list-shared-text as JSON\n(sizes in bytes)", 0 },
 	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read and write /proc and /sys under DIR", 0 },
 	{ "verbose",         0,   HK_ARG_REQUIRED, OPT_VERBOSE,         "LEVEL", "set the message level (0-99; default 2)", 0 },
 	{ NULL,              'v', HK_ARG_NONE,     'v',                 NULL, "raise the message level by one", 0 },
@@ -243,6 +247,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_POOL_LIST:
 			ctl.pool_list = true;
+			break;
+		case OPT_LIST_SHARED_TEXT:
+			ctl.list_text = true;
+			break;
+		case OPT_CLEAN_SHARED_TEXT:
+			bad |= ha_plan_clean_text(&ctl, optarg) < 0;
 			break;
 		case OPT_PER_NODE:
 			ctl.per_node = true;
@@ -417,8 +427,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --json does not apply to --explain\n", hk_prog());
 		hk_errtryhelp();
 	}
+	if (ctl.list_text && sysroot) {
+		ha_msg(&ctl, HA_ERROR, "--list-shared-text is not supported with --sysroot");
+		ha_plan_free(&ctl);
+		return HK_EXIT_FAILURE;
+	}
 	if (!ctl.list_mounts && !ctl.pool_list && !ctl.page_sizes && !ctl.page_sizes_all &&
-	    !ctl.explain && ctl.n_actions == 0) {
+	    !ctl.explain && !ctl.list_text && ctl.n_actions == 0) {
 		fprintf(stderr, "%s: no operation specified\n", hk_prog());
 		hk_errtryhelp();
 	}
@@ -453,7 +468,7 @@ int main(int argc, char **argv)
 		rc = ha_apply(&ctl);
 		/* The reports show the machine as the changes left it. */
 		if (rc != HK_EXIT_FAILURE && (ctl.list_mounts || ctl.pool_list || ctl.page_sizes ||
-					      ctl.page_sizes_all || ctl.explain)) {
+					      ctl.page_sizes_all || ctl.explain || ctl.list_text)) {
 			int rr = ctl.json ? ha_report_json(&ctl) : ha_report_text(&ctl);
 
 			if (rr != HK_EXIT_SUCCESS)

@@ -392,6 +392,14 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 		case HA_MOUNTS:
 			rc = ha_validate_mounts(ctl, a);
 			break;
+		case HA_CLEAN_TEXT:
+			/* The files are on the running system's mounts, never in a tree. */
+			if (!alive) {
+				ha_msg(ctl, HA_ERROR,
+				       "--clean-shared-text is not supported with --sysroot");
+				rc = -1;
+			}
+			break;
 		case HA_UNMOUNT_ALL:
 			if (!alive && !ctl->dry_run) {
 				ha_msg(ctl, HA_ERROR,

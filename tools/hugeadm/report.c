@@ -421,6 +421,8 @@ int ha_report_text(struct hugeadm_ctl *ctl)
 		print_page_sizes(ctl, &ps, ms, true);
 	if (ctl->explain)
 		explain(ctl, &ps, ms);
+	if (ctl->list_text && ha_list_shared_text(ctl, NULL) < 0)
+		rc = -1;
 	pools_free(&ps);
 	hk_mounts_unref(ms);
 	return rc < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
@@ -545,6 +547,7 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 	struct hk_mounts *ms = NULL;
 	struct pools ps = {0};
 	struct hk_json j;
+	int rc = 0;
 
 	if ((ctl->list_mounts || ctl->page_sizes) && read_mounts(ctl, &ms) < 0)
 		return HK_EXIT_FAILURE;
@@ -591,9 +594,11 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 			hk_json_close_array(&j);
 		}
 	}
+	if (ctl->list_text)
+		rc = ha_list_shared_text(ctl, &j);
 	hk_json_close_object(&j);
 	hk_json_end(&j);
 	pools_free(&ps);
 	hk_mounts_unref(ms);
-	return HK_EXIT_SUCCESS;
+	return rc < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
 }

@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# hugeadm --list-shared-text and --clean-shared-text on real hugetlbfs mounts.
+# The files are made by tests/rt/share-probe (the runtime's share.c) as root
+# and as nobody, in a private mount namespace (unshare -m --propagation
+# private) with a tmpfs on /mnt and a 1777 hugetlbfs mount at /mnt/h, bound
+# again at /mnt/b: everything goes with the namespace. daemon plays a user
+# who puts things where hugeadm, as root, removes files.
+
+# The scripts run in the namespace are single-quoted on purpose: they expand there.
+# shellcheck disable=SC2016
+
+SHARE_NEEDS=jq
+load share
+
+# in_ns SCRIPT: SCRIPT in share_ns (share.bash), after /mnt/h was bound again
+# at /mnt/b and nobody made prog (2 pages) and "it's" (1 page), and root made
+# prog (1 page); files lists every file under /mnt/h.
+in_ns() {
+	share_ns '
+		files() { find /mnt/h -mindepth 2 | sort; }
+		mkdir /mnt/b && mount --bind /mnt/h /mnt/b
+		as nobody "$P" fd prog k1 200000 2 1 > /dev/null
+		as nobody "$P" fd "it'"'"'s" k1 400000 1 1 > /dev/null
+		"$P" fd prog k1 200000 1 1 > /dev/null
+		'"$1"
+}
+
+@test "--list-shared-text: a table, or JSON, of each file once (a bound mount is not listed twice)" {
+	run --separate-stderr in_ns '
+		touch /mnt/h/hugekit-text-0/.hugekit-tmp-77-0
+		hugeadm --list-shared-text
+		hugeadm --list-shared-text --json | jq -c ".shared_text[]"'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line --index 0 --regexp '^User +Pages +Size +File +Executable +Key$'
+	assert_line --index 1 --regexp '^root +0 +0 /mnt/h/hugekit-text-0/.hugekit-tmp-77-0 +\(being made, or left by a crash\) +-$'
+	assert_line --index 2 --regexp '^root +1 +2M /mnt/h/hugekit-text-0/prog.k1.200000 +prog +k1$'
+	assert_line --index 3 --regexp "^nobody +1 +2M /mnt/h/hugekit-text-65534/it's.k1.400000 +it's +k1$"
+	assert_line --index 4 --regexp '^nobody +2 +4M /mnt/h/hugekit-text-65534/prog.k1.200000 +prog +k1$'
+	assert_line --index 5 '{"user":"root","uid":0,"file":"/mnt/h/hugekit-text-0/.hugekit-tmp-77-0","page_size":2097152,"pages":0,"size":0,"unfinished":true,"executable":null,"key":null,"offset":null}'
+	assert_line --index 8 '{"user":"nobody","uid":65534,"file":"/mnt/h/hugekit-text-65534/prog.k1.200000","page_size":2097152,"pages":2,"size":4194304,"unfinished":false,"executable":"prog","key":"k1","offset":2097152}'
+	assert_equal "${#lines[@]}" 9
+}
+
+@test "--dry-run --clean-shared-text prints rm lines and removes nothing" {
+	run --separate-stderr in_ns '
+		files > /mnt/before; f0=$(pages)
+		hugeadm --dry-run --clean-shared-text
+		hugeadm --dry-run --clean-shared-text=65534
+		files | diff /mnt/before - && echo unchanged
+		echo "pages freed $(($(pages) - f0))"'
+	assert_success
+	assert_output "HUGETLB_VERBOSE='2'
+rm -f -- '/mnt/h/hugekit-text-0/prog.k1.200000'
+rm -f -- '/mnt/h/hugekit-text-65534/it'\\''s.k1.400000'
+rm -f -- '/mnt/h/hugekit-text-65534/prog.k1.200000'
+HUGETLB_VERBOSE='2'
+rm -f -- '/mnt/h/hugekit-text-65534/it'\\''s.k1.400000'
+rm -f -- '/mnt/h/hugekit-text-65534/prog.k1.200000'
+unchanged
+pages freed 0"
+}
+
+@test "--clean-shared-text=nobody removes nobody's files only; then every user's, and the pages go back" {
+	run --separate-stderr in_ns '
+		f0=$(pages)
+		hugeadm --clean-shared-text=nobody
+		files
+		echo "pages freed $(($(pages) - f0))"
+		hugeadm -v --clean-shared-text
+		files
+		echo "pages freed $(($(pages) - f0))"'
+	assert_success
+	assert_output "/mnt/h/hugekit-text-0/prog.k1.200000
+pages freed 3
+pages freed 4"
+	[[ "$stderr" == *"hugeadm:INFO: removed /mnt/h/hugekit-text-0/prog.k1.200000 (1 pages)"* ]]
+	[[ "$stderr" == *"hugeadm:INFO: 1 files of shared text removed, 1 huge pages freed (when no program maps them any more)"* ]]
+}
+
+@test "a file in use is removed safely: the program keeps its text, the pages go when it ends" {
+	run --separate-stderr in_ns '
+		f0=$(pages)
+		mkfifo /mnt/in
+		as nobody "$P" fd prog k1 200000 2 1 hold < /mnt/in > /mnt/out &
+		exec 3> /mnt/in
+		while ! grep -q "^free" /mnt/out; do sleep 0.1; done
+		hugeadm --clean-shared-text=nobody
+		echo "freed while mapped $(($(pages) - f0))"
+		echo go >&3; exec 3>&-; wait
+		cat /mnt/out
+		echo "freed after $(($(pages) - f0))"'
+	assert_success
+	assert_line "found"
+	assert_line "same after"
+	# "it's" (1 page) at once; prog (2 pages) when the program unmaps it.
+	assert_line "freed while mapped 1"
+	assert_line "freed after 3"
+}
+
+@test "never follows or removes what users put there: foreign directories, subdirectories, FIFOs" {
+	run --separate-stderr in_ns '
+		# daemon makes hugekit-text-0 on the second mount (root'"'"'s name) and fills it.
+		mkdir /mnt/h2 && mount -t hugetlbfs -o mode=1777 none /mnt/h2
+		as daemon mkdir -m 0777 /mnt/h2/hugekit-text-0 /mnt/h2/hugekit-text-65534
+		as daemon touch /mnt/h2/hugekit-text-0/x /mnt/h2/hugekit-text-65534/y
+		# nobody puts a directory and a FIFO in its own.
+		as nobody mkdir /mnt/h/hugekit-text-65534/sub
+		as nobody touch /mnt/h/hugekit-text-65534/sub/z
+		as nobody mkfifo /mnt/h/hugekit-text-65534/fifo
+		# Not hugekit-text-<uid>: left alone.
+		as daemon mkdir /mnt/h/hugekit-text-00 /mnt/h/hugekit-text-x
+		as daemon touch /mnt/h/hugekit-text-00/a /mnt/h/hugekit-text-x/b
+		hugeadm --clean-shared-text
+		echo "rc=$?"
+		files; find /mnt/h2 -mindepth 2 | sort'
+	assert_success
+	assert_line "rc=0"
+	assert_output --partial "/mnt/h/hugekit-text-00/a
+/mnt/h/hugekit-text-65534/fifo
+/mnt/h/hugekit-text-65534/sub
+/mnt/h/hugekit-text-65534/sub/z
+/mnt/h/hugekit-text-x/b
+/mnt/h2/hugekit-text-0/x
+/mnt/h2/hugekit-text-65534/y"
+	refute_output --partial "prog"
+	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h2/hugekit-text-0 is owned by uid 1, not 0: skipped"* ]]
+	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h2/hugekit-text-65534 is owned by uid 1, not 65534: skipped"* ]]
+	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h/hugekit-text-65534/sub is not a regular file: left alone"* ]]
+	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h/hugekit-text-65534/fifo is not a regular file: left alone"* ]]
+}
+
+@test "a user: --list-shared-text shows their own files; --clean-shared-text needs root" {
+	run --separate-stderr in_ns '
+		as nobody hugeadm --list-shared-text | sed -n "2,\$p" | cut -c1-10
+		rc=0; as nobody hugeadm --clean-shared-text=nobody || rc=$?
+		echo "rc=$rc"
+		files | wc -l'
+	assert_line --index 0 "nobody    "
+	assert_line --index 1 "nobody    "
+	assert_line "rc=1"
+	assert_line "3"
+	[[ "$stderr" == *"changing the huge page set-up needs the CAP_SYS_ADMIN capability"* ]]
+}

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * hugeedit: show, set and clear the PF_LINUX_HUGETLB flag in the program
+ * headers of an executable, the per-segment default that the runtime honours
+ * when HUGETLB_ELFMAP is unset. The table is libhugetlbfs 2.23's, byte for
+ * byte.
+ *
+ * A file is never edited in place: it is read and validated whole (libelf),
+ * the copy with the new flags goes to a temporary file in the same directory
+ * (same owner, mode and extended attributes), is compared with the original
+ * (only the p_flags words may differ) and read back through libelf, synced,
+ * and renamed over the original. Any failure before the rename leaves the file
+ * as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <hugetlbfs.h>
+
+#include "opts.h"
+#include "util.h"
+
+enum {
+	OPT_TEXT = HK_OPT_LONG_BASE,
+	OPT_DATA,
+	OPT_DISABLE,
+	OPT_DRY_RUN,
+	OPT_JSON,
+};
+
+// clang-format off
+static const struct hk_opt opts[] = {
+	{ "text",         0,   HK_ARG_NONE, OPT_TEXT,    NULL, "put the text segment on huge pages by default", 0 },
+	{ "data",         0,   HK_ARG_NONE, OPT_DATA,    NULL, "put the data segment (data and bss) on huge pages by default", 0 },
+	{ "disable",      0,   HK_ARG_NONE, OPT_DISABLE, NULL, "put no segment on huge pages by default", 0 },
+	{ "dry-run",      0,   HK_ARG_NONE, OPT_DRY_RUN, NULL, "show the table as the edit would leave it; change nothing", 0 },
+	{ "json",         0,   HK_ARG_NONE, OPT_JSON,    NULL, "print the segments as JSON", 0 },
+	{ "help",         'h', HK_ARG_NONE, 'h',         NULL, "display this help", 0 },
+	{ "version",      'V', HK_ARG_NONE, 'V',         NULL, "display version", 0 },
+	{ "list-options", 0,   HK_ARG_NONE, HK_OPT_LIST_OPTIONS, NULL, "", HK_OPT_HIDDEN },
+	{ 0 },
+};
+// clang-format on
+
+__attribute__((noreturn)) static void usage(void)
+{
+	printf("Usage:\n %s [--text] [--data] | [--disable] [options] FILE\n\n", hk_prog());
+	printf("Show, or set and clear, which segments of the program FILE the hugekit\n"
+	       "runtime puts on huge pages by default (without HUGETLB_ELFMAP).\n"
+	       "Without --text, --data or --disable: show, change nothing.\n\n");
+	printf("Options:\n");
+	hk_opts_print_help(stdout, opts);
+	printf("\nSee hugeedit(1).\n");
+	exit(HK_EXIT_SUCCESS);
+}
+
+#define RWX (PF_R | PF_W | PF_X)
+
+struct seg {
+	size_t index; /* in the program header table */
+	GElf_Phdr ph;
+	Elf64_Word flags; /* p_flags after the edit */
+	bool text, data;
+};
+
+struct image {
+	const char *name; /* as given, for messages */
+	unsigned char *buf;
+	size_t size;
+	int cls;
+	GElf_Off phoff;
+	size_t phentsize;
+	struct seg *segs; /* the PT_LOAD entries */
+	size_t nsegs;
+};
+
+static void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void err_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ERROR: ", hk_prog());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* fd's whole content into a buffer; -1 (said) on error or a size that moved. */
+static int read_all(int fd, const char *name, const struct stat *st, struct image *im)
+{
+	size_t done = 0;
+	char extra;
+
+	if ((uintmax_t)st->st_size > SIZE_MAX) {
+		err_msg("%s: too large", name);
+		return -1;
+	}
+	im->size = (size_t)st->st_size;
+	im->buf = malloc(im->size ? im->size : 1);
+	if (!im->buf) {
+		err_msg("%s: %s", name, strerror(ENOMEM));
+		return -1;
+	}
+	while (done < im->size) {
+		ssize_t n = pread(fd, im->buf + done, im->size - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_msg("reading %s failed: %m", name);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	if (done != im->size || pread(fd, &extra, 1, (off_t)done) != 0) {
+		err_msg("%s changed size while being read", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* a + b <= limit, without overflow. */
+static bool fits(uint64_t a, uint64_t b, uint64_t limit)
+{
+	return a <= limit && b <= limit - a;
+}
+
+/* 2.23's TEXT and DATA: exact R, W, X bits; TEXT has no zero-filled tail. */
+static void classify(struct seg *s, GElf_Half machine)
+{
+	Elf64_Word rwx = s->ph.p_flags & RWX;
+
+	s->text = rwx == (PF_R | PF_X) && s->ph.p_filesz == s->ph.p_memsz;
+	/* 32-bit PowerPC's writable segment is executable (its PLT). */
+	s->data = rwx == (machine == EM_PPC ? RWX : (PF_R | PF_W));
+}
+
+/*
+ * Everything hugeedit relies on, checked before anything is written: an ELF
+ * executable or shared object whose headers, sections and loadable segments
+ * all lie inside the file. -1 (said) when not.
+ */
+static int parse(struct image *im)
+{
+	const char *f = im->name;
+	uint64_t addr_max;
+	GElf_Ehdr eh;
+	size_t phnum, shnum, shentsize, n = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int rc = -1;
+
+	if (im->size < EI_NIDENT || memcmp(im->buf, ELFMAG, SELFMAG) != 0) {
+		err_msg("%s: not an ELF file", f);
+		return -1;
+	}
+	im->cls = im->buf[EI_CLASS];
+	if (im->cls != ELFCLASS32 && im->cls != ELFCLASS64) {
+		err_msg("%s: unknown ELF class %d", f, im->cls);
+		return -1;
+	}
+	if (im->buf[EI_DATA] != ELFDATA2LSB && im->buf[EI_DATA] != ELFDATA2MSB) {
+		err_msg("%s: unknown ELF byte order %d", f, im->buf[EI_DATA]);
+		return -1;
+	}
+	if (im->size < (im->cls == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr))) {
+		err_msg("%s: truncated ELF header (%zu bytes)", f, im->size);
+		return -1;
+	}
+	elf = elf_memory((char *)im->buf, im->size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err_msg("%s: not an ELF file: %s", f, elf_errmsg(-1));
+		goto out;
+	}
+	if (!gelf_getehdr(elf, &eh)) {
+		err_msg("%s: truncated or corrupt ELF header: %s", f, elf_errmsg(-1));
+		goto out;
+	}
+	if (eh.e_version != EV_CURRENT || im->buf[EI_VERSION] != EV_CURRENT) {
+		err_msg("%s: unknown ELF version %u", f, eh.e_version);
+		goto out;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		err_msg("%s: not an executable or shared object (ELF type %u)", f, eh.e_type);
+		goto out;
+	}
+	/*
+	 * The counts from the header (libelf pretends that a table which does
+	 * not fit has no entries), from section 0 only where they overflow.
+	 */
+	phnum = eh.e_phnum;
+	if (phnum == PN_XNUM && elf_getphdrnum(elf, &phnum) != 0) {
+		err_msg("%s: corrupt program header count: %s", f, elf_errmsg(-1));
+		goto out;
+	}
+	if (phnum == 0) {
+		err_msg("%s: no program headers", f);
+		goto out;
+	}
+	im->phoff = eh.e_phoff;
+	im->phentsize = gelf_fsize(elf, ELF_T_PHDR, 1, EV_CURRENT);
+	if (eh.e_phentsize != im->phentsize || phnum > SIZE_MAX / im->phentsize ||
+	    !fits(eh.e_phoff, phnum * im->phentsize, im->size)) {
+		err_msg("%s: the program header table does not fit in the file (truncated?)", f);
+		goto out;
+	}
+	shnum = eh.e_shnum;
+	shentsize = gelf_fsize(elf, ELF_T_SHDR, 1, EV_CURRENT);
+	if ((eh.e_shoff || shnum) &&
+	    (eh.e_shentsize != shentsize || !fits(eh.e_shoff, shentsize, im->size))) {
+		err_msg("%s: the section header table does not fit in the file (truncated?)", f);
+		goto out;
+	}
+	if (eh.e_shoff && shnum == 0 && elf_getshdrnum(elf, &shnum) != 0) {
+		err_msg("%s: corrupt section header count: %s", f, elf_errmsg(-1));
+		goto out;
+	}
+	if (shnum > SIZE_MAX / shentsize || !fits(eh.e_shoff, shnum * shentsize, im->size)) {
+		err_msg("%s: the section header table does not fit in the file (truncated?)", f);
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh)) {
+			err_msg("%s: corrupt section header: %s", f, elf_errmsg(-1));
+			goto out;
+		}
+		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
+		    !fits(sh.sh_offset, sh.sh_size, im->size)) {
+			err_msg("%s: section %zu ends past the end of the file (truncated?)", f,
+				elf_ndxscn(scn));
+			goto out;
+		}
+	}
+
+	im->segs = calloc(phnum, sizeof(*im->segs));
+	if (!im->segs) {
+		err_msg("%s: %s", f, strerror(ENOMEM));
+		goto out;
+	}
+	addr_max = im->cls == ELFCLASS32 ? UINT32_MAX : UINT64_MAX;
+	for (size_t i = 0; i < phnum; i++) {
+		struct seg *s = &im->segs[n];
+
+		if (!gelf_getphdr(elf, (int)i, &s->ph)) {
+			err_msg("%s: corrupt program header %zu: %s", f, i, elf_errmsg(-1));
+			goto out;
+		}
+		if (s->ph.p_type != PT_LOAD)
+			continue;
+		if (!fits(s->ph.p_offset, s->ph.p_filesz, im->size)) {
+			err_msg("%s: segment %zu ends past the end of the file (truncated?)", f, i);
+			goto out;
+		}
+		if (s->ph.p_filesz > s->ph.p_memsz ||
+		    !fits(s->ph.p_vaddr, s->ph.p_memsz, addr_max)) {
+			err_msg("%s: segment %zu has impossible sizes", f, i);
+			goto out;
+		}
+		s->index = i;
+		s->flags = s->ph.p_flags;
+		classify(s, eh.e_machine);
+		n++;
+	}
+	if (n == 0) {
+		err_msg("%s: no loadable segment (PT_LOAD)", f);
+		goto out;
+	}
+	im->nsegs = n;
+	rc = 0;
+out:
+	elf_end(elf);
+	return rc;
+}
+
+/* The file offset of segment s's p_flags word. */
+static size_t flags_offset(const struct image *im, const struct seg *s)
+{
+	size_t in_entry = im->cls == ELFCLASS64 ? offsetof(Elf64_Phdr, p_flags)
+						: offsetof(Elf32_Phdr, p_flags);
+
+	return (size_t)im->phoff + s->index * im->phentsize + in_entry;
+}
+
+/* The p_flags word v in the file's byte order, through libelf. */
+static int encode_word(const struct image *im, Elf64_Word v, unsigned char out[4])
+{
+	Elf32_Word w = v;
+	Elf_Data src = {.d_buf = &w, .d_type = ELF_T_WORD, .d_size = 4, .d_version = EV_CURRENT};
+	Elf_Data dst = {.d_buf = out, .d_type = ELF_T_WORD, .d_size = 4, .d_version = EV_CURRENT};
+	unsigned enc = im->buf[EI_DATA];
+
+	if (im->cls == ELFCLASS64 ? !elf64_xlatetof(&dst, &src, enc)
+				  : !elf32_xlatetof(&dst, &src, enc))
+		return -1;
+	return 0;
+}
+
+/* 2.23's name of the segment's kind, or "". */
+static const char *kind(const struct seg *s)
+{
+	if (s->text)
+		return "TEXT";
+	return s->data ? "DATA" : "";
+}
+
+static void print_table(const struct image *im)
+{
+	for (size_t i = 0; i < im->nsegs; i++) {
+		const struct seg *s = &im->segs[i];
+
+		printf("Segment %zu 0x%" PRIx64 " - 0x%" PRIx64 " (%s) default is %s pages\n",
+		       s->index, (uint64_t)s->ph.p_vaddr, (uint64_t)(s->ph.p_vaddr + s->ph.p_memsz),
+		       kind(s), s->flags & PF_LINUX_HUGETLB ? "HUGE" : "BASE");
+	}
+}
+
+static void print_json(const struct image *im)
+{
+	struct hk_json j;
+
+	hk_json_init(&j, stdout);
+	hk_json_open_object(&j, NULL);
+	hk_json_string(&j, "file", im->name);
+	hk_json_int(&j, "class", im->cls == ELFCLASS64 ? 64 : 32);
+	hk_json_string(&j, "byte_order", im->buf[EI_DATA] == ELFDATA2MSB ? "big" : "little");
+	hk_json_open_array(&j, "segments");
+	for (size_t i = 0; i < im->nsegs; i++) {
+		const struct seg *s = &im->segs[i];
+
+		hk_json_open_object(&j, NULL);
+		hk_json_u64(&j, "index", s->index);
+		hk_json_u64(&j, "vaddr", s->ph.p_vaddr);
+		hk_json_u64(&j, "memsz", s->ph.p_memsz);
+		hk_json_u64(&j, "offset", s->ph.p_offset);
+		hk_json_u64(&j, "filesz", s->ph.p_filesz);
+		hk_json_u64(&j, "flags", s->flags);
+		hk_json_string(&j, "kind", kind(s));
+		hk_json_bool(&j, "huge", s->flags & PF_LINUX_HUGETLB);
+		hk_json_close_object(&j);
+	}
+	hk_json_close_array(&j);
+	hk_json_close_object(&j);
+	hk_json_end(&j);
+}
+
+/* What an edit touches: the file, its directory, the temporary copy. */
+struct edit {
+	const char *name; /* as given */
+	char *path;	  /* resolved */
+	const char *base; /* in path */
+	int dirfd, fd, tmpfd;
+	char tmp[64];
+	struct stat st;
+};
+
+/* The flags word of every changed segment, in the image (for the copy). */
+static size_t apply_flags(struct image *im, size_t *offs, unsigned char (*words)[4])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < im->nsegs; i++) {
+		struct seg *s = &im->segs[i];
+
+		if (s->flags == s->ph.p_flags)
+			continue;
+		offs[n] = flags_offset(im, s);
+		memcpy(im->buf + offs[n], words[i], 4);
+		n++;
+	}
+	return n;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Owner, then mode (a chown clears set-ID bits), then extended attributes. */
+static int copy_attrs(struct edit *e)
+{
+	ssize_t len, vlen;
+	char *names = NULL, *value = NULL;
+	int rc = -1;
+
+	if (fchown(e->tmpfd, e->st.st_uid, e->st.st_gid) < 0) {
+		err_msg("%s: cannot give the new copy the owner %u:%u: %m", e->name,
+			(unsigned)e->st.st_uid, (unsigned)e->st.st_gid);
+		return -1;
+	}
+	if (fchmod(e->tmpfd, e->st.st_mode & 07777) < 0) {
+		err_msg("%s: cannot give the new copy the mode %04o: %m", e->name,
+			(unsigned)(e->st.st_mode & 07777));
+		return -1;
+	}
+	len = flistxattr(e->fd, NULL, 0);
+	if (len < 0 && (errno == ENOTSUP || errno == ENOSYS))
+		return 0;
+	if (len < 0)
+		goto fail;
+	names = malloc((size_t)len + 1);
+	if (!names)
+		goto fail;
+	len = flistxattr(e->fd, names, (size_t)len);
+	if (len < 0)
+		goto fail;
+	for (char *n = names; n < names + len; n += strlen(n) + 1) {
+		vlen = fgetxattr(e->fd, n, NULL, 0);
+		if (vlen < 0)
+			goto fail_attr;
+		free(value);
+		value = malloc((size_t)vlen + 1);
+		if (!value)
+			goto fail_attr;
+		vlen = fgetxattr(e->fd, n, value, (size_t)vlen);
+		if (vlen < 0 || fsetxattr(e->tmpfd, n, value, (size_t)vlen, 0) < 0) {
+		fail_attr:
+			err_msg("%s: cannot copy the extended attribute %s: %m", e->name, n);
+			goto out;
+		}
+	}
+	rc = 0;
+	goto out;
+fail:
+	err_msg("%s: cannot list the extended attributes: %m", e->name);
+out:
+	free(names);
+	free(value);
+	return rc;
+}
+
+/*
+ * The copy against the original, read again from the file: equal but for the
+ * changed flags words, which hold the new values; then libelf reads the new
+ * flags back from the copy.
+ */
+static int verify(struct edit *e, const struct image *im, const size_t *offs, size_t n)
+{
+	static unsigned char a[1 << 16], b[1 << 16];
+	size_t pos = 0, k = 0;
+	Elf *elf;
+	int rc = 0;
+
+	while (pos < im->size) {
+		size_t len = im->size - pos < sizeof(a) ? im->size - pos : sizeof(a);
+
+		if (pread(e->fd, a, len, (off_t)pos) != (ssize_t)len ||
+		    pread(e->tmpfd, b, len, (off_t)pos) != (ssize_t)len) {
+			err_msg("%s: reading back the new copy failed: %m", e->name);
+			return -1;
+		}
+		for (size_t i = 0; i < len; i++) {
+			size_t at = pos + i;
+
+			while (k < n && at >= offs[k] + 4)
+				k++;
+			if (k < n && at >= offs[k]) {
+				if (b[i] != im->buf[at])
+					rc = -1;
+			} else if (a[i] != b[i]) {
+				rc = -1;
+			}
+		}
+		pos += len;
+	}
+	if (rc == 0 && pread(e->tmpfd, a, 1, (off_t)pos) != 0)
+		rc = -1;
+	elf = rc == 0 ? elf_begin(e->tmpfd, ELF_C_READ, NULL) : NULL;
+	for (size_t i = 0; elf && i < im->nsegs; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)im->segs[i].index, &ph) ||
+		    ph.p_flags != im->segs[i].flags)
+			rc = -1;
+	}
+	if (rc == 0 && !elf)
+		rc = -1;
+	elf_end(elf);
+	if (rc < 0)
+		err_msg("%s: the new copy is not the original with new flags; not replaced",
+			e->name);
+	return rc;
+}
+
+/* The original, unchanged since it was read, still under its name. */
+static int unchanged(struct edit *e)
+{
+	struct stat now, named;
+
+	if (fstat(e->fd, &now) < 0 || fstatat(e->dirfd, e->base, &named, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    now.st_size != e->st.st_size || now.st_mtim.tv_sec != e->st.st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != e->st.st_mtim.tv_nsec ||
+	    now.st_ctim.tv_sec != e->st.st_ctim.tv_sec ||
+	    now.st_ctim.tv_nsec != e->st.st_ctim.tv_nsec || named.st_dev != e->st.st_dev ||
+	    named.st_ino != e->st.st_ino) {
+		err_msg("%s changed while being edited; not replaced", e->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_copy(struct edit *e, struct image *im)
+{
+	size_t *offs = calloc(im->nsegs, sizeof(*offs));
+	unsigned char(*words)[4] = calloc(im->nsegs, 4);
+	int rc = -1;
+	size_t n;
+
+	if (!offs || !words) {
+		err_msg("%s: %s", e->name, strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = 0; i < im->nsegs; i++) {
+		if (encode_word(im, im->segs[i].flags, words[i]) < 0) {
+			err_msg("%s: %s", e->name, elf_errmsg(-1));
+			goto out;
+		}
+	}
+	for (unsigned i = 0; i < 100; i++) {
+		snprintf(e->tmp, sizeof(e->tmp), ".hugeedit.%ld.%u", (long)getpid(), i);
+		e->tmpfd = openat(e->dirfd, e->tmp,
+				  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (e->tmpfd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (e->tmpfd < 0) {
+		e->tmp[0] = '\0';
+		err_msg("%s: cannot create a temporary file beside it: %m", e->name);
+		goto out;
+	}
+	n = apply_flags(im, offs, words);
+	if (write_all(e->tmpfd, im->buf, im->size) < 0) {
+		err_msg("%s: writing the new copy failed: %m", e->name);
+		goto out;
+	}
+	if (copy_attrs(e) < 0)
+		goto out;
+	if (fsync(e->tmpfd) < 0) {
+		err_msg("%s: syncing the new copy failed: %m", e->name);
+		goto out;
+	}
+	if (verify(e, im, offs, n) < 0)
+		goto out;
+	if (close(e->tmpfd) < 0) {
+		e->tmpfd = -1;
+		err_msg("%s: closing the new copy failed: %m", e->name);
+		goto out;
+	}
+	e->tmpfd = -1;
+	if (unchanged(e) < 0)
+		goto out;
+	if (renameat(e->dirfd, e->tmp, e->dirfd, e->base) < 0) {
+		err_msg("%s: replacing it with the new copy failed: %m", e->name);
+		goto out;
+	}
+	e->tmp[0] = '\0';
+	if (fsync(e->dirfd) < 0) {
+		err_msg("%s: edited, but syncing its directory failed: %m", e->name);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (e->tmp[0] && unlinkat(e->dirfd, e->tmp, 0) < 0)
+		err_msg("%s: cannot remove the temporary file %s: %m", e->name, e->tmp);
+	free(offs);
+	free(words);
+	return rc;
+}
+
+/*
+ * Open FILE to show it: through symbolic links, read-only. O_NONBLOCK: a FIFO
+ * is refused (not a regular file), not waited on.
+ */
+static int open_show(struct edit *e)
+{
+	e->fd = open(e->name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (e->fd < 0) {
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Open FILE to edit it: the file a symbolic link leads to, by its directory
+ * (where the copy is made) and its name there.
+ */
+static int open_edit(struct edit *e)
+{
+	char *slash;
+
+	e->path = realpath(e->name, NULL);
+	if (!e->path) {
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	slash = strrchr(e->path, '/');
+	e->base = slash + 1;
+	*slash = '\0';
+	e->dirfd = open(slash == e->path ? "/" : e->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (e->dirfd < 0) {
+		err_msg("Opening the directory of %s failed: %m", e->name);
+		return -1;
+	}
+	e->fd = openat(e->dirfd, e->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (e->fd < 0) {
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool text = false, data = false, disable = false, dry_run = false, json = false;
+	struct edit e = {.dirfd = -1, .fd = -1, .tmpfd = -1};
+	struct image im = {0};
+	struct hk_getopt g;
+	bool editing, change = false;
+	int c, rc = HK_EXIT_FAILURE;
+
+	hk_close_stdout_atexit();
+	if (hk_getopt_init(&g, opts, "") < 0)
+		return HK_EXIT_FAILURE;
+	while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_TEXT:
+			text = true;
+			break;
+		case OPT_DATA:
+			data = true;
+			break;
+		case OPT_DISABLE:
+			disable = true;
+			break;
+		case OPT_DRY_RUN:
+			dry_run = true;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		default:
+			hk_opts_standard(c, opts, &g, usage);
+		}
+	}
+	hk_getopt_fini(&g);
+	if (disable && (text || data)) {
+		err_msg("--disable is not compatible with --text or --data");
+		return HK_EXIT_FAILURE;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s: %s\n", hk_prog(),
+			optind == argc ? "no FILE given" : "more than one FILE given");
+		hk_errtryhelp();
+	}
+	editing = text || data || disable;
+	if (dry_run && !editing) {
+		fprintf(stderr, "%s: --dry-run needs --text, --data or --disable\n", hk_prog());
+		hk_errtryhelp();
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		err_msg("libelf: %s", elf_errmsg(-1));
+		return HK_EXIT_FAILURE;
+	}
+
+	e.name = argv[optind];
+	im.name = e.name;
+	if ((editing ? open_edit(&e) : open_show(&e)) < 0)
+		goto out;
+	if (fstat(e.fd, &e.st) < 0) {
+		err_msg("%s: %m", e.name);
+		goto out;
+	}
+	if (!S_ISREG(e.st.st_mode)) {
+		err_msg("%s: not a regular file", e.name);
+		goto out;
+	}
+	if (read_all(e.fd, e.name, &e.st, &im) < 0 || parse(&im) < 0)
+		goto out;
+
+	for (size_t i = 0; editing && i < im.nsegs; i++) {
+		struct seg *s = &im.segs[i];
+
+		s->flags = s->ph.p_flags & ~(Elf64_Word)PF_LINUX_HUGETLB;
+		if ((text && s->text) || (data && s->data))
+			s->flags |= PF_LINUX_HUGETLB;
+		change |= s->flags != s->ph.p_flags;
+	}
+	if (change && !dry_run) {
+		/* A second name would keep the old content: the rename breaks the link. */
+		if (e.st.st_nlink > 1) {
+			err_msg("%s has %ju hard links; the edit would reach this name only: not edited",
+				e.name, (uintmax_t)e.st.st_nlink);
+			goto out;
+		}
+		if (write_copy(&e, &im) < 0)
+			goto out;
+	}
+	if (json)
+		print_json(&im);
+	else
+		print_table(&im);
+	rc = HK_EXIT_SUCCESS;
+out:
+	if (e.tmpfd >= 0)
+		close(e.tmpfd);
+	if (e.fd >= 0)
+		close(e.fd);
+	if (e.dirfd >= 0)
+		close(e.dirfd);
+	free(e.path);
+	free(im.segs);
+	free(im.buf);
+	return rc;
+}

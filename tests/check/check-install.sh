@@ -41,7 +41,7 @@ if grep -q ldconfig <<<"$out"; then fail "ran ldconfig into DESTDIR: $out"; fi
 prefix=$(awk -F= '/^prefix=/ { print $2 }' "$build/libhugekit.pc")
 root="$dest$prefix"
 libdir=$(awk -F= '/^libdir=/ { print $2 }' "$build/libhugekit.pc")
-want=(bin/pagesize bin/hugeadm bin/hugectl bin/hugeedit include/hugekit/hugekit.h include/hugekit/version.h include/hugetlbfs.h)
+want=(bin/pagesize bin/hugeadm bin/hugectl bin/hugeedit bin/ld.hugetlbfs share/libhugetlbfs/ld include/hugekit/hugekit.h include/hugekit/version.h include/hugetlbfs.h)
 for f in "${want[@]}"; do
 	[ -e "$root/$f" ] || { echo "check-install: $prefix/$f is not installed" >&2; exit 1; }
 done
@@ -49,10 +49,13 @@ for f in "$dest$libdir/libhugekit.so.1" "$dest$libdir/libhugekit-rt.so.0" "$dest
 	[ -e "$f" ] || { echo "check-install: ${f#"$dest"} is not installed" >&2; exit 1; }
 done
 if [ -f "$build/man/hugeadm.8" ]; then
-	for m in share/man/man1/pagesize.1 share/man/man8/hugeadm.8 share/man/man1/hugectl.1 share/man/man7/libhugekit-rt.7 share/man/man3/get_huge_pages.3 share/man/man1/hugeedit.1; do
+	for m in share/man/man1/pagesize.1 share/man/man8/hugeadm.8 share/man/man1/hugectl.1 share/man/man7/libhugekit-rt.7 share/man/man3/get_huge_pages.3 share/man/man1/hugeedit.1 share/man/man1/ld.hugetlbfs.1; do
 		[ -e "$root/$m" ] || { echo "check-install: $prefix/$m is not installed" >&2; exit 1; }
 	done
 fi
+# gcc -B PREFIX/share/libhugetlbfs runs PREFIX/share/libhugetlbfs/ld: the installed script.
+[ "$(readlink -f "$root/share/libhugetlbfs/ld")" = "$(readlink -f "$root/bin/ld.hugetlbfs")" ] && [ -x "$root/bin/ld.hugetlbfs" ] ||
+	fail "share/libhugetlbfs/ld does not lead to an executable bin/ld.hugetlbfs"
 for c in pagesize hugeadm hugectl hugeedit; do
 	[ -n "$(find "$dest" -path "*bash-completion/completions/$c")" ] ||
 		{ echo "check-install: no bash completion for $c" >&2; exit 1; }

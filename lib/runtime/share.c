@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -333,20 +334,64 @@ static const char *file_unfit(int fd, const struct rt_share_req *req, int *rc)
 	return NULL;
 }
 
+/*
+ * Copy len bytes of this process's memory at src to dst through
+ * process_vm_readv(2): a page that cannot be read is skipped and left as it
+ * is in dst, never a SIGSEGV. The range may take in a gap between the
+ * program's segments that nothing maps (segments.c extends edges into them):
+ * the file holds zeros there. 0 or -errno (EPERM under a seccomp filter,
+ * ENOSYS without CONFIG_CROSS_MEMORY_ATTACH: then nothing is shared).
+ */
+static int read_own(void *dst, const void *src, size_t len)
+{
+	uintptr_t page = rt_base_page_size(), s = (uintptr_t)src;
+	pid_t pid = getpid();
+	size_t done = 0;
+
+	while (done < len) {
+		struct iovec l = {(char *)dst + done, len - done};
+		struct iovec r = {(char *)src + done, len - done};
+		ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EFAULT)
+			return -errno;
+		/* Nothing readable at src + done: on to the next page. */
+		done = (size_t)(((s + done) / page + 1) * page - s);
+	}
+	return 0;
+}
+
 /* 0 when the file's contents are the len bytes at src, else -ESTALE or the error. */
 static int same_contents(int fd, const struct rt_share_req *req)
 {
+	const size_t chunk = 256 << 10;
 	void *p = mmap(NULL, req->len, PROT_READ, MAP_SHARED | MAP_NORESERVE, fd, 0);
+	char *buf = malloc(chunk);
 	int rc = 0;
 
-	if (p == MAP_FAILED)
-		return -errno;
+	if (p == MAP_FAILED || !buf) {
+		rc = p == MAP_FAILED ? -errno : -ENOMEM;
+		goto out;
+	}
 	/* Every page is there (checked); should one not be, an error, never SIGBUS. */
 	if (madvise(p, req->len, MADV_POPULATE_READ) < 0)
 		rc = -errno;
-	else if (memcmp(p, req->src, req->len) != 0)
-		rc = -ESTALE;
-	munmap(p, req->len);
+	for (size_t off = 0; rc == 0 && off < req->len; off += chunk) {
+		size_t n = req->len - off < chunk ? req->len - off : chunk;
+
+		memset(buf, 0, n);
+		rc = read_own(buf, (const char *)req->src + off, n);
+		if (rc == 0 && memcmp((char *)p + off, buf, n) != 0)
+			rc = -ESTALE;
+	}
+out:
+	if (p != MAP_FAILED)
+		munmap(p, req->len);
+	free(buf);
 	return rc;
 }
 
@@ -384,7 +429,7 @@ static int create(int dfd, const struct rt_share_req *req, const char *name)
 	if (madvise(p, req->len, MADV_POPULATE_WRITE) < 0)
 		rc = -errno;
 	else
-		memcpy(p, req->src, req->len);
+		rc = read_own(p, req->src, req->len);
 	munmap(p, req->len);
 	if (rc == 0 && fchmod(fd, 0400) < 0)
 		rc = -errno;
@@ -452,6 +497,19 @@ int rt_share_text_fd(const struct rt_share_req *req, bool *made)
 	*made = false;
 	if (!valid(req))
 		return -EINVAL;
+	/*
+	 * A load address that is not a multiple of the page size (a PIE at a
+	 * random address: the kernel aligns it to the segments' p_align, 4 KiB
+	 * unless linked with -z max-page-size=2M) gives each start other
+	 * ranges: nothing to share, and a file per start would fill the pool.
+	 */
+	if (req->offset % req->page_size != 0) {
+		rt_msg(RT_INFO,
+		       "shared text: %s is not loaded at a multiple of %" PRIu64
+		       " kB (link it with -z max-page-size=%" PRIu64 "): not shared",
+		       req->exe_name, req->page_size / 1024, req->page_size);
+		return -EOPNOTSUPP;
+	}
 	rc = file_name(req, name, sizeof(name));
 	if (rc < 0)
 		return rc;

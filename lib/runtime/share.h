@@ -14,7 +14,7 @@ struct rt_share_req {
 	const char *exe_name; /* basename of the executable, for the file name */
 	const char *key;      /* its identity: rt_share_key() */
 	uintptr_t offset;     /* start of the range, relative to the load base */
-	const void *src;      /* the range as the process has it now */
+	const void *src;      /* the range as the process has it now (unmapped pages: zeros) */
 	size_t len;	      /* a multiple of page_size */
 	uint64_t page_size;   /* the huge page size of the file */
 };
@@ -34,6 +34,8 @@ int rt_share_key(const struct dl_phdr_info *info, char *buf, size_t size);
  * contents) on the descriptor that is returned. *made tells which. -errno
  * when there is none to use (the caller then makes a private copy): -ENOENT
  * no share directory, -EACCES unsafe or foreign, -ESTALE different contents,
+ * -EOPNOTSUPP an offset that is not a multiple of the page size (the load
+ * address is not aligned to it, so each start has other ranges),
  * -EINVAL a request it cannot serve, or the system's error (-ENOMEM: the pool
  * cannot hold a new file). The directory is HUGETLB_SHARE_PATH (read here,
  * with secure_getenv) or found among the hugetlbfs mounts of the page size.

@@ -265,3 +265,57 @@ plant_file() {
 	assert_line "/mnt/h/hugekit-text-0 root 700"
 	assert_line "/mnt/h/hugekit-text-0/prog.k1.200000 root 400"
 }
+
+# two_copies PROGRAM: PROGRAM (build/dev/tests) run by nobody twice at once with
+# the runtime preloaded, HUGETLB_ELFMAP=R HUGETLB_SHARE=1; prints both outputs
+# and messages, the pages each start took, and the files.
+two_copies() {
+	run --separate-stderr in_ns '
+		B='"$HK_BUILD_DIR/tests/$1"' L='"$HK_BUILD_DIR/lib/libhugekit-rt.so.0"'
+		start() {
+			as nobody env LD_PRELOAD=$L HUGETLB_ELFMAP=R HUGETLB_SHARE=1 HUGETLB_VERBOSE=3 \
+				timeout 60 $B < /mnt/in$1 > /mnt/out$1 2> /mnt/err$1 &
+			for _ in $(seq 300); do grep -q ready /mnt/out$1 && return 0; sleep 0.1; done
+			echo "copy $1 never got ready"; cat /mnt/err$1; return 1
+		}
+		# Opened read-write first: the copies open them without waiting for a writer.
+		mkfifo /mnt/in1 /mnt/in2
+		exec 3<> /mnt/in1 4<> /mnt/in2
+		f0=$(pages)
+		start 1; f1=$(pages)
+		start 2; f2=$(pages)
+		echo go >&3; echo go >&4; exec 3>&- 4>&-; wait
+		cat /mnt/out1 /mnt/out2
+		grep -h "shared\|share" /mnt/err1 /mnt/err2 || true
+		echo "first took $((f0 - f1)), second took $((f1 - f2))"
+		find /mnt/h -mindepth 2'
+}
+
+@test "end to end: two copies of a program, the second takes no new huge page" {
+	[ -e "$HK_BUILD_DIR/lib/libhugekit-rt.so.0" ] || skip "the runtime is not built"
+	local prog
+	# Load addresses that are multiples of 2 MiB: not a PIE, or a PIE aligned so.
+	for prog in share-hold-nopie share-hold-2m; do
+		two_copies "$prog"
+		assert_success
+		assert_equal "$(grep -c '^intact$' <<< "$output")" 2
+		# On huge pages both. smaps counts the file's pages in each private
+		# mapping as Private_Hugetlb (6.18): the pool is what tells they are the same.
+		assert_equal "$(grep -c '^text 2048 kB, ' <<< "$output")" 2
+		refute_line --regexp '^text .*, 0 kB shared, 0 kB private$'
+		assert_line --regexp '^first took [1-9][0-9]*, second took 0$'
+		assert_line --regexp "^/mnt/h/hugekit-text-65534/$prog\.[0-9a-f]+\.[0-9a-f]+$"
+	done
+}
+
+@test "end to end: a PIE at a random 4 KiB address is not shared (no file per start), runs all the same" {
+	[ -e "$HK_BUILD_DIR/lib/libhugekit-rt.so.0" ] || skip "the runtime is not built"
+	two_copies share-hold
+	assert_success
+	assert_equal "$(grep -c '^intact$' <<< "$output")" 2
+	assert_equal "$(grep -c '^text 2048 kB, ' <<< "$output")" 2
+	assert_equal "$(grep -c "shared text: share-hold is not loaded at a multiple of 2048 kB (link it with -z max-page-size=2097152): not shared" <<< "$output")" 2
+	# Private copies: pages for each, no file.
+	assert_line --regexp '^first took [1-9][0-9]*, second took [1-9][0-9]*$'
+	refute_line --partial "/mnt/h/"
+}

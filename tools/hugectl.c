@@ -324,7 +324,8 @@ static void check_program(const struct hugectl *c, const char *name)
 
 	if (!file)
 		return;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named as the program must not hang hugectl here. */
+	fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		if (elf_static(fd))
 			msg(c, L_WARNING,

@@ -366,11 +366,13 @@ static void maybe_call(const char *line, map_fn *fn, void *arg)
 	if (perms[3] != 'p' || b <= a)
 		return;
 	/*
-	 * Not writable, and not PROT_NONE (an arena's reserve, made writable
-	 * when it grows): the program's text and rodata on huge pages
-	 * (segments.c). Never written, so never copied: the child shares them.
+	 * The program's text and rodata that segments.c put on huge pages, as
+	 * long as they stay read-only: never written, so never copied, the
+	 * child shares them. Any other read-only mapping may be made writable
+	 * again and written (a region the program protected for a while): it
+	 * moves.
 	 */
-	if (perms[1] != 'w' && (perms[0] == 'r' || perms[2] == 'x'))
+	if (perms[1] != 'w' && rt_segments_holds(a, b))
 		return;
 	/* The path is the sixth field. */
 	for (int field = 1; field < 5; field++) {

@@ -345,3 +345,10 @@ with_ld_preload() {
 	run --separate-stderr "$HUGECTL" --dry-run --heap ./app
 	refute_line --partial HK_RT_PID
 }
+
+@test "--text with a FIFO named as the program: no hang on its check, exec's error, exit 1" {
+	mkfifo "$BATS_TEST_TMPDIR/ff"
+	run --separate-stderr timeout 20 hugectl --text "$BATS_TEST_TMPDIR/ff"
+	assert_failure 1
+	[[ "$stderr" == *"exec failed: Permission denied"* ]]
+}

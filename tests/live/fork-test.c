@@ -14,6 +14,10 @@
  *     forks N children one after the other, each of which checks that it
  *     sees the data. Prints "wrong W killed K of N": W children saw other
  *     data, K died of a signal. Exit 1 when W > 0.
+ *   fork-test readonly: a private huge page, filled, then made read-only;
+ *     every other free page of the pool taken; a child makes the page
+ *     writable again, writes and checks it. Exit 0 when the child exited 0
+ *     (it dies of SIGBUS when the page was left shared with the parent).
  * The others print nothing on success; the reason on failure.
  */
 #include <pthread.h>
@@ -236,6 +240,53 @@ static int race(size_t pages, int nthreads, int n)
 	return wrong > 0;
 }
 
+static unsigned char *ro_map;
+
+static void readonly_child(void *arg)
+{
+	(void)arg;
+	if (mprotect(ro_map, RACE_PAGE, PROT_READ | PROT_WRITE) != 0)
+		_exit(4);
+	memset(ro_map, 0x33, RACE_PAGE);
+	for (size_t k = 0; k < RACE_PAGE; k += 4096)
+		if (ro_map[k] != 0x33)
+			_exit(3);
+	_exit(0);
+}
+
+static int readonly(void)
+{
+	int st, taken = 0;
+
+	ro_map = mmap(NULL, RACE_PAGE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (ro_map == MAP_FAILED) {
+		perror("fork-test: mmap MAP_HUGETLB");
+		return 2;
+	}
+	memset(ro_map, 0x5a, RACE_PAGE);
+	if (mprotect(ro_map, RACE_PAGE, PROT_READ) != 0)
+		return 2;
+	/* The rest of the pool, so that a copy-on-write in the child finds no page. */
+	for (;;) {
+		unsigned char *p = mmap(NULL, RACE_PAGE, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		p[0] = 1;
+		taken++;
+	}
+	st = fork_wait(readonly_child, NULL);
+	if (st < 0)
+		return 2;
+	if (WIFSIGNALED(st)) {
+		printf("child killed by signal %d (%d pages taken)\n", WTERMSIG(st), taken);
+		return 1;
+	}
+	return WEXITSTATUS(st);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "prefork") == 0)
@@ -246,7 +297,9 @@ int main(int argc, char **argv)
 		return threads_fork(atoi(argv[2]));
 	if (argc == 5 && strcmp(argv[1], "race") == 0)
 		return race(strtoul(argv[2], NULL, 10), atoi(argv[3]), atoi(argv[4]));
-	fprintf(stderr,
-		"usage: fork-test prefork N MiB | system N | threads N | race PAGES THREADS N\n");
+	if (argc == 2 && strcmp(argv[1], "readonly") == 0)
+		return readonly();
+	fprintf(stderr, "usage: fork-test prefork N MiB | system N | threads N | race PAGES "
+			"THREADS N | readonly\n");
 	return 2;
 }

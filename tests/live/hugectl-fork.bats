@@ -120,6 +120,15 @@ threads_fork() {
 	assert_output --regexp '^wrong 0 killed [0-9]+ of 20$'
 }
 
+@test "a huge page the program made read-only, then writable again in a child, with no free page: the child writes it" {
+	# Only the program's own text and rodata on huge pages stay shared in a child;
+	# any other read-only mapping may become writable and must move.
+	live_pool_free 4
+	run --separate-stderr hugectl --heap "$FORK_TEST" readonly
+	echo "$output $stderr"
+	assert_success
+}
+
 @test "without the move (HK_RT_FORK=share), the same children die: the tests above can fail" {
 	live_pool_free 1
 	run --separate-stderr env HK_RT_FORK=share hugectl --heap "$FORK_TEST" prefork 8 16

@@ -300,7 +300,8 @@ static bool gap_free(const char *maps, uintptr_t a, uintptr_t b, const struct ma
 	while (next_map(&maps, &m)) {
 		if (m.b <= a || m.a >= b)
 			continue;
-		if (strcmp(m.perms, "---p") != 0 || m.inode != file->inode ||
+		/* An anonymous PROT_NONE mapping (inode 0) is somebody's reserve. */
+		if (strcmp(m.perms, "---p") != 0 || file->inode == 0 || m.inode != file->inode ||
 		    m.major != file->major || m.minor != file->minor)
 			return false;
 	}

@@ -3,12 +3,13 @@
  * hugeedit: show, set and clear the PF_LINUX_HUGETLB flag in the program
  * headers of an executable, the per-segment default that the runtime honours
  * when HUGETLB_ELFMAP is unset. The table is libhugetlbfs 2.23's, byte for
- * byte.
+ * byte. --align raises p_align of the loadable segments to a huge page size,
+ * so that the kernel loads a PIE at a base aligned to it (shared text).
  *
  * A file is never edited in place: it is read and validated whole (libelf),
  * the copy with the new flags goes to a temporary file in the same directory
  * (same owner, mode and extended attributes), is compared with the original
- * (only the p_flags words may differ) and read back through libelf, synced,
+ * (only the p_flags and p_align words of PT_LOAD entries may differ) and read back through libelf, synced,
  * and renamed over the original. Any failure before the rename leaves the file
  * as it was.
  */
@@ -28,12 +29,15 @@
 #include <hugetlbfs.h>
 
 #include "opts.h"
+#include "pagesizes.h"
+#include "parse.h"
 #include "util.h"
 
 enum {
 	OPT_TEXT = HK_OPT_LONG_BASE,
 	OPT_DATA,
 	OPT_DISABLE,
+	OPT_ALIGN,
 	OPT_DRY_RUN,
 	OPT_JSON,
 };
@@ -43,6 +47,7 @@ static const struct hk_opt opts[] = {
 	{ "text",         0,   HK_ARG_NONE, OPT_TEXT,    NULL, "put the text segment on huge pages by default", 0 },
 	{ "data",         0,   HK_ARG_NONE, OPT_DATA,    NULL, "put the data segment (data and bss) on huge pages by default", 0 },
 	{ "disable",      0,   HK_ARG_NONE, OPT_DISABLE, NULL, "put no segment on huge pages by default", 0 },
+	{ "align",        0,   HK_ARG_OPTIONAL, OPT_ALIGN, "SIZE", "raise p_align of the loadable segments to SIZE\n(default: the default huge page size)", 0 },
 	{ "dry-run",      0,   HK_ARG_NONE, OPT_DRY_RUN, NULL, "show the table as the edit would leave it; change nothing", 0 },
 	{ "json",         0,   HK_ARG_NONE, OPT_JSON,    NULL, "print the segments as JSON", 0 },
 	{ "help",         'h', HK_ARG_NONE, 'h',         NULL, "display this help", 0 },
@@ -54,10 +59,11 @@ static const struct hk_opt opts[] = {
 
 __attribute__((noreturn)) static void usage(void)
 {
-	printf("Usage:\n %s [--text] [--data] | [--disable] [options] FILE\n\n", hk_prog());
+	printf("Usage:\n %s [--text] [--data] | [--disable] [--align[=SIZE]] [options] FILE\n\n",
+	       hk_prog());
 	printf("Show, or set and clear, which segments of the program FILE the hugekit\n"
 	       "runtime puts on huge pages by default (without HUGETLB_ELFMAP).\n"
-	       "Without --text, --data or --disable: show, change nothing.\n\n");
+	       "Without --text, --data, --disable or --align: show, change nothing.\n\n");
 	printf("Options:\n");
 	hk_opts_print_help(stdout, opts);
 	printf("\nSee hugeedit(1).\n");
@@ -70,6 +76,7 @@ struct seg {
 	size_t index; /* in the program header table */
 	GElf_Phdr ph;
 	Elf64_Word flags; /* p_flags after the edit */
+	GElf_Xword align; /* p_align after the edit */
 	bool text, data;
 };
 
@@ -78,6 +85,7 @@ struct image {
 	unsigned char *buf;
 	size_t size;
 	int cls;
+	GElf_Half type; /* e_type */
 	GElf_Off phoff;
 	size_t phentsize;
 	struct seg *segs; /* the PT_LOAD entries */
@@ -210,6 +218,7 @@ static int parse(struct image *im)
 		err_msg("%s: no program headers", f);
 		goto out;
 	}
+	im->type = eh.e_type;
 	im->phoff = eh.e_phoff;
 	im->phentsize = gelf_fsize(elf, ELF_T_PHDR, 1, EV_CURRENT);
 	if (eh.e_phentsize != im->phentsize || phnum > SIZE_MAX / im->phentsize ||
@@ -273,6 +282,7 @@ static int parse(struct image *im)
 		}
 		s->index = i;
 		s->flags = s->ph.p_flags;
+		s->align = s->ph.p_align;
 		classify(s, eh.e_machine);
 		n++;
 	}
@@ -287,25 +297,35 @@ out:
 	return rc;
 }
 
-/* The file offset of segment s's p_flags word. */
-static size_t flags_offset(const struct image *im, const struct seg *s)
-{
-	size_t in_entry = im->cls == ELFCLASS64 ? offsetof(Elf64_Phdr, p_flags)
-						: offsetof(Elf32_Phdr, p_flags);
+/*
+ * One changed word of the program header table: a p_flags or p_align of a
+ * PT_LOAD entry, at its file offset, in the file's byte order.
+ */
+struct patch {
+	size_t off, len;
+	unsigned char bytes[8];
+};
 
-	return (size_t)im->phoff + s->index * im->phentsize + in_entry;
-}
-
-/* The p_flags word v in the file's byte order, through libelf. */
-static int encode_word(const struct image *im, Elf64_Word v, unsigned char out[4])
+/* The patch that puts v in segment s's p_flags (align false) or p_align word. */
+static int encode(const struct image *im, const struct seg *s, bool align, uint64_t v,
+		  struct patch *p)
 {
-	Elf32_Word w = v;
-	Elf_Data src = {.d_buf = &w, .d_type = ELF_T_WORD, .d_size = 4, .d_version = EV_CURRENT};
-	Elf_Data dst = {.d_buf = out, .d_type = ELF_T_WORD, .d_size = 4, .d_version = EV_CURRENT};
+	bool is64 = im->cls == ELFCLASS64;
+	size_t in_entry =
+		align ? (is64 ? offsetof(Elf64_Phdr, p_align) : offsetof(Elf32_Phdr, p_align))
+		      : (is64 ? offsetof(Elf64_Phdr, p_flags) : offsetof(Elf32_Phdr, p_flags));
+	Elf64_Xword x = v;
+	Elf32_Word w = (Elf32_Word)v;
+	Elf_Data src = {.d_version = EV_CURRENT}, dst = {.d_version = EV_CURRENT};
 	unsigned enc = im->buf[EI_DATA];
 
-	if (im->cls == ELFCLASS64 ? !elf64_xlatetof(&dst, &src, enc)
-				  : !elf32_xlatetof(&dst, &src, enc))
+	p->off = (size_t)im->phoff + s->index * im->phentsize + in_entry;
+	p->len = align && is64 ? 8 : 4;
+	src.d_buf = p->len == 8 ? (void *)&x : (void *)&w;
+	src.d_type = dst.d_type = p->len == 8 ? ELF_T_XWORD : ELF_T_WORD;
+	src.d_size = dst.d_size = p->len;
+	dst.d_buf = p->bytes;
+	if (is64 ? !elf64_xlatetof(&dst, &src, enc) : !elf32_xlatetof(&dst, &src, enc))
 		return -1;
 	return 0;
 }
@@ -349,6 +369,7 @@ static void print_json(const struct image *im)
 		hk_json_u64(&j, "offset", s->ph.p_offset);
 		hk_json_u64(&j, "filesz", s->ph.p_filesz);
 		hk_json_u64(&j, "flags", s->flags);
+		hk_json_u64(&j, "align", s->align);
 		hk_json_string(&j, "kind", kind(s));
 		hk_json_bool(&j, "huge", s->flags & PF_LINUX_HUGETLB);
 		hk_json_close_object(&j);
@@ -368,21 +389,28 @@ struct edit {
 	struct stat st;
 };
 
-/* The flags word of every changed segment, in the image (for the copy). */
-static size_t apply_flags(struct image *im, size_t *offs, unsigned char (*words)[4])
+/*
+ * The changed words of every segment, in file order (p_flags comes before
+ * p_align in both classes); applied to the image, which becomes the copy.
+ * -1 (said) when libelf cannot encode one.
+ */
+static int make_patches(struct image *im, struct patch *p, size_t *n)
 {
-	size_t n = 0;
-
+	*n = 0;
 	for (size_t i = 0; i < im->nsegs; i++) {
 		struct seg *s = &im->segs[i];
 
-		if (s->flags == s->ph.p_flags)
-			continue;
-		offs[n] = flags_offset(im, s);
-		memcpy(im->buf + offs[n], words[i], 4);
-		n++;
+		if (s->flags != s->ph.p_flags && encode(im, s, false, s->flags, &p[(*n)++]) < 0)
+			goto fail;
+		if (s->align != s->ph.p_align && encode(im, s, true, s->align, &p[(*n)++]) < 0)
+			goto fail;
 	}
-	return n;
+	for (size_t k = 0; k < *n; k++)
+		memcpy(im->buf + p[k].off, p[k].bytes, p[k].len);
+	return 0;
+fail:
+	err_msg("%s: %s", im->name, elf_errmsg(-1));
+	return -1;
 }
 
 static int write_all(int fd, const unsigned char *p, size_t len)
@@ -455,10 +483,10 @@ out:
 
 /*
  * The copy against the original, read again from the file: equal but for the
- * changed flags words, which hold the new values; then libelf reads the new
- * flags back from the copy.
+ * changed p_flags and p_align words, which hold the new values; then libelf
+ * reads the new flags and alignments back from the copy.
  */
-static int verify(struct edit *e, const struct image *im, const size_t *offs, size_t n)
+static int verify(struct edit *e, const struct image *im, const struct patch *p, size_t n)
 {
 	static unsigned char a[1 << 16], b[1 << 16];
 	size_t pos = 0, k = 0;
@@ -476,9 +504,9 @@ static int verify(struct edit *e, const struct image *im, const size_t *offs, si
 		for (size_t i = 0; i < len; i++) {
 			size_t at = pos + i;
 
-			while (k < n && at >= offs[k] + 4)
+			while (k < n && at >= p[k].off + p[k].len)
 				k++;
-			if (k < n && at >= offs[k]) {
+			if (k < n && at >= p[k].off) {
 				if (b[i] != im->buf[at])
 					rc = -1;
 			} else if (a[i] != b[i]) {
@@ -494,14 +522,15 @@ static int verify(struct edit *e, const struct image *im, const size_t *offs, si
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(elf, (int)im->segs[i].index, &ph) ||
-		    ph.p_flags != im->segs[i].flags)
+		    ph.p_flags != im->segs[i].flags || ph.p_align != im->segs[i].align)
 			rc = -1;
 	}
 	if (rc == 0 && !elf)
 		rc = -1;
 	elf_end(elf);
 	if (rc < 0)
-		err_msg("%s: the new copy is not the original with new flags; not replaced",
+		err_msg("%s: the new copy is not the original with the new program headers; "
+			"not replaced",
 			e->name);
 	return rc;
 }
@@ -525,21 +554,16 @@ static int unchanged(struct edit *e)
 
 static int write_copy(struct edit *e, struct image *im)
 {
-	size_t *offs = calloc(im->nsegs, sizeof(*offs));
-	unsigned char(*words)[4] = calloc(im->nsegs, 4);
+	struct patch *patches = calloc(2 * im->nsegs, sizeof(*patches));
 	int rc = -1;
 	size_t n;
 
-	if (!offs || !words) {
+	if (!patches) {
 		err_msg("%s: %s", e->name, strerror(ENOMEM));
 		goto out;
 	}
-	for (size_t i = 0; i < im->nsegs; i++) {
-		if (encode_word(im, im->segs[i].flags, words[i]) < 0) {
-			err_msg("%s: %s", e->name, elf_errmsg(-1));
-			goto out;
-		}
-	}
+	if (make_patches(im, patches, &n) < 0)
+		goto out;
 	for (unsigned i = 0; i < 100; i++) {
 		snprintf(e->tmp, sizeof(e->tmp), ".hugeedit.%ld.%u", (long)getpid(), i);
 		e->tmpfd = openat(e->dirfd, e->tmp,
@@ -552,7 +576,6 @@ static int write_copy(struct edit *e, struct image *im)
 		err_msg("%s: cannot create a temporary file beside it: %m", e->name);
 		goto out;
 	}
-	n = apply_flags(im, offs, words);
 	if (write_all(e->tmpfd, im->buf, im->size) < 0) {
 		err_msg("%s: writing the new copy failed: %m", e->name);
 		goto out;
@@ -563,7 +586,7 @@ static int write_copy(struct edit *e, struct image *im)
 		err_msg("%s: syncing the new copy failed: %m", e->name);
 		goto out;
 	}
-	if (verify(e, im, offs, n) < 0)
+	if (verify(e, im, patches, n) < 0)
 		goto out;
 	if (close(e->tmpfd) < 0) {
 		e->tmpfd = -1;
@@ -586,9 +609,66 @@ static int write_copy(struct edit *e, struct image *im)
 out:
 	if (e->tmp[0] && unlinkat(e->dirfd, e->tmp, 0) < 0)
 		err_msg("%s: cannot remove the temporary file %s: %m", e->name, e->tmp);
-	free(offs);
-	free(words);
+	free(patches);
 	return rc;
+}
+
+/*
+ * The default huge page size in bytes (Hugepagesize, as ld.hugetlbfs reads
+ * it); 2 MiB where the kernel has no hugetlb (a build machine).
+ */
+static uint64_t default_huge_size(void)
+{
+	struct hk_path p;
+	uint64_t size = 0;
+
+	if (hk_path_init(&p, NULL) == 0) {
+		if (hkc_default_page_size(&p, &size) < 0 || !hkc_is_pow2(size))
+			size = 0;
+		hk_path_fini(&p);
+	}
+	return size ? size : 2u << 20;
+}
+
+/*
+ * --align: every PT_LOAD whose p_align is below size gets size. The kernel
+ * then loads an ET_DYN file at a base aligned to size; the pages themselves
+ * stay where they are, so each segment needs p_vaddr = p_offset modulo the
+ * page size only (which the kernel and ld.so need anyway). An ET_EXEC file
+ * is loaded at its fixed addresses: nothing to gain, left as it is (said).
+ * -1 (said) when a segment cannot be aligned.
+ */
+static int set_align(struct image *im, uint64_t size)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (im->type == ET_EXEC) {
+		fprintf(stderr,
+			"%s: %s is not position-independent (ET_EXEC: loaded at fixed "
+			"addresses): --align would change nothing; its alignment is left as it is\n",
+			hk_prog(), im->name);
+		return 0;
+	}
+	if (im->cls == ELFCLASS32 && size > UINT32_MAX) {
+		err_msg("%s: --align=%" PRIu64 " does not fit in a 32-bit file's p_align", im->name,
+			size);
+		return -1;
+	}
+	for (size_t i = 0; i < im->nsegs; i++) {
+		struct seg *s = &im->segs[i];
+
+		if (s->ph.p_align >= size)
+			continue;
+		if ((s->ph.p_vaddr - s->ph.p_offset) % page) {
+			err_msg("%s: segment %zu: p_vaddr 0x%" PRIx64 " and p_offset 0x%" PRIx64
+				" differ by a part of a page: cannot be aligned",
+				im->name, s->index, (uint64_t)s->ph.p_vaddr,
+				(uint64_t)s->ph.p_offset);
+			return -1;
+		}
+		s->align = size;
+	}
+	return 0;
 }
 
 /*
@@ -637,6 +717,8 @@ static int open_edit(struct edit *e)
 int main(int argc, char **argv)
 {
 	bool text = false, data = false, disable = false, dry_run = false, json = false;
+	uint64_t align = 0;
+	const char *align_arg = NULL;
 	struct edit e = {.dirfd = -1, .fd = -1, .tmpfd = -1};
 	struct image im = {0};
 	struct hk_getopt g;
@@ -657,6 +739,10 @@ int main(int argc, char **argv)
 		case OPT_DISABLE:
 			disable = true;
 			break;
+		case OPT_ALIGN:
+			align_arg = optarg;
+			align = optarg ? 0 : default_huge_size();
+			break;
 		case OPT_DRY_RUN:
 			dry_run = true;
 			break;
@@ -668,6 +754,13 @@ int main(int argc, char **argv)
 		}
 	}
 	hk_getopt_fini(&g);
+	if (align_arg && (hkc_parse_size(align_arg, &align) < 0 || !hkc_is_pow2(align) ||
+			  align < (uint64_t)sysconf(_SC_PAGESIZE) || align > (16ull << 30))) {
+		err_msg("--align=%s: not a size such as 2M or 1G (a power of two, the page size "
+			"to 16G)",
+			align_arg);
+		return HK_EXIT_FAILURE;
+	}
 	if (disable && (text || data)) {
 		err_msg("--disable is not compatible with --text or --data");
 		return HK_EXIT_FAILURE;
@@ -677,9 +770,10 @@ int main(int argc, char **argv)
 			optind == argc ? "no FILE given" : "more than one FILE given");
 		hk_errtryhelp();
 	}
-	editing = text || data || disable;
+	editing = text || data || disable || align;
 	if (dry_run && !editing) {
-		fprintf(stderr, "%s: --dry-run needs --text, --data or --disable\n", hk_prog());
+		fprintf(stderr, "%s: --dry-run needs --text, --data, --disable or --align\n",
+			hk_prog());
 		hk_errtryhelp();
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -702,13 +796,17 @@ int main(int argc, char **argv)
 	if (read_all(e.fd, e.name, &e.st, &im) < 0 || parse(&im) < 0)
 		goto out;
 
+	if (align && set_align(&im, align) < 0)
+		goto out;
 	for (size_t i = 0; editing && i < im.nsegs; i++) {
 		struct seg *s = &im.segs[i];
 
-		s->flags = s->ph.p_flags & ~(Elf64_Word)PF_LINUX_HUGETLB;
-		if ((text && s->text) || (data && s->data))
-			s->flags |= PF_LINUX_HUGETLB;
-		change |= s->flags != s->ph.p_flags;
+		if (text || data || disable) {
+			s->flags = s->ph.p_flags & ~(Elf64_Word)PF_LINUX_HUGETLB;
+			if ((text && s->text) || (data && s->data))
+				s->flags |= PF_LINUX_HUGETLB;
+		}
+		change |= s->flags != s->ph.p_flags || s->align != s->ph.p_align;
 	}
 	if (change && !dry_run) {
 		/* A second name would keep the old content: the rename breaks the link. */

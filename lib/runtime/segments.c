@@ -543,6 +543,34 @@ static const char *why_not(const struct hkc_seg_range *r)
 }
 
 /*
+ * Whether the executable's load base is aligned to the range's huge page
+ * size. A PIE with p_align 4 kB is loaded at a base randomized in 4 kB steps:
+ * the aligned interior, and so the shared file's content, differs from run to
+ * run, and each run would leave a one-off file holding pool pages. Said once
+ * a run when not.
+ */
+static bool base_aligned(const struct move *mv, const struct exe *exe)
+{
+	const ElfW(Phdr) *ph = exe->info.dlpi_phdr;
+	uint64_t align = 0;
+	char name[PATH_MAX];
+
+	if (exe->info.dlpi_addr % mv->size == 0)
+		return true;
+	for (size_t i = 0; i < exe->info.dlpi_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_align > align)
+			align = ph[i].p_align;
+	rt_msg(rt_run_level(RT_WARNING),
+	       "shared text: %s is not loaded at a %" PRIu64
+	       " kB boundary (a PIE with p_align %" PRIu64
+	       " kB): each copy keeps its own; run hugeedit --align on it or link it with "
+	       "ld.hugetlbfs --hugetlbfs-align",
+	       exe_name(name, sizeof(name)), mv->size / 1024, align / 1024);
+	rt_mark_said();
+	return false;
+}
+
+/*
  * Move [mv->s, mv->e) on hugetlb pages: shared when asked and possible, else
  * a private copy; on failure, say so once and fall back to transparent huge
  * pages where they are enabled. 0 or -errno.
@@ -554,11 +582,16 @@ static int move_hugetlb(struct move *mv, const struct conf *c, const struct exe 
 	int rc = -ENOENT;
 
 	if (mv->size && c->share && !(mv->r->prot & PROT_WRITE)) {
-		rc = move_shared(mv, exe, made);
-		if (rc == 0)
-			return 0;
+		const char *why = "the program is not loaded at a huge page boundary";
+
+		if (base_aligned(mv, exe)) {
+			rc = move_shared(mv, exe, made);
+			if (rc == 0)
+				return 0;
+			why = strerror(-rc);
+		}
 		rt_msg(RT_INFO, "segment %u (%s): not shared (%s): a private copy", mv->r->phdr,
-		       name, strerror(-rc));
+		       name, why);
 	}
 	if (mv->size && (rc = move_copy(mv, c)) == 0)
 		return 0;

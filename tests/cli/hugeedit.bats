@@ -419,9 +419,185 @@ sys.stdout.buffer.write(d)'
 	COMP_WORDS=(hugeedit --)
 	COMP_CWORD=1
 	_hugeedit
-	assert_equal "${COMPREPLY[*]}" '--text --data --disable --dry-run --json --help --version'
+	assert_equal "${COMPREPLY[*]}" '--text --data --disable --align --dry-run --json --help --version'
 	COMP_WORDS=(hugeedit --text --d)
 	COMP_CWORD=2
 	_hugeedit
 	assert_equal "${COMPREPLY[*]}" '--data --dry-run'
+	COMP_WORDS=(hugeedit --align=)
+	COMP_CWORD=1
+	_hugeedit
+	if [ -d /sys/kernel/mm/hugepages/hugepages-2048kB ]; then
+		[[ " ${COMPREPLY[*]} " == *' --align=2048K '* ]] || fail "--align= offers: ${COMPREPLY[*]}"
+	fi
+}
+
+# align_diff ORIG NEW SIZE: prints the p_align of each PT_LOAD of NEW, and fails
+# unless NEW is ORIG but for p_align words of PT_LOAD entries, each now
+# max(its old value, SIZE).
+align_diff() {
+	python3 - "$@" << 'EOF'
+import struct, sys
+a, b = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+size = int(sys.argv[3], 0)
+assert len(a) == len(b), "sizes differ"
+is64, e = a[4] == 2, "<" if a[5] == 1 else ">"
+phoff, = struct.unpack_from(e + ("Q" if is64 else "I"), a, 32 if is64 else 28)
+phentsize, phnum = struct.unpack_from(e + "HH", a, 54 if is64 else 42)
+allowed = set()
+for i in range(phnum):
+    o = phoff + i * phentsize
+    if struct.unpack_from(e + "I", a, o)[0] != 1:
+        continue
+    at, fmt = (o + 48, "Q") if is64 else (o + 28, "I")
+    old, = struct.unpack_from(e + fmt, a, at)
+    new, = struct.unpack_from(e + fmt, b, at)
+    assert new == max(old, size), "segment %d: p_align %#x, not %#x" % (i, new, max(old, size))
+    allowed |= set(range(at, at + struct.calcsize(fmt)))
+    print(hex(new))
+bad = [i for i in range(len(a)) if a[i] != b[i] and i not in allowed]
+assert not bad, "bytes changed outside p_align words: %s" % bad[:8]
+EOF
+}
+
+# unaligned_bases RUNNER... PROG: the load bases (the first dl_iterate_phdr
+# entry, printed by PROG) of 8 runs that are not 2 MiB-aligned, one a line;
+# fails when PROG does.
+unaligned_bases() {
+	local i b
+	for i in 1 2 3 4 5 6 7 8; do
+		b=$("$@") || return 1
+		[[ $b =~ ^[0-9a-f]+$ ]] || return 1
+		if (((0x$b & 0x1fffff) != 0)); then echo "$b"; fi
+	done
+}
+
+@test "--align: only the p_align words change; the PIE runs, loaded at 2 MiB-aligned bases" {
+	printf '%s\n' '#define _GNU_SOURCE' '#include <link.h>' '#include <stdio.h>' \
+		'static int first(struct dl_phdr_info *i, size_t n, void *d)' \
+		'{ (void)n; (void)d; printf("%lx\n", (unsigned long)i->dlpi_addr); return 1; }' \
+		'int main(void) { dl_iterate_phdr(first, NULL); return 0; }' > base.c
+	gcc -pie -fPIE -o base base.c
+	cp base orig
+	run "$HUGEEDIT" base
+	local table=$output
+	run readelf -lW base
+	assert_line --regexp '^ +LOAD .* 0x1000$'
+	run --separate-stderr "$HUGEEDIT" --align=2M base
+	assert_success
+	assert_equal "$output" "$table"
+	run align_diff orig base 0x200000
+	assert_success
+	assert_line 0x200000
+	if [ "$(cat /proc/sys/kernel/randomize_va_space)" != 0 ]; then
+		# Before: bases in 4 kB steps (8 runs all 2 MiB-aligned: 1 in 512^8).
+		run unaligned_bases ./orig
+		assert_success
+		refute_output ''
+	fi
+	local ldso
+	ldso=$(readelf -lW base | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+	run unaligned_bases ./base
+	assert_success
+	assert_output ''
+	run unaligned_bases "$ldso" ./base
+	assert_success
+	assert_output ''
+	# The default size is the machine's default huge page size.
+	cp orig base
+	run "$HUGEEDIT" --align base
+	assert_success
+	local kb
+	kb=$(sed -n 's/^Hugepagesize: *\([0-9]*\) kB$/\1/p' /proc/meminfo)
+	run align_diff orig base $((${kb:-2048} * 1024))
+	assert_success
+	# Already aligned: nothing written.
+	local ino
+	ino=$(stat -c %i base)
+	run "$HUGEEDIT" --align=4K base
+	assert_success
+	assert_equal "$(stat -c %i base)" "$ino"
+}
+
+@test "--align with --text in one edit; --dry-run and --json show it and change nothing" {
+	program pie -pie -fPIE
+	cp pie orig
+	local sum
+	sum=$(sha256sum < pie)
+	run --separate-stderr "$HUGEEDIT" --dry-run --json --align=2M --text pie
+	assert_success
+	run python3 -c '
+import json, sys
+for s in json.loads(sys.argv[1])["segments"]:
+    print(hex(s["align"]), s["kind"], s["huge"])' "$output"
+	assert_line '0x200000 TEXT True'
+	refute_line --regexp '^0x1000 '
+	assert_equal "$(sha256sum < pie)" "$sum"
+	run "$HUGEEDIT" --text --align=2M pie
+	assert_success
+	assert_line --regexp '\(TEXT\) default is HUGE pages$'
+	run python3 -c '
+a, b = open("orig", "rb").read(), open("pie", "rb").read()
+print(sum(x != y for x, y in zip(a, b)))'
+	# One flag byte and two bytes of each of the four p_align words (0x1000 -> 0x200000).
+	assert_output 9
+	run ./pie
+	assert_success
+	assert_output 43
+}
+
+@test "--align: ELF32 and big-endian words; ET_EXEC left as it is, said" {
+	sample i386-exec
+	sample ppc64-be
+	local f
+	# Made position-independent (e_type ET_DYN) for the edit; they are never run.
+	for f in i386-exec ppc64-be; do
+		python3 -c '
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[16:18] = (3).to_bytes(2, "big" if b[5] == 2 else "little")
+open(sys.argv[2], "wb").write(b)' "$f" "$f-dyn"
+		cp "$f-dyn" orig
+		run "$HUGEEDIT" --align=1M "$f-dyn"
+		assert_success
+		run align_diff orig "$f-dyn" 0x100000
+		assert_success
+		assert_line 0x100000
+	done
+	# ET_EXEC: fixed addresses; said, exit 0, not written; --text still applies.
+	sample x86_64-exec
+	local sum
+	sum=$(sha256sum < x86_64-exec)
+	run --separate-stderr "$HUGEEDIT" --align x86_64-exec
+	assert_success
+	assert_equal "$stderr" "hugeedit: x86_64-exec is not position-independent (ET_EXEC: loaded at fixed addresses): --align would change nothing; its alignment is left as it is"
+	assert_equal "$(sha256sum < x86_64-exec)" "$sum"
+	run --separate-stderr "$HUGEEDIT" --align --text x86_64-exec
+	assert_success
+	assert_line 'Segment 3 0x401000 - 0x40111d (TEXT) default is HUGE pages'
+	run readelf -lW x86_64-exec
+	refute_output --partial 0x200000
+}
+
+@test "--align: a bad size, or a segment that cannot be aligned: refused, file unchanged" {
+	program pie -pie -fPIE
+	local s
+	for s in 3M 0 2k1 -2M 32G 1K ''; do
+		unchanged pie "$HUGEEDIT" "--align=$s" pie
+		assert_equal "$stderr" "hugeedit: ERROR: --align=$s: not a size such as 2M or 1G (a power of two, the page size to 16G)"
+	done
+	# p_vaddr of the first PT_LOAD moved by 16 bytes: no longer p_offset modulo the page size.
+	python3 -c '
+import struct
+b = bytearray(open("pie", "rb").read())
+phoff, = struct.unpack_from("<Q", b, 32)
+for i in range(struct.unpack_from("<H", b, 56)[0]):
+    o = phoff + 56 * i
+    if struct.unpack_from("<I", b, o)[0] == 1:
+        struct.pack_into("<Q", b, o + 16, struct.unpack_from("<Q", b, o + 16)[0] + 16)
+        break
+open("odd", "wb").write(b)'
+	unchanged odd "$HUGEEDIT" --align odd
+	[[ $stderr == 'hugeedit: ERROR: odd: segment '[0-9]*': p_vaddr 0x10 and p_offset 0x0 differ by a part of a page: cannot be aligned' ]] ||
+		fail "stderr: $stderr"
 }

@@ -363,10 +363,16 @@ static int open_beneath(const struct hk_path *p, const char *path, int flags, mo
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 		};
 		long fd;
+		int again = 0;
 
+		/*
+		 * EAGAIN: a rename or mount anywhere in the system while a ".."
+		 * was resolved, and the kernel could not prove it stayed
+		 * beneath; openat2(2) asks the caller to try again.
+		 */
 		do
 			fd = syscall(SYS_openat2, p->rootfd, path, &how, sizeof(how));
-		while (fd < 0 && errno == EINTR);
+		while (fd < 0 && (errno == EINTR || (errno == EAGAIN && ++again < 64)));
 		if (fd >= 0)
 			return (int)fd;
 		if (errno != ENOSYS)

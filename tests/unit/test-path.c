@@ -11,10 +11,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -662,6 +664,48 @@ static void test_escape_openat2(void **state)
 	escapes(state, false);
 }
 
+/*
+ * openat2(2) answers EAGAIN to a ".." resolved while anything in the system
+ * was renamed: the layer tries again, and the answer stays "out of the
+ * tree", never a spurious error (it was, under a parallel test run).
+ */
+static void test_escape_openat2_renames(void **state)
+{
+	struct env *e = *state;
+	char *host = fixture_empty(), *spin = fixture_empty(), *rel, *a, *b;
+	const char *hostname = strrchr(host, '/') + 1;
+	uint64_t v = 0;
+	pid_t pid;
+	int st;
+
+	hk_path_no_openat2 = false;
+	fixture_write(host, "file", "host\n");
+	fixture_write(spin, "a", "");
+	assert_true(asprintf(&rel, "../../../../%s/file", hostname) > 0);
+	put_link(e->dir, "proc/sys/vm/nr_overcommit_hugepages", rel);
+	free(rel);
+	assert_true(asprintf(&a, "%s/a", spin) > 0);
+	assert_true(asprintf(&b, "%s/b", spin) > 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(60); /* never outlives a failed test */
+		for (;;)
+			if (rename(a, b) < 0 || rename(b, a) < 0)
+				_exit(1);
+	}
+	for (int i = 0; i < 3000; i++)
+		assert_int_equal(
+			hk_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_overcommit_hugepages"),
+			-EXDEV);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	free(a);
+	free(b);
+	fixture_remove(spin);
+	fixture_remove(host);
+}
+
 /* The walk for kernels without openat2(2) refuses the same links. */
 static void test_escape_fallback(void **state)
 {
@@ -702,6 +746,7 @@ int main(void)
 		T(test_existsf),
 		T(test_tree_hardlink_fifo),
 		T(test_escape_openat2),
+		T(test_escape_openat2_renames),
 		T(test_escape_fallback),
 		T(test_mkdir),
 	};

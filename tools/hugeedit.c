@@ -685,33 +685,167 @@ static int open_show(struct edit *e)
 	return 0;
 }
 
+/* Appends "/" COMP to the resolved path *PATH ("" is the root), or ".." takes its last name away. */
+static int path_step(char **path, const char *comp)
+{
+	size_t len = strlen(*path);
+	char *p;
+
+	if (!strcmp(comp, "..")) {
+		p = strrchr(*path, '/'); /* "" stays "" */
+		if (p)
+			*p = '\0';
+	} else if (strcmp(comp, ".")) {
+		p = realloc(*path, len + strlen(comp) + 2);
+		if (!p)
+			return -1;
+		*path = p;
+		p[len] = '/';
+		strcpy(p + len + 1, comp);
+	}
+	return 0;
+}
+
 /*
  * Open FILE to edit it: the file a symbolic link leads to, by its directory
- * (where the copy is made) and its name there.
+ * (where the copy is made) and its name there. One walk, name by name, each
+ * looked up in the directory the previous one opened, without following
+ * anything: a directory renamed or replaced by a link meanwhile cannot send
+ * the edit elsewhere (the review's RENAME_EXCHANGE race). The links met are
+ * followed here, by their content read from the link opened; as root, only
+ * links that belong to root (anyone else's link could lead anywhere).
  */
 static int open_edit(struct edit *e)
 {
-	char *slash;
+	char *todo = NULL, *p, *comp, *next, target[PATH_MAX];
+	int cur = -1, fd = -1, links = 0, rc = -1;
+	struct stat st, opened;
+	ssize_t n;
+	bool last;
 
-	e->path = realpath(e->name, NULL);
-	if (!e->path) {
+	todo = strdup(e->name);
+	e->path = e->name[0] == '/' ? strdup("") : getcwd(NULL, 0);
+	if (!todo || !e->path) {
 		err_msg("Opening %s failed: %m", e->name);
-		return -1;
+		goto out;
 	}
-	slash = strrchr(e->path, '/');
-	e->base = slash + 1;
-	*slash = '\0';
-	e->dirfd = open(slash == e->path ? "/" : e->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!strcmp(e->path, "/"))
+		e->path[0] = '\0';
+	cur = open(e->name[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0) {
+		err_msg("Opening %s failed: %m", e->name);
+		goto out;
+	}
+	for (p = todo;;) {
+		p += strspn(p, "/");
+		if (!*p) {
+			/* "", "/" or a name ending in a directory. */
+			errno = *e->name ? EISDIR : ENOENT;
+			err_msg("Opening %s failed: %m", e->name);
+			goto out;
+		}
+		comp = p;
+		p += strcspn(p, "/");
+		next = p + strspn(p, "/");
+		last = !*next;
+		if (*p)
+			*p++ = '\0';
+		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			err_msg("Opening %s failed: %m", e->name);
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			if (++links > 40) {
+				errno = ELOOP;
+				err_msg("Opening %s failed: %m", e->name);
+				goto out;
+			}
+			if (geteuid() == 0 && st.st_uid != 0) {
+				err_msg("%s: the symbolic link %s/%s belongs to user %ju, not root: not followed",
+					e->name, e->path, comp, (uintmax_t)st.st_uid);
+				goto out;
+			}
+			n = readlinkat(fd, "", target, sizeof(target));
+			if (n < 0 || (size_t)n == sizeof(target)) {
+				if (n >= 0)
+					errno = ENAMETOOLONG;
+				err_msg("Reading the symbolic link %s/%s failed: %m", e->path,
+					comp);
+				goto out;
+			}
+			close(fd);
+			fd = -1;
+			/* The rest of the name, after the link's content. */
+			comp = malloc((size_t)n + 1 + strlen(p) + 1);
+			if (!comp) {
+				err_msg("Opening %s failed: %m", e->name);
+				goto out;
+			}
+			memcpy(comp, target, (size_t)n);
+			comp[n] = '/';
+			strcpy(comp + n + 1, p);
+			free(todo);
+			p = todo = comp;
+			if (*p == '/') {
+				close(cur);
+				cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				e->path[0] = '\0';
+				if (cur < 0) {
+					err_msg("Opening %s failed: %m", e->name);
+					goto out;
+				}
+			}
+			continue;
+		}
+		if (last)
+			break;
+		if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			err_msg("Opening %s failed: %m", e->name);
+			goto out;
+		}
+		if (path_step(&e->path, comp) < 0) {
+			err_msg("Opening %s failed: %m", e->name);
+			goto out;
+		}
+		close(cur);
+		cur = fd;
+		fd = -1;
+	}
+	/* Not opened (a FIFO would wait, a device could act) unless a regular file. */
+	if (!S_ISREG(st.st_mode)) {
+		err_msg("%s: not a regular file", e->name);
+		goto out;
+	}
+	e->dirfd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (e->dirfd < 0) {
 		err_msg("Opening the directory of %s failed: %m", e->name);
-		return -1;
+		goto out;
 	}
-	e->fd = openat(e->dirfd, e->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	e->fd = openat(e->dirfd, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (e->fd < 0) {
 		err_msg("Opening %s failed: %m", e->name);
-		return -1;
+		goto out;
 	}
-	return 0;
+	if (fstat(e->fd, &opened) < 0 || opened.st_dev != st.st_dev || opened.st_ino != st.st_ino) {
+		err_msg("%s changed while being opened; not edited", e->name);
+		goto out;
+	}
+	n = (ssize_t)strlen(e->path);
+	if (path_step(&e->path, comp) < 0) {
+		err_msg("Opening %s failed: %m", e->name);
+		goto out;
+	}
+	e->base = e->path + n + 1;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (cur >= 0)
+		close(cur);
+	free(todo);
+	return rc;
 }
 
 int main(int argc, char **argv)

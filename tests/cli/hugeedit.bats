@@ -326,6 +326,28 @@ sys.stdout.buffer.write(d)'
 	assert_equal "$(ls -A real)" prog
 }
 
+@test "as root, a symbolic link of another user is not followed" {
+	[ "$(id -u)" = 0 ] || skip "needs root (chown -h)"
+	mkdir -p real d
+	sample x86_64-exec
+	mv x86_64-exec real/prog
+	ln -s real/prog link
+	ln -s ../real d/dir
+	chown -h 65534:65534 link d/dir
+	unchanged real/prog "$HUGEEDIT" --text link
+	assert_equal "$stderr" "hugeedit: ERROR: link: the symbolic link $(pwd -P)/link belongs to user 65534, not root: not followed"
+	unchanged real/prog "$HUGEEDIT" --disable d/dir/prog
+	assert_equal "$stderr" "hugeedit: ERROR: d/dir/prog: the symbolic link $(pwd -P)/d/dir belongs to user 65534, not root: not followed"
+	# Shown, not edited: followed.
+	run "$HUGEEDIT" link
+	assert_success
+	# Root's own links are followed.
+	chown -h 0:0 d/dir
+	run "$HUGEEDIT" --text d/dir/prog
+	assert_success
+	assert_line 'Segment 3 0x401000 - 0x40111d (TEXT) default is HUGE pages'
+}
+
 @test "a file with two hard links is refused" {
 	sample x86_64-exec
 	ln x86_64-exec other

@@ -17,6 +17,17 @@ setup_file() {
 	SEG="$HK_BUILD_DIR/tests/seg-test"
 	RT="$HK_BUILD_DIR/lib/libhugekit-rt.so.0"
 	export SEG RT
+	# The test program checks itself; where it fails without hugekit, what
+	# hugekit does to it proves nothing.
+	local out rc=0
+	out=$(timeout 60 "$SEG" check 2>&1) || rc=$?
+	SEG_BASE=
+	[ "$rc" -eq 0 ] || SEG_BASE="exit status $rc: ${out//$'\n'/ }"
+	export SEG_BASE
+}
+
+setup() {
+	[ -z "$SEG_BASE" ] || skip "seg-test fails its own checks on this machine without the runtime: $SEG_BASE"
 }
 
 teardown_file() {
@@ -35,6 +46,12 @@ seg() {
 	local map=$1
 	shift
 	run --separate-stderr env HUGETLB_ELFMAP="$map" LD_PRELOAD="$RT" "$@"
+	said
+}
+
+# said: the last run's stderr, shown with the test's output when it fails.
+said() {
+	printf '# stderr: %s\n' "$stderr"
 }
 
 # The lines of stderr that are warnings.
@@ -202,6 +219,7 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 	chmod 4755 "$dir/seg-suid"
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env HUGETLB_ELFMAP=RW LD_PRELOAD="$RT" "$dir/seg-suid" check
+	said
 	rm -rf "$dir"
 	assert_success
 	assert_line "text base r-xp"
@@ -237,6 +255,7 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 	# PF_R|PF_X -> PF_R|PF_X|PF_LINUX_HUGETLB
 	patched "$dir/seg-flagged" 5 0x100005
 	run --separate-stderr env LD_PRELOAD="$RT" "$dir/seg-flagged" check
+	said
 	rm -rf "$dir"
 	assert_success
 	assert_line "text hugetlb r-xp"
@@ -251,6 +270,7 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 	# PF_R|PF_X -> PF_R|PF_W|PF_X
 	patched "$dir/seg-rwx" 5 7
 	HUGETLB_VERBOSE=3 run --separate-stderr env HUGETLB_ELFMAP=RW LD_PRELOAD="$RT" "$dir/seg-rwx" check
+	said
 	rm -rf "$dir"
 	assert_success
 	assert_line "text base rwxp"

@@ -411,9 +411,30 @@ static char *build_thp(size_t len, uint64_t pmd)
 }
 
 /*
+ * mremap(MREMAP_FIXED) unmaps its destination before it moves, and a move
+ * can still fail after that (ENOMEM: the map count, memory). Then nothing
+ * is at [s, s + len) but the copy at m holds what was there: it goes back on
+ * base pages, written and then given its protection (never W+X).
+ */
+static void put_back(const char *m, uintptr_t s, size_t len, int prot)
+{
+	unsigned char v;
+	void *b;
+
+	if (mincore((void *)s, 1, &v) == 0 || errno != ENOMEM)
+		return; /* still mapped: the original is as it was */
+	b = mmap((void *)s, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (b == MAP_FAILED)
+		return;
+	memcpy(b, m, len);
+	mprotect(b, len, prot);
+}
+
+/*
  * The copy at m takes the place of [s, s + len): its protection first
  * (never writable and executable), then one mremap. On failure m is gone
- * and the original is as it was. 0 or -errno.
+ * and the original is as it was (or put back from m). 0 or -errno.
  */
 static int put(char *m, uintptr_t s, size_t len, int prot)
 {
@@ -423,6 +444,8 @@ static int put(char *m, uintptr_t s, size_t len, int prot)
 	    mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)s) != MAP_FAILED)
 		return 0;
 	err = errno;
+	if (prot & PROT_READ)
+		put_back(m, s, len, prot);
 	munmap(m, len);
 	return -err;
 }

@@ -300,3 +300,16 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 	assert_line "text hugetlb r-xp"
 	assert_equal "$stderr" "libhugetlbfs: WARNING: HUGETLB_SHARE=2: writable segments are never shared; nothing is shared"
 }
+
+@test "an mremap that fails after it unmapped the destination: the segment is put back on base pages, the program runs" {
+	live_pool_free 16
+	HUGETLB_VERBOSE=3 run --separate-stderr env HUGETLB_ELFMAP=RW \
+		LD_PRELOAD="$HK_BUILD_DIR/tests/libmremap-fail.so:$RT" "$SEG" check
+	said
+	assert_success
+	assert_line "text base r-xp"
+	assert_line "relro r--p"
+	assert_line "data base"
+	assert_line ok
+	assert_equal "$(warnings)" 1
+}

@@ -13,10 +13,15 @@
 
 int ha_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t *ret)
 {
-	int rc = hk_buddy_obtainable(ctl->ctx, size, node, ret);
+	int rc;
+
+	/* Said once: the same file would fail the same way for every pool and node. */
+	if (ctl->obtain_failed)
+		return -EIO;
+	rc = hk_buddy_obtainable(ctl->ctx, size, node, ret);
 
 	/* No buddyinfo (an old dump) or a gigantic size: nothing to say, not a failure. */
-	if (rc < 0 && rc != -ENOENT && rc != -ERANGE && !ctl->obtain_failed) {
+	if (rc < 0 && rc != -ENOENT && rc != -ERANGE) {
 		ha_msg(ctl, HA_ERROR, "cannot read the free page lists (buddyinfo): %s",
 		       strerror(-rc));
 		ctl->obtain_failed = true;

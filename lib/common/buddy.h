@@ -33,10 +33,12 @@ int hkc_buddyinfo_parse(const char *buf, struct hkc_buddy_zone **ret_zones, size
 /*
  * Whether the kernel allocates hugetlb pages from this zone: hugetlb asks
  * for GFP_HIGHUSER_MOVABLE (GFP_HIGHUSER for gigantic sizes), which reaches
- * Normal, HighMem and Movable, and falls back to DMA32. DMA is left out: the
- * lowmem reserve keeps it from such requests on any machine with more than a
- * few hundred MiB, and it has at most a few MiB. Device memory is never free
- * in the buddy allocator.
+ * Normal, HighMem and Movable, and falls back to DMA32. DMA is left out: its
+ * lowmem reserve against such requests is the zones above it / 256
+ * (lowmem_reserve_ratio), more than its 16 MiB once they hold 4 GiB (on the
+ * development machine 35 MiB: /proc/zoneinfo "protection"). DMA32 keeps a
+ * smaller reserve the same way, one reason the figure is an upper estimate.
+ * Device memory is never free in the buddy allocator.
  */
 bool hkc_buddy_zone_hugetlb(const char *zone);
 

@@ -100,7 +100,7 @@ static const struct hk_opt opts[] = {
 	{ "page-sizes",      0,   HK_ARG_NONE,     OPT_PAGE_SIZES,      NULL, "list the page sizes that have a pool and a mount", 0 },
 	{ "page-sizes-all",  0,   HK_ARG_NONE,     OPT_PAGE_SIZES_ALL,  NULL, "list all page sizes the kernel supports", 0 },
 	{ "explain",         0,   HK_ARG_NONE,     OPT_EXPLAIN,         NULL, "explain the huge page state of the machine", 0 },
-	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts and --list-shared-text as JSON\n(sizes in bytes)", 0 },
+	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text and --explain\nas JSON (sizes in bytes)", 0 },
 	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read and write /proc and /sys under DIR", 0 },
 	{ "verbose",         0,   HK_ARG_REQUIRED, OPT_VERBOSE,         "LEVEL", "set the message level (0-99; default 2)", 0 },
 	{ NULL,              'v', HK_ARG_NONE,     'v',                 NULL, "raise the message level by one", 0 },
@@ -421,10 +421,6 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"%s: --json does not apply to --dry-run (its output is shell commands)\n",
 			hk_prog());
-		hk_errtryhelp();
-	}
-	if (ctl.json && ctl.explain) {
-		fprintf(stderr, "%s: --json does not apply to --explain\n", hk_prog());
 		hk_errtryhelp();
 	}
 	if (ctl.list_text && sysroot) {

@@ -281,12 +281,68 @@ static void unmap(struct region *r)
 	r->map = NULL;
 }
 
+/*
+ * Both regions of one run, mapped afresh (each run samples other physical
+ * pages: on a VM, what the host backs them with changes the walk), with the
+ * chase built and the backing checked in smaps. 0, or -1 with a message.
+ */
+static int map_pair(struct hk_path *path, struct region *rb, struct region *rh, uint64_t size,
+		    uint64_t huge, size_t page, size_t line, const char *backing,
+		    uint64_t free_pages)
+{
+	int rc;
+
+	rc = map_base(rb, size);
+	if (rc < 0) {
+		fprintf(stderr, "%s: ERROR: cannot map %" PRIu64 " MiB on base pages: %s\n",
+			hk_prog(), size >> 20, strerror(-rc));
+		return -1;
+	}
+	rc = -ENOMEM;
+	if (strcmp(backing, "thp") && (strcmp(backing, "auto") || free_pages >= size / huge))
+		rc = map_hugetlb(rh, size);
+	if (rc < 0 && strcmp(backing, "hugetlb")) {
+		unmap(rh);
+		rc = map_thp(rh, size, huge);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: ERROR: cannot map %" PRIu64 " MiB on huge pages (%s): %s\n",
+			hk_prog(), size >> 20, backing, strerror(-rc));
+		return -1;
+	}
+	if (build_ring(rb->mem, size, page, line) < 0 ||
+	    build_ring(rh->mem, size, page, line) < 0) {
+		fprintf(stderr, "%s: ERROR: cannot build the chase: %s\n", hk_prog(),
+			strerror(ENOMEM));
+		return -1;
+	}
+	rb->huge_kb = smaps_huge_kb(path, rb->mem, size);
+	rh->huge_kb = smaps_huge_kb(path, rh->mem, size);
+	/* Both must be what they claim: a comparison of like with like is no measurement. */
+	if (rh->huge_kb * 1024 < size * 9 / 10) {
+		fprintf(stderr,
+			"%s: ERROR: only %" PRIu64 " of %" PRIu64
+			" MiB got huge pages (%s; smaps); grow the pool (hugeadm --pool-pages-min) "
+			"or allow THP (madvise)\n",
+			hk_prog(), rh->huge_kb >> 10, size >> 20, rh->backing);
+		return -1;
+	}
+	if (rb->huge_kb * 1024 > size / 10) {
+		fprintf(stderr,
+			"%s: ERROR: %" PRIu64 " MiB of the base page region is on huge pages\n",
+			hk_prog(), rb->huge_kb >> 10);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t size = 512ull << 20, runs = 5, hops = 2000000, huge = 0, free_pages = 0;
+	uint64_t size = 512ull << 20, runs = 5, hops = 2000000, huge = 0, free_pages = 0,
+		 huge_kb = 0;
 	double base_c[MAX_RUNS], huge_c[MAX_RUNS], cost_c[MAX_RUNS], dev[MAX_RUNS], hz, median,
 		spread, mad_pct;
-	const char *backing = "auto", *verdict = NULL;
+	const char *backing = "auto", *verdict = NULL, *used = NULL;
 	struct region rb = {0}, rh = {0};
 	bool json = false, quiet = false, measurable;
 	struct hk_path path;
@@ -367,54 +423,18 @@ int main(int argc, char **argv)
 	(void)hk_path_read_u64f(&path, &free_pages, HK_SYS_HUGEPAGES_SIZE "/free_hugepages",
 				huge / 1024);
 
-	rc = map_base(&rb, size);
-	if (rc < 0) {
-		fprintf(stderr, "%s: ERROR: cannot map %" PRIu64 " MiB on base pages: %s\n",
-			hk_prog(), size >> 20, strerror(-rc));
-		goto fail;
-	}
-	rc = -ENOMEM;
-	if (strcmp(backing, "thp") && (strcmp(backing, "auto") || free_pages >= size / huge))
-		rc = map_hugetlb(&rh, size);
-	if (rc < 0 && strcmp(backing, "hugetlb")) {
-		unmap(&rh);
-		rc = map_thp(&rh, size, huge);
-	}
-	if (rc < 0) {
-		fprintf(stderr, "%s: ERROR: cannot map %" PRIu64 " MiB on huge pages (%s): %s\n",
-			hk_prog(), size >> 20, backing, strerror(-rc));
-		goto fail;
-	}
-	if (build_ring(rb.mem, size, page, line) < 0 || build_ring(rh.mem, size, page, line) < 0) {
-		fprintf(stderr, "%s: ERROR: cannot build the chase: %s\n", hk_prog(),
-			strerror(ENOMEM));
-		goto fail;
-	}
-	rb.huge_kb = smaps_huge_kb(&path, rb.mem, size);
-	rh.huge_kb = smaps_huge_kb(&path, rh.mem, size);
-	/* Both must be what they claim: a comparison of like with like is no measurement. */
-	if (rh.huge_kb * 1024 < size * 9 / 10) {
-		fprintf(stderr,
-			"%s: ERROR: only %" PRIu64 " of %" PRIu64
-			" MiB got huge pages (%s; smaps); grow the pool (hugeadm --pool-pages-min) "
-			"or allow THP (madvise)\n",
-			hk_prog(), rh.huge_kb >> 10, size >> 20, rh.backing);
-		goto fail;
-	}
-	if (rb.huge_kb * 1024 > size / 10) {
-		fprintf(stderr,
-			"%s: ERROR: %" PRIu64 " MiB of the base page region is on huge pages\n",
-			hk_prog(), rb.huge_kb >> 10);
-		goto fail;
-	}
-
 	hz = tick_hz();
-	/* One untimed pass over each: the page tables and the caches settle. */
-	pb = chase(rb.mem, hops);
-	ph = chase(rh.mem, hops);
 	for (uint64_t i = 0; i < runs; i++) {
 		uint64_t npairs = hops / CHUNK_HOPS;
 		double pb_c[MAX_PAIRS], ph_c[MAX_PAIRS], pd_c[MAX_PAIRS];
+
+		if (map_pair(&path, &rb, &rh, size, huge, page, line, backing, free_pages) < 0)
+			goto fail;
+		used = rh.backing;
+		huge_kb = rh.huge_kb;
+		/* One untimed pass over each: the page tables and the caches settle. */
+		pb = chase(rb.mem, hops);
+		ph = chase(rh.mem, hops);
 
 		/*
 		 * A run is many short pairs, base then huge, each some milliseconds:
@@ -433,6 +453,8 @@ int main(int argc, char **argv)
 			ph_c[k] = (double)(t1 - t0) / CHUNK_HOPS;
 			pd_c[k] = pb_c[k] - ph_c[k];
 		}
+		unmap(&rb);
+		unmap(&rh);
 		base_c[i] = hk_median(pb_c, npairs);
 		huge_c[i] = hk_median(ph_c, npairs);
 		cost_c[i] = hk_median(pd_c, npairs);
@@ -462,8 +484,8 @@ int main(int argc, char **argv)
 		hk_json_u64(&j, "base_page_size", page);
 		hk_json_u64(&j, "huge_page_size", huge);
 		hk_json_u64(&j, "line_size", line);
-		hk_json_string(&j, "backing", rh.backing);
-		hk_json_u64(&j, "huge_kb", rh.huge_kb);
+		hk_json_string(&j, "backing", used);
+		hk_json_u64(&j, "huge_kb", huge_kb);
 #ifdef HAVE_TSC
 		hk_json_string(&j, "clock", "tsc");
 #else
@@ -506,8 +528,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"%s: base pages %.1f cycles/hop, huge pages (%s) %.1f cycles/hop "
 				"(medians)\n",
-				hk_prog(), hk_median(base_c, runs), rh.backing,
-				hk_median(huge_c, runs));
+				hk_prog(), hk_median(base_c, runs), used, hk_median(huge_c, runs));
 			fprintf(stderr,
 				"%s: TLB miss cost %.1f cycles (median of the runs; largest deviation "
 				"%.1f %%, median deviation %.1f %%)\n",

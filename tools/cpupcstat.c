@@ -86,14 +86,6 @@ __attribute__((noreturn)) static void usage(void)
 	exit(HK_EXIT_SUCCESS);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A whole positive number within [1, max] or exit with a message naming the option. */
 static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
 {
@@ -394,7 +386,7 @@ static int do_compare(struct plan *p, const char *argv0)
 	for (uint64_t i = 0; i < p->runs; i++) {
 		for (int way = 0; way < 2; way++) {
 			char what[64];
-			double t0 = now();
+			double t0 = hk_now();
 			pid_t pid = spawn(way ? hargv : p->cmd, -1);
 
 			if (pid < 0) {
@@ -405,7 +397,7 @@ static int do_compare(struct plan *p, const char *argv0)
 				 way ? "under hugectl" : "plain");
 			if (reap(pid, what) < 0)
 				goto out;
-			(way ? huge : plain)[i] = now() - t0;
+			(way ? huge : plain)[i] = hk_now() - t0;
 		}
 	}
 	mp = hk_median(plain, p->runs);
@@ -484,7 +476,7 @@ static int do_count(struct plan *p, const char *argv0)
 		}
 		return -1;
 	}
-	t0 = now();
+	t0 = hk_now();
 	if (p->cmd) {
 		close(gate[1]); /* the child execs; its counters start there */
 		if (reap(pid, p->cmd[0]) < 0) {
@@ -497,7 +489,7 @@ static int do_count(struct plan *p, const char *argv0)
 			nanosleep(&(struct timespec){0, 100000000}, NULL);
 		counters_ioctl(&c, PERF_EVENT_IOC_DISABLE);
 	}
-	cnt.seconds = now() - t0;
+	cnt.seconds = hk_now() - t0;
 	counters_read(&c, &cnt);
 	counters_close(&c);
 	if (!cnt.has_walk && !(p->cost > 0))

@@ -47,8 +47,8 @@ enum {
 // clang-format off
 static const struct hk_opt opts[] = {
 	{ "size",         's', HK_ARG_REQUIRED, OPT_SIZE, "SIZE", "the region each chase runs over (default 512M)", 0 },
-	{ "runs",         'r', HK_ARG_REQUIRED, OPT_RUNS, "N", "timed runs (default 5)", 0 },
-	{ "hops",         0,   HK_ARG_REQUIRED, OPT_HOPS, "N", "hops of each timed run (default 2000000)", 0 },
+	{ "runs",         'r', HK_ARG_REQUIRED, OPT_RUNS, "N", "timed runs, each on new regions (default 7)", 0 },
+	{ "hops",         0,   HK_ARG_REQUIRED, OPT_HOPS, "N", "hops of each timed run (default 1000000)", 0 },
 	{ "backing",      0,   HK_ARG_REQUIRED, OPT_BACKING, "KIND", "huge pages from: auto, hugetlb or thp (default auto)", 0 },
 	{ "json",         'J', HK_ARG_NONE,     OPT_JSON, NULL, "print the measurement as JSON", 0 },
 	{ "quiet",        'q', HK_ARG_NONE,     'q', NULL, "print only TLB_MISS_COST=N", 0 },
@@ -69,6 +69,8 @@ static const struct hk_opt opts[] = {
 #define MAX_RUNS 101
 /* Hops of one timed piece of a run (some milliseconds); a run is at most MAX_PAIRS pairs. */
 #define CHUNK_HOPS 20000
+/* The quantile of the pieces of a run that stands for it. */
+#define QUANTILE 0.1
 #define MAX_PAIRS 5000
 
 __attribute__((noreturn)) static void usage(void)
@@ -91,20 +93,12 @@ struct region {
 	uint64_t huge_kb;    /* AnonHugePages or Hugetlb of the range, from smaps */
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t ticks(void)
 {
 #ifdef HAVE_TSC
 	return __rdtsc();
 #else
-	return (uint64_t)(now() * 1e9);
+	return (uint64_t)(hk_now() * 1e9);
 #endif
 }
 
@@ -112,11 +106,11 @@ static uint64_t ticks(void)
 static double tick_hz(void)
 {
 #ifdef HAVE_TSC
-	double t0 = now(), t1;
+	double t0 = hk_now(), t1;
 	uint64_t c0 = ticks(), c1;
 
 	do
-		t1 = now();
+		t1 = hk_now();
 	while (t1 - t0 < 0.2);
 	c1 = ticks();
 	return (double)(c1 - c0) / (t1 - t0);
@@ -338,7 +332,7 @@ static int map_pair(struct hk_path *path, struct region *rb, struct region *rh, 
 
 int main(int argc, char **argv)
 {
-	uint64_t size = 512ull << 20, runs = 5, hops = 2000000, huge = 0, free_pages = 0,
+	uint64_t size = 512ull << 20, runs = 7, hops = 1000000, huge = 0, free_pages = 0,
 		 huge_kb = 0;
 	double base_c[MAX_RUNS], huge_c[MAX_RUNS], cost_c[MAX_RUNS], dev[MAX_RUNS], hz, median,
 		spread, mad_pct;
@@ -426,20 +420,22 @@ int main(int argc, char **argv)
 	hz = tick_hz();
 	for (uint64_t i = 0; i < runs; i++) {
 		uint64_t npairs = hops / CHUNK_HOPS;
-		double pb_c[MAX_PAIRS], ph_c[MAX_PAIRS], pd_c[MAX_PAIRS];
+		double pb_c[MAX_PAIRS], ph_c[MAX_PAIRS];
 
 		if (map_pair(&path, &rb, &rh, size, huge, page, line, backing, free_pages) < 0)
 			goto fail;
 		used = rh.backing;
 		huge_kb = rh.huge_kb;
 		/* One untimed pass over each: the page tables and the caches settle. */
-		pb = chase(rb.mem, hops);
-		ph = chase(rh.mem, hops);
+		pb = chase(rb.mem, hops / 4);
+		ph = chase(rh.mem, hops / 4);
 
 		/*
-		 * A run is many short pairs, base then huge, each some milliseconds:
-		 * what disturbs the machine (a neighbour, another VM) disturbs both
-		 * sides of a pair alike, and the median of the pairs drops the rest.
+		 * A run is many short pieces, base then huge, some milliseconds each.
+		 * What disturbs the machine (a neighbour, another VM, a preemption)
+		 * only ever adds time, so each side's figure is its least disturbed
+		 * tenth (the 10th percentile of its pieces), taken over the same
+		 * stretch of time for both.
 		 */
 		for (uint64_t k = 0; k < npairs; k++) {
 			uint64_t t0 = ticks(), t1;
@@ -451,13 +447,12 @@ int main(int argc, char **argv)
 			ph = chase(ph, CHUNK_HOPS);
 			t1 = ticks();
 			ph_c[k] = (double)(t1 - t0) / CHUNK_HOPS;
-			pd_c[k] = pb_c[k] - ph_c[k];
 		}
 		unmap(&rb);
 		unmap(&rh);
-		base_c[i] = hk_median(pb_c, npairs);
-		huge_c[i] = hk_median(ph_c, npairs);
-		cost_c[i] = hk_median(pd_c, npairs);
+		base_c[i] = hk_quantile(pb_c, npairs, QUANTILE);
+		huge_c[i] = hk_quantile(ph_c, npairs, QUANTILE);
+		cost_c[i] = base_c[i] - huge_c[i];
 	}
 	median = hk_median(cost_c, runs);
 	spread = hk_spread_pct(cost_c, runs, median);

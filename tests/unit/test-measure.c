@@ -31,6 +31,20 @@ static void test_median(void **state)
 	assert_true(isnan(hk_median(one, 0)));
 }
 
+static void test_quantile(void **state)
+{
+	double v[] = { 50, 10, 40, 20, 30, 60, 70, 80, 90, 100, 110 };
+
+	(void)state;
+	/* 11 values, 10 to 110: the 10th percentile is rank 1 (20), linear between ranks */
+	assert_true(fabs(hk_quantile(v, 11, 0.1) - 20) < 1e-9);
+	assert_true(fabs(hk_quantile(v, 11, 0.15) - 25) < 1e-9);
+	assert_true(hk_quantile(v, 11, 0) == 10);
+	assert_true(hk_quantile(v, 11, 1) == 110);
+	assert_true(isnan(hk_quantile(v, 11, 1.5)));
+	assert_true(isnan(hk_quantile(v, 0, 0.1)));
+}
+
 static void test_spread(void **state)
 {
 	double v[] = {80, 100, 125};
@@ -118,6 +132,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_quantile),
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_estimate_cost),
 		cmocka_unit_test(test_estimate_walk_and_clock),

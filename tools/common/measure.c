@@ -3,8 +3,17 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "measure.h"
+
+double hk_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -13,20 +22,29 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double hk_median(const double *v, size_t n)
+double hk_quantile(const double *v, size_t n, double q)
 {
-	double *s, m;
+	double *s, pos, m;
+	size_t i;
 
-	if (n == 0)
+	if (n == 0 || !(q >= 0 && q <= 1))
 		return NAN;
 	s = malloc(n * sizeof(*s));
 	if (!s)
 		return NAN;
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	/* Linear between the two nearest ranks (the median of an even n: their mean). */
+	pos = q * (double)(n - 1);
+	i = (size_t)pos;
+	m = i + 1 < n ? s[i] + (pos - (double)i) * (s[i + 1] - s[i]) : s[i];
 	free(s);
 	return m;
+}
+
+double hk_median(const double *v, size_t n)
+{
+	return hk_quantile(v, n, 0.5);
 }
 
 double hk_spread_pct(const double *v, size_t n, double median)

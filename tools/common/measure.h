@@ -10,6 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* CLOCK_MONOTONIC in seconds. */
+double hk_now(void);
+
+/* The q-quantile (0 to 1) of n values, linear between ranks; NaN when n is 0. */
+double hk_quantile(const double *v, size_t n, double q);
 /* The median of n values (n > 0); v is left as it was. NaN when n is 0. */
 double hk_median(const double *v, size_t n);
 /* The largest distance of a value from the median, in percent of |median|; NaN for a 0 median. */

@@ -34,10 +34,7 @@
 #include "util.h"
 
 enum {
-	OPT_COST = HK_OPT_LONG_BASE,
-	OPT_COMPARE,
-	OPT_RUNS,
-	OPT_JSON,
+	OPT_COMPARE = HK_OPT_LONG_BASE,
 	OPT_WALK_EVENT,
 	OPT_HEAP,
 	OPT_SHM,
@@ -51,10 +48,10 @@ enum {
 static const struct hk_opt opts[] = {
 	{ "pid",          'p', HK_ARG_REQUIRED, 'p', "PID", "count a running process instead of a command", 0 },
 	{ "time",         't', HK_ARG_REQUIRED, 't', "SECONDS", "how long to count the process (default 10)", 0 },
-	{ "cost",         'c', HK_ARG_REQUIRED, OPT_COST, "CYCLES", "the cost of one TLB miss (default: measured\nby tlbmiss_cost when walk cycles are not counted)", 0 },
+	{ "cost",         'c', HK_ARG_REQUIRED, 'c', "CYCLES", "the cost of one TLB miss (default: measured\nby tlbmiss_cost when walk cycles are not counted)", 0 },
 	{ "walk-event",   0,   HK_ARG_REQUIRED, OPT_WALK_EVENT, "RAW", "the CPU's raw event for page-walk cycles (hex)", 0 },
 	{ "compare",      0,   HK_ARG_NONE,     OPT_COMPARE, NULL, "run the command plain and under hugectl, alternately;\nno counters needed", 0 },
-	{ "runs",         'n', HK_ARG_REQUIRED, OPT_RUNS, "N", "runs each way with --compare (default 3)", 0 },
+	{ "runs",         'n', HK_ARG_REQUIRED, 'n', "N", "runs each way with --compare (default 3)", 0 },
 	{ "heap",         0,   HK_ARG_NONE,     OPT_HEAP, NULL, "--compare: hugectl --heap (the default)", 0 },
 	{ "shm",          0,   HK_ARG_NONE,     OPT_SHM, NULL, "--compare: hugectl --shm", 0 },
 	{ "text",         0,   HK_ARG_NONE,     OPT_TEXT, NULL, "--compare: hugectl --text", 0 },
@@ -62,7 +59,7 @@ static const struct hk_opt opts[] = {
 	{ "bss",          0,   HK_ARG_NONE,     OPT_BSS, NULL, "--compare: hugectl --bss", 0 },
 	{ "segments",     0,   HK_ARG_NONE,     'S', NULL, "--compare: hugectl --text --data --bss", 0 },
 	{ "thp",          0,   HK_ARG_NONE,     OPT_THP, NULL, "--compare: hugectl --thp (transparent huge pages)", 0 },
-	{ "json",         'J', HK_ARG_NONE,     OPT_JSON, NULL, "print the report as JSON", 0 },
+	{ "json",         'J', HK_ARG_NONE,     'J', NULL, "print the report as JSON", 0 },
 	{ "help",         'h', HK_ARG_NONE,     'h', NULL, "display this help", 0 },
 	{ "version",      'V', HK_ARG_NONE,     'V', NULL, "display version", 0 },
 	{ "list-options", 0,   HK_ARG_NONE,     HK_OPT_LIST_OPTIONS, NULL, "", HK_OPT_HIDDEN },
@@ -353,11 +350,11 @@ static void json_times(struct hk_json *j, const char *key, const double *t, size
 	double m = hk_median(t, n);
 
 	hk_json_open_object(j, key);
-	hk_json_double(j, "median_s", m, 3);
+	hk_json_double(j, "median_s", m, 6);
 	hk_json_double(j, "spread_pct", hk_spread_pct(t, n, m), 1);
 	hk_json_open_array(j, "times_s");
 	for (size_t i = 0; i < n; i++)
-		hk_json_double(j, NULL, t[i], 3);
+		hk_json_double(j, NULL, t[i], 6);
 	hk_json_close_array(j);
 	hk_json_close_object(j);
 }
@@ -570,7 +567,7 @@ int main(int argc, char **argv)
 		case 't':
 			p.time_s = parse_num("--time", optarg, MAX_TIME);
 			break;
-		case OPT_COST:
+		case 'c':
 			p.cost = (double)parse_num("--cost", optarg, 1000000);
 			break;
 		case OPT_WALK_EVENT: {
@@ -588,7 +585,7 @@ int main(int argc, char **argv)
 		case OPT_COMPARE:
 			p.compare = true;
 			break;
-		case OPT_RUNS:
+		case 'n':
 			p.runs = parse_num("--runs", optarg, MAX_RUNS);
 			break;
 		case OPT_HEAP:
@@ -614,7 +611,7 @@ int main(int argc, char **argv)
 		case OPT_THP:
 			add_huge_opt(&p, "--thp");
 			break;
-		case OPT_JSON:
+		case 'J':
 			p.json = true;
 			break;
 		default:

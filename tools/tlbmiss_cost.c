@@ -37,20 +37,17 @@
 #endif
 
 enum {
-	OPT_SIZE = HK_OPT_LONG_BASE,
-	OPT_RUNS,
-	OPT_HOPS,
+	OPT_HOPS = HK_OPT_LONG_BASE,
 	OPT_BACKING,
-	OPT_JSON,
 };
 
 // clang-format off
 static const struct hk_opt opts[] = {
-	{ "size",         's', HK_ARG_REQUIRED, OPT_SIZE, "SIZE", "the region each chase runs over (default 512M)", 0 },
-	{ "runs",         'r', HK_ARG_REQUIRED, OPT_RUNS, "N", "timed runs, each on new regions (default 7)", 0 },
+	{ "size",         's', HK_ARG_REQUIRED, 's', "SIZE", "the region each chase runs over (default 512M)", 0 },
+	{ "runs",         'r', HK_ARG_REQUIRED, 'r', "N", "timed runs, each on new regions (default 7)", 0 },
 	{ "hops",         0,   HK_ARG_REQUIRED, OPT_HOPS, "N", "hops of each timed run (default 1000000)", 0 },
 	{ "backing",      0,   HK_ARG_REQUIRED, OPT_BACKING, "KIND", "huge pages from: auto, hugetlb or thp (default auto)", 0 },
-	{ "json",         'J', HK_ARG_NONE,     OPT_JSON, NULL, "print the measurement as JSON", 0 },
+	{ "json",         'J', HK_ARG_NONE,     'J', NULL, "print the measurement as JSON", 0 },
 	{ "quiet",        'q', HK_ARG_NONE,     'q', NULL, "print only TLB_MISS_COST=N", 0 },
 	{ "help",         'h', HK_ARG_NONE,     'h', NULL, "display this help", 0 },
 	{ "version",      'V', HK_ARG_NONE,     'V', NULL, "display version", 0 },
@@ -351,7 +348,7 @@ int main(int argc, char **argv)
 		return HK_EXIT_FAILURE;
 	while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_SIZE:
+		case 's':
 			if (hk_parse_size(optarg, &size) < 0 || size < (4ull << 20) ||
 			    size > (64ull << 30)) {
 				fprintf(stderr, "%s: --size: '%s' is not a size from 4M to 64G\n",
@@ -359,7 +356,7 @@ int main(int argc, char **argv)
 				hk_errtryhelp();
 			}
 			break;
-		case OPT_RUNS:
+		case 'r':
 			if (hk_parse_u64_strict(optarg, &runs) < 0 || runs < 1 || runs > MAX_RUNS) {
 				fprintf(stderr, "%s: --runs: '%s' is not a number from 1 to %d\n",
 					hk_prog(), optarg, MAX_RUNS);
@@ -384,7 +381,7 @@ int main(int argc, char **argv)
 			}
 			backing = optarg;
 			break;
-		case OPT_JSON:
+		case 'J':
 			json = true;
 			break;
 		case 'q':

@@ -33,7 +33,7 @@ static void test_median(void **state)
 
 static void test_quantile(void **state)
 {
-	double v[] = { 50, 10, 40, 20, 30, 60, 70, 80, 90, 100, 110 };
+	double v[] = {50, 10, 40, 20, 30, 60, 70, 80, 90, 100, 110};
 
 	(void)state;
 	/* 11 values, 10 to 110: the 10th percentile is rank 1 (20), linear between ranks */

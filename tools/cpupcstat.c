@@ -36,7 +36,7 @@
 enum {
 	OPT_COMPARE = HK_OPT_LONG_BASE,
 	OPT_WALK_EVENT,
-	OPT_HEAP,
+	OPT_HEAP, /* OPT_HEAP to OPT_THP: in the order of hugectl_flag */
 	OPT_SHM,
 	OPT_TEXT,
 	OPT_DATA,
@@ -66,6 +66,9 @@ static const struct hk_opt opts[] = {
 	{ 0 },
 };
 // clang-format on
+
+/* hugectl's option for each of ours, OPT_HEAP to OPT_THP in order. */
+static const char *const hugectl_flag[] = {"--heap", "--shm", "--text", "--data", "--bss", "--thp"};
 
 #define MAX_RUNS 50
 #define MAX_TIME 86400
@@ -589,27 +592,16 @@ int main(int argc, char **argv)
 			p.runs = parse_num("--runs", optarg, MAX_RUNS);
 			break;
 		case OPT_HEAP:
-			add_huge_opt(&p, "--heap");
-			break;
 		case OPT_SHM:
-			add_huge_opt(&p, "--shm");
-			break;
 		case OPT_TEXT:
-			add_huge_opt(&p, "--text");
-			break;
 		case OPT_DATA:
-			add_huge_opt(&p, "--data");
-			break;
 		case OPT_BSS:
-			add_huge_opt(&p, "--bss");
+		case OPT_THP:
+			add_huge_opt(&p, hugectl_flag[c - OPT_HEAP]);
 			break;
 		case 'S':
-			add_huge_opt(&p, "--text");
-			add_huge_opt(&p, "--data");
-			add_huge_opt(&p, "--bss");
-			break;
-		case OPT_THP:
-			add_huge_opt(&p, "--thp");
+			for (int i = OPT_TEXT; i <= OPT_BSS; i++)
+				add_huge_opt(&p, hugectl_flag[i - OPT_HEAP]);
 			break;
 		case 'J':
 			p.json = true;

@@ -542,7 +542,7 @@ static int do_count(struct plan *p, const char *argv0)
 		if (!isnan(est.misses_per_kinstr))
 			printf("%-28s %.3f\n", "misses/1000 instructions:", est.misses_per_kinstr);
 		if (isnan(est.time_pct))
-			printf("%-28s unknown (no cost of a miss; --cost)\n",
+			printf("%-28s unknown (no cost of a miss, see --cost; or no cycles counted)\n",
 			       "time in TLB misses:");
 		else
 			printf("%-28s %.2f %% (%s)\n", "time in TLB misses:", est.time_pct,

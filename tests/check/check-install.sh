@@ -53,6 +53,18 @@ if [ -f "$build/man/hugeadm.8" ]; then
 		[ -e "$root/$m" ] || { echo "check-install: $prefix/$m is not installed" >&2; exit 1; }
 	done
 fi
+# The measuring tools (issue #10, TLB part): tools, man pages, completions.
+for f in bin/tlbmiss_cost bin/cpupcstat; do
+	[ -x "$root/$f" ] || fail "$prefix/$f is not installed"
+done
+if [ -f "$build/man/hugeadm.8" ]; then
+	for m in share/man/man8/tlbmiss_cost.8 share/man/man8/cpupcstat.8; do
+		[ -e "$root/$m" ] || fail "$prefix/$m is not installed"
+	done
+fi
+for c in tlbmiss_cost cpupcstat; do
+	[ -n "$(find "$dest" -path "*bash-completion/completions/$c")" ] || fail "no bash completion for $c"
+done
 # gcc -B PREFIX/share/libhugetlbfs runs PREFIX/share/libhugetlbfs/ld: the installed script.
 [ "$(readlink -f "$root/share/libhugetlbfs/ld")" = "$(readlink -f "$root/bin/ld.hugetlbfs")" ] && [ -x "$root/bin/ld.hugetlbfs" ] ||
 	fail "share/libhugetlbfs/ld does not lead to an executable bin/ld.hugetlbfs"

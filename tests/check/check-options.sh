@@ -23,6 +23,8 @@
 set -u
 
 tools=(pagesize hugeadm hugectl hugeedit)
+# The measuring tools (issue #10, TLB part).
+tools+=(tlbmiss_cost cpupcstat)
 failures=0
 total=0
 

@@ -4,7 +4,10 @@
 set -uo pipefail
 build=${HK_BUILD_DIR:?}
 fail=0 n=0
-for t in pagesize hugeadm hugectl hugeedit; do
+tools=(pagesize hugeadm hugectl hugeedit)
+# The measuring tools (issue #10, TLB part).
+tools+=(tlbmiss_cost cpupcstat)
+for t in "${tools[@]}"; do
 	exe="$build/tools/$t"
 	out=$("$exe" --help 2> /dev/null); rc=$?
 	if [ $rc -ne 0 ] || [[ "$out" != Usage:* ]]; then echo "check-usage: $t --help: exit $rc or no Usage on stdout" >&2; fail=1; fi

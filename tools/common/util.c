@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -218,4 +219,13 @@ void hk_json_null(struct hk_json *j, const char *key)
 {
 	json_key(j, key);
 	fputs("null", j->out);
+}
+
+void hk_json_double(struct hk_json *j, const char *key, double v, int decimals)
+{
+	json_key(j, key);
+	if (isfinite(v))
+		fprintf(j->out, "%.*f", decimals, v);
+	else
+		fputs("null", j->out);
 }

@@ -46,3 +46,5 @@ void hk_json_string(struct hk_json *j, const char *key, const char *s);
 void hk_json_null(struct hk_json *j, const char *key);
 /* After the top-level value: the final newline. */
 void hk_json_end(struct hk_json *j);
+/* A number with the given decimals; NaN and infinities (no JSON form) as null. */
+void hk_json_double(struct hk_json *j, const char *key, double v, int decimals);

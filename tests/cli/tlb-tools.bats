@@ -1,0 +1,143 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # run --separate-stderr sets stderr and stderr_lines
+# tlbmiss_cost and cpupcstat without measuring anything: argument errors,
+# cpupcstat's line for a machine without counters (injected with
+# HK_FAULT_PERF, so it is tested on any machine), the --compare report and its
+# JSON shape on a command that takes no time, and the bash completions.
+# The measurements themselves are in tests/live/insight-tlb.bats.
+
+load helpers
+
+# json EXPR: evaluate the Python expression EXPR on the JSON of $output (as j).
+json() {
+	python3 -c 'import json, sys; j = json.loads(sys.argv[2]); print(eval(sys.argv[1]))' "$1" "$output"
+}
+
+# usage_error TOOL MESSAGE ARGS...: exit 1, nothing on stdout, MESSAGE and the Try line on stderr.
+usage_error() {
+	local tool=$1 msg=$2
+	shift 2
+	run --separate-stderr "$tool" "$@"
+	assert_failure 1
+	assert_output ''
+	[[ $stderr == *"$msg"* ]] || fail "stderr of '$tool $*' lacks '$msg': $stderr"
+	[[ $stderr == *"Try '$tool --help' for more information."* ]] || fail "no Try line: $stderr"
+}
+
+@test "tlbmiss_cost: a bad argument names the option and the value, exit 1" {
+	usage_error tlbmiss_cost "--size: '3' is not a size from 4M to 64G" --size 3
+	usage_error tlbmiss_cost "--size: 'lots' is not a size" --size lots
+	usage_error tlbmiss_cost "--size: '65G' is not a size" -s 65G
+	usage_error tlbmiss_cost "--runs: '0' is not a number from 1 to 101" --runs 0
+	usage_error tlbmiss_cost "--runs: '102' is not a number" -r 102
+	usage_error tlbmiss_cost "--hops: '100' is not a number from 20000" --hops 100
+	usage_error tlbmiss_cost "--backing: 'pool' is not one of auto, hugetlb, thp" --backing pool
+	usage_error tlbmiss_cost "unexpected argument 'now'" now
+	usage_error tlbmiss_cost "unrecognized option" --no-such
+}
+
+@test "cpupcstat: a bad argument or combination names it, exit 1" {
+	usage_error cpupcstat "no command and no --pid"
+	usage_error cpupcstat "--pid and a command: give one of them" -p 1 -- true
+	usage_error cpupcstat "--compare runs a command; it cannot take --pid" --compare -p 1
+	usage_error cpupcstat "--heap is for --compare" --heap -- true
+	usage_error cpupcstat "--text is for --compare" --segments -- true
+	usage_error cpupcstat "--runs: '0' is not a number from 1 to 50" --compare --runs 0 -- true
+	usage_error cpupcstat "--time: 'x' is not a number from 1 to 86400" -p 1 --time x
+	usage_error cpupcstat "--cost: '-1' is not a number" --cost -1 -- true
+	usage_error cpupcstat "--pid: '0' is not a number" -p 0
+	usage_error cpupcstat "--walk-event: 'zz' is not a raw event (hex)" --walk-event zz -- true
+}
+
+@test "cpupcstat -p: a process that does not exist is an error" {
+	run --separate-stderr cpupcstat -p 2147483647 --time 1
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "cpupcstat: --pid: no process 2147483647"
+}
+
+@test "cpupcstat without counters: one line that says so and offers --compare; nothing runs" {
+	for e in ENOENT EOPNOTSUPP; do
+		HK_FAULT_PERF=$e run --separate-stderr cpupcstat -- touch "$BATS_TEST_TMPDIR/ran"
+		assert_failure 1
+		assert_output ''
+		assert_equal "${#stderr_lines[@]}" 1
+		assert_regex "$stderr" '^cpupcstat: no hardware TLB counters on this machine \(perf_event_open: .*\); --compare measures without them$'
+		[ ! -e "$BATS_TEST_TMPDIR/ran" ] || fail "the command ran without counters"
+	done
+}
+
+@test "cpupcstat where counters are not allowed: the line names perf_event_paranoid" {
+	HK_FAULT_PERF=EACCES run --separate-stderr cpupcstat -- true
+	assert_failure 1
+	assert_equal "$stderr" "cpupcstat: the hardware counters are not allowed (kernel.perf_event_paranoid, CAP_PERFMON) (perf_event_open: Permission denied); --compare measures without them"
+}
+
+@test "cpupcstat --json without counters: counters false, the reason, compare_available" {
+	HK_FAULT_PERF=ENOENT run --separate-stderr cpupcstat --json -- true
+	assert_failure 1
+	assert_equal "$(json 'j["cpupcstat"]["counters"]')" False
+	assert_equal "$(json 'j["cpupcstat"]["compare_available"]')" True
+	assert_equal "$(json 'j["cpupcstat"]["reason"]')" "no hardware TLB counters on this machine"
+	assert_equal "$(json 'j["cpupcstat"]["error"]')" "No such file or directory"
+}
+
+@test "cpupcstat --compare --json: both ways, N runs each, saving_pct; the command's output on stderr" {
+	run --separate-stderr cpupcstat --compare --runs 2 --json -- echo from-the-command
+	assert_success
+	assert_equal "$(json 'j["cpupcstat"]["mode"]')" compare
+	assert_equal "$(json 'j["cpupcstat"]["command"]')" "['echo', 'from-the-command']"
+	assert_equal "$(json 'j["cpupcstat"]["hugectl"]')" "['--heap']"
+	assert_equal "$(json 'j["cpupcstat"]["runs"]')" 2
+	assert_equal "$(json 'len(j["cpupcstat"]["plain"]["times_s"])')" 2
+	assert_equal "$(json 'len(j["cpupcstat"]["huge"]["times_s"])')" 2
+	assert_equal "$(json 'all(t > 0 for w in ("plain", "huge") for t in j["cpupcstat"][w]["times_s"])')" True
+	# saving_pct is what the medians say
+	assert_equal "$(json 'abs((lambda c: (c["plain"]["median_s"] - c["huge"]["median_s"]) / c["plain"]["median_s"] * 100 - c["saving_pct"])(j["cpupcstat"])) < 1')" True
+	assert_equal "$(grep -c '^from-the-command$' <<< "$stderr")" 4
+}
+
+@test "cpupcstat --compare: the hugectl options asked for, once each" {
+	run --separate-stderr cpupcstat --compare --runs 1 --json --segments --text --shm -- true
+	assert_success
+	assert_equal "$(json 'j["cpupcstat"]["hugectl"]')" "['--text', '--data', '--bss', '--shm']"
+}
+
+@test "cpupcstat --compare text: the two medians and saving_pct=N last" {
+	run --separate-stderr cpupcstat --compare --runs 1 -- true
+	assert_success
+	assert_line --index 0 'runs: 1 each way, alternately, median wall-clock time'
+	assert_regex "${lines[1]}" '^plain: +[0-9]+\.[0-9]{3} s$'
+	assert_regex "${lines[2]}" '^hugectl --heap: [0-9]+\.[0-9]{3} s$'
+	assert_regex "${lines[3]}" '^saving_pct=-?[0-9]+\.[0-9]$'
+}
+
+@test "cpupcstat --compare: a run that fails ends it, exit 1, saying which" {
+	run --separate-stderr cpupcstat --compare -- sh -c 'exit 3'
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "cpupcstat: run 1 plain exited with status 3"
+}
+
+# comp TOOL WORDS...: call TOOL's completion on WORDS (the last is the one completed).
+comp() {
+	local tool=$1
+	shift
+	# shellcheck source=/dev/null
+	source "$HK_SOURCE_DIR/completions/bash/$tool"
+	COMP_WORDS=("$tool" "$@")
+	COMP_CWORD=$#
+	COMPREPLY=()
+	"_$tool" "$tool" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+}
+
+@test "completions: tlbmiss_cost --backing values, cpupcstat options" {
+	comp tlbmiss_cost --backing ''
+	assert_equal "${COMPREPLY[*]}" "auto hugetlb thp"
+	comp tlbmiss_cost --ba
+	assert_equal "${COMPREPLY[*]}" "--backing"
+	comp cpupcstat --seg
+	assert_equal "${COMPREPLY[*]}" "--segments"
+	comp cpupcstat --compare --run
+	assert_equal "${COMPREPLY[*]}" "--runs"
+}

@@ -1,0 +1,637 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cpupcstat: how much of a program's time goes to TLB misses.
+ *
+ * With hardware counters (perf_event_open: dTLB and iTLB load misses, cycles,
+ * instructions, and page-walk cycles where a raw event for them is given) it
+ * counts a command or a running process and prints the miss rate and the
+ * article's estimate of the time spent in misses: walk cycles, or misses times
+ * the cost of one miss (tlbmiss_cost's figure), over the cycles of the run.
+ *
+ * Without counters (a VM, a paranoid kernel) it says so in one line. --compare
+ * needs none: it runs the command plain and under hugectl, alternately, and
+ * reports the median time each way and what huge pages saved.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hugekit/hugekit.h>
+
+#include "measure.h"
+#include "opts.h"
+#include "path.h"
+#include "util.h"
+
+enum {
+	OPT_COMPARE = HK_OPT_LONG_BASE,
+	OPT_WALK_EVENT,
+	OPT_HEAP, /* OPT_HEAP to OPT_THP: in the order of hugectl_flag */
+	OPT_SHM,
+	OPT_TEXT,
+	OPT_DATA,
+	OPT_BSS,
+	OPT_THP,
+};
+
+// clang-format off
+static const struct hk_opt opts[] = {
+	{ "pid",          'p', HK_ARG_REQUIRED, 'p', "PID", "count a running process instead of a command", 0 },
+	{ "time",         't', HK_ARG_REQUIRED, 't', "SECONDS", "how long to count the process (default 10)", 0 },
+	{ "cost",         'c', HK_ARG_REQUIRED, 'c', "CYCLES", "the cost of one TLB miss (default: measured\nby tlbmiss_cost when walk cycles are not counted)", 0 },
+	{ "walk-event",   0,   HK_ARG_REQUIRED, OPT_WALK_EVENT, "RAW", "the CPU's raw event for page-walk cycles (hex)", 0 },
+	{ "compare",      0,   HK_ARG_NONE,     OPT_COMPARE, NULL, "run the command plain and under hugectl, alternately;\nno counters needed", 0 },
+	{ "runs",         'n', HK_ARG_REQUIRED, 'n', "N", "runs each way with --compare (default 3)", 0 },
+	{ "heap",         0,   HK_ARG_NONE,     OPT_HEAP, NULL, "--compare: hugectl --heap (the default)", 0 },
+	{ "shm",          0,   HK_ARG_NONE,     OPT_SHM, NULL, "--compare: hugectl --shm", 0 },
+	{ "text",         0,   HK_ARG_NONE,     OPT_TEXT, NULL, "--compare: hugectl --text", 0 },
+	{ "data",         0,   HK_ARG_NONE,     OPT_DATA, NULL, "--compare: hugectl --data", 0 },
+	{ "bss",          0,   HK_ARG_NONE,     OPT_BSS, NULL, "--compare: hugectl --bss", 0 },
+	{ "segments",     0,   HK_ARG_NONE,     'S', NULL, "--compare: hugectl --text --data --bss", 0 },
+	{ "thp",          0,   HK_ARG_NONE,     OPT_THP, NULL, "--compare: hugectl --thp (transparent huge pages)", 0 },
+	{ "json",         'J', HK_ARG_NONE,     'J', NULL, "print the report as JSON", 0 },
+	{ "help",         'h', HK_ARG_NONE,     'h', NULL, "display this help", 0 },
+	{ "version",      'V', HK_ARG_NONE,     'V', NULL, "display version", 0 },
+	{ "list-options", 0,   HK_ARG_NONE,     HK_OPT_LIST_OPTIONS, NULL, "", HK_OPT_HIDDEN },
+	{ 0 },
+};
+// clang-format on
+
+/* hugectl's option for each of ours, OPT_HEAP to OPT_THP in order. */
+static const char *const hugectl_flag[] = {"--heap", "--shm", "--text", "--data", "--bss", "--thp"};
+
+#define MAX_RUNS 50
+#define MAX_TIME 86400
+
+__attribute__((noreturn)) static void usage(void)
+{
+	printf("Usage:\n %s [options] [--] command [arguments]\n %s [options] -p PID\n\n",
+	       hk_prog(), hk_prog());
+	printf("How much of a program's time goes to TLB misses: with hardware counters,\n"
+	       "the miss rate and the share of the time; without, --compare runs it plain\n"
+	       "and on huge pages (hugectl) and reports the time each way.\n\n");
+	printf("Options:\n");
+	hk_opts_print_help(stdout, opts);
+	printf("\nSee cpupcstat(8).\n");
+	exit(HK_EXIT_SUCCESS);
+}
+
+/* A whole positive number within [1, max] or exit with a message naming the option. */
+static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
+{
+	uint64_t v;
+
+	if (hk_parse_u64_strict(s, &v) < 0 || v < 1 || v > max) {
+		fprintf(stderr, "%s: %s: '%s' is not a number from 1 to %" PRIu64 "\n", hk_prog(),
+			opt, s, max);
+		hk_errtryhelp();
+	}
+	return v;
+}
+
+/*
+ * perf_event_open, or the error HK_FAULT_PERF names (ENOENT, EOPNOTSUPP,
+ * EACCES, ...): the tests' way to the paths of a machine without counters,
+ * or with them, whichever this one is.
+ */
+static int perf_open(struct perf_event_attr *a, pid_t pid, int group)
+{
+	const char *f = secure_getenv("HK_FAULT_PERF");
+	long fd;
+
+	if (f && *f) {
+		if (!strcmp(f, "EACCES"))
+			return -EACCES;
+		if (!strcmp(f, "EOPNOTSUPP"))
+			return -EOPNOTSUPP;
+		return -ENOENT;
+	}
+	fd = syscall(SYS_perf_event_open, a, pid, -1, group, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+enum {
+	EV_CYCLES,
+	EV_INSTR,
+	EV_DTLB,
+	EV_ITLB,
+	EV_WALK,
+	EV_N
+};
+
+struct counters {
+	int fd[EV_N];
+};
+
+static void counters_close(struct counters *c)
+{
+	for (int i = 0; i < EV_N; i++)
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
+}
+
+/*
+ * Open the counters for pid (disabled; enabled at exec when on_exec). The
+ * dTLB counter is the one that must exist; the others are taken where the
+ * CPU has them. Returns 0 or the -errno of the dTLB counter.
+ */
+static int counters_open(struct counters *c, pid_t pid, bool on_exec, uint64_t walk_raw)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t config;
+	} ev[EV_N] = {
+		[EV_CYCLES] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+		[EV_INSTR] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+		[EV_DTLB] = {PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_DTLB |
+							 (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+							 (PERF_COUNT_HW_CACHE_RESULT_MISS << 16)},
+		[EV_ITLB] = {PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_ITLB |
+							 (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+							 (PERF_COUNT_HW_CACHE_RESULT_MISS << 16)},
+		[EV_WALK] = {PERF_TYPE_RAW, 0},
+	};
+	int rc = 0;
+
+	for (int i = 0; i < EV_N; i++) {
+		struct perf_event_attr a = {0};
+
+		c->fd[i] = -1;
+		if (i == EV_WALK && !walk_raw)
+			continue;
+		a.size = sizeof(a);
+		a.type = ev[i].type;
+		a.config = i == EV_WALK ? walk_raw : ev[i].config;
+		a.disabled = 1;
+		a.enable_on_exec = on_exec;
+		a.inherit = 1;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		c->fd[i] = perf_open(&a, pid, -1);
+		if (c->fd[i] < 0) {
+			if (i == EV_DTLB)
+				rc = c->fd[i];
+			c->fd[i] = -1;
+		}
+	}
+	if (rc < 0)
+		counters_close(c);
+	return rc;
+}
+
+static void counters_ioctl(struct counters *c, unsigned long req)
+{
+	for (int i = 0; i < EV_N; i++)
+		if (c->fd[i] >= 0)
+			(void)ioctl(c->fd[i], req, 0);
+}
+
+static void counters_read(struct counters *c, struct hk_tlb_counts *out)
+{
+	uint64_t *val[EV_N] = {&out->cycles, &out->instructions, &out->dtlb_misses,
+			       &out->itlb_misses, &out->walk_cycles};
+	bool *has[EV_N] = {&out->has_cycles, &out->has_instructions, &out->has_dtlb, &out->has_itlb,
+			   &out->has_walk};
+
+	for (int i = 0; i < EV_N; i++)
+		*has[i] = c->fd[i] >= 0 &&
+			  read(c->fd[i], val[i], sizeof(uint64_t)) == (ssize_t)sizeof(uint64_t);
+}
+
+/* The one line of a machine without counters; true when it was that, not another failure. */
+static bool say_no_counters(int err, bool json)
+{
+	bool none = err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL;
+	const char *why = none ? "no hardware TLB counters on this machine"
+			       : "the hardware counters are not allowed "
+				 "(kernel.perf_event_paranoid, CAP_PERFMON)";
+
+	if (json) {
+		struct hk_json j;
+
+		hk_json_init(&j, stdout);
+		hk_json_open_object(&j, NULL);
+		hk_json_open_object(&j, "cpupcstat");
+		hk_json_bool(&j, "counters", false);
+		hk_json_string(&j, "reason", why);
+		hk_json_string(&j, "error", strerror(-err));
+		hk_json_bool(&j, "compare_available", true);
+		hk_json_close_object(&j);
+		hk_json_close_object(&j);
+		hk_json_end(&j);
+	}
+	fprintf(stderr, "%s: %s (perf_event_open: %s); --compare measures without them\n",
+		hk_prog(), why, strerror(-err));
+	return none;
+}
+
+/* A child running argv with its stdout on our stderr (ours is the report's); -errno. */
+static pid_t spawn(char *const *argv, int gate)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char c;
+
+		if (gate >= 0) {
+			/* Wait for the counters: the parent closes its end when they are open. */
+			while (read(gate, &c, 1) < 0 && errno == EINTR)
+				;
+			close(gate);
+		}
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", hk_prog(), argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid < 0 ? -errno : pid;
+}
+
+/* Wait for pid; 0 when it exited with 0, else a message and -1. */
+static int reap(pid_t pid, const char *what)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "%s: waitpid: %s\n", hk_prog(), strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFEXITED(st))
+		fprintf(stderr, "%s: %s exited with status %d\n", hk_prog(), what, WEXITSTATUS(st));
+	else
+		fprintf(stderr, "%s: %s was killed by signal %d\n", hk_prog(), what, WTERMSIG(st));
+	return -1;
+}
+
+/* The tool NAME beside this program when it was run by a path, else NAME (found on PATH). */
+static char *sibling(const char *argv0, const char *name)
+{
+	const char *slash = strrchr(argv0, '/');
+	char *p;
+
+	if (!slash)
+		return strdup(name);
+	if (asprintf(&p, "%.*s/%s", (int)(slash - argv0), argv0, name) < 0)
+		return NULL;
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return strdup(name);
+}
+
+/* The tlbmiss_cost figure, measured by the tlbmiss_cost beside us or on PATH; 0 when none. */
+static double measure_cost(const char *argv0)
+{
+	char *tool = sibling(argv0, "tlbmiss_cost"), line[128];
+	double cost = 0, v;
+	int fd[2], st;
+	pid_t pid;
+	FILE *f;
+
+	if (!tool || pipe2(fd, O_CLOEXEC) < 0) {
+		free(tool);
+		return 0;
+	}
+	fprintf(stderr, "%s: measuring the cost of a TLB miss (%s)\n", hk_prog(), tool);
+	pid = fork();
+	if (pid == 0) {
+		if (dup2(fd[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execlp(tool, tool, "--quiet", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	f = pid > 0 ? fdopen(fd[0], "r") : NULL;
+	if (!f)
+		close(fd[0]);
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TLB_MISS_COST=%lf", &v) == 1)
+			cost = v;
+	if (f)
+		fclose(f);
+	if (pid > 0 && (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)))
+		cost = 0;
+	free(tool);
+	return cost;
+}
+
+struct plan {
+	char **cmd;
+	pid_t pid;
+	uint64_t time_s, runs, walk_raw;
+	double cost;
+	bool compare, json;
+	const char *huge_opts[8];
+	size_t n_huge;
+};
+
+static void add_huge_opt(struct plan *p, const char *o)
+{
+	for (size_t i = 0; i < p->n_huge; i++)
+		if (!strcmp(p->huge_opts[i], o))
+			return;
+	if (p->n_huge < sizeof(p->huge_opts) / sizeof(p->huge_opts[0]) - 1)
+		p->huge_opts[p->n_huge++] = o;
+}
+
+static void json_times(struct hk_json *j, const char *key, const double *t, size_t n)
+{
+	double m = hk_median(t, n);
+
+	hk_json_open_object(j, key);
+	hk_json_double(j, "median_s", m, 6);
+	hk_json_double(j, "spread_pct", hk_spread_pct(t, n, m), 1);
+	hk_json_open_array(j, "times_s");
+	for (size_t i = 0; i < n; i++)
+		hk_json_double(j, NULL, t[i], 6);
+	hk_json_close_array(j);
+	hk_json_close_object(j);
+}
+
+static int do_compare(struct plan *p, const char *argv0)
+{
+	double plain[MAX_RUNS], huge[MAX_RUNS], saving, mp, mh;
+	size_t ncmd = 0, k = 0;
+	char **hargv, *hugectl;
+	int rc = -1;
+
+	while (p->cmd[ncmd])
+		ncmd++;
+	hugectl = sibling(argv0, "hugectl");
+	hargv = calloc(ncmd + p->n_huge + 3, sizeof(*hargv));
+	if (!hugectl || !hargv) {
+		fprintf(stderr, "%s: %s\n", hk_prog(), strerror(ENOMEM));
+		goto out;
+	}
+	hargv[k++] = hugectl;
+	for (size_t i = 0; i < p->n_huge; i++)
+		hargv[k++] = (char *)p->huge_opts[i];
+	hargv[k++] = (char *)"--";
+	for (size_t i = 0; i < ncmd; i++)
+		hargv[k++] = p->cmd[i];
+	for (uint64_t i = 0; i < p->runs; i++) {
+		for (int way = 0; way < 2; way++) {
+			char what[64];
+			double t0 = hk_now();
+			pid_t pid = spawn(way ? hargv : p->cmd, -1);
+
+			if (pid < 0) {
+				fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
+				goto out;
+			}
+			snprintf(what, sizeof(what), "run %d %s", (int)i + 1,
+				 way ? "under hugectl" : "plain");
+			if (reap(pid, what) < 0)
+				goto out;
+			(way ? huge : plain)[i] = hk_now() - t0;
+		}
+	}
+	mp = hk_median(plain, p->runs);
+	mh = hk_median(huge, p->runs);
+	saving = hk_saving_pct(mp, mh);
+	if (p->json) {
+		struct hk_json j;
+
+		hk_json_init(&j, stdout);
+		hk_json_open_object(&j, NULL);
+		hk_json_open_object(&j, "cpupcstat");
+		hk_json_string(&j, "mode", "compare");
+		hk_json_open_array(&j, "command");
+		for (size_t i = 0; i < ncmd; i++)
+			hk_json_string(&j, NULL, p->cmd[i]);
+		hk_json_close_array(&j);
+		hk_json_open_array(&j, "hugectl");
+		for (size_t i = 0; i < p->n_huge; i++)
+			hk_json_string(&j, NULL, p->huge_opts[i]);
+		hk_json_close_array(&j);
+		hk_json_u64(&j, "runs", p->runs);
+		json_times(&j, "plain", plain, p->runs);
+		json_times(&j, "huge", huge, p->runs);
+		hk_json_double(&j, "saving_pct", saving, 1);
+		hk_json_close_object(&j);
+		hk_json_close_object(&j);
+		hk_json_end(&j);
+	} else {
+		printf("runs: %d each way, alternately, median wall-clock time\n", (int)p->runs);
+		printf("plain:    %10.3f s\n", mp);
+		printf("hugectl");
+		for (size_t i = 0; i < p->n_huge; i++)
+			printf(" %s", p->huge_opts[i]);
+		printf(": %.3f s\n", mh);
+		printf("saving_pct=%.1f\n", saving);
+	}
+	rc = 0;
+out:
+	free(hargv);
+	free(hugectl);
+	return rc;
+}
+
+static int do_count(struct plan *p, const char *argv0)
+{
+	struct hk_tlb_counts cnt = {0};
+	struct hk_tlb_estimate est;
+	struct counters c;
+	int gate[2] = {-1, -1}, rc;
+	pid_t pid = p->pid;
+	double t0, hz = 0;
+
+	if (p->cmd) {
+		if (pipe2(gate, O_CLOEXEC) < 0) {
+			fprintf(stderr, "%s: pipe: %s\n", hk_prog(), strerror(errno));
+			return -1;
+		}
+		pid = spawn(p->cmd, gate[0]);
+		close(gate[0]);
+		if (pid < 0) {
+			fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
+			close(gate[1]);
+			return -1;
+		}
+	} else if (kill(pid, 0) < 0 && errno == ESRCH) {
+		fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)pid);
+		return -1;
+	}
+	rc = counters_open(&c, pid, p->cmd != NULL, p->walk_raw);
+	if (rc < 0) {
+		say_no_counters(rc, p->json);
+		if (p->cmd) {
+			kill(pid, SIGKILL);
+			close(gate[1]);
+			waitpid(pid, NULL, 0);
+		}
+		return -1;
+	}
+	t0 = hk_now();
+	if (p->cmd) {
+		close(gate[1]); /* the child execs; its counters start there */
+		if (reap(pid, p->cmd[0]) < 0) {
+			counters_close(&c);
+			return -1;
+		}
+	} else {
+		counters_ioctl(&c, PERF_EVENT_IOC_ENABLE);
+		for (uint64_t i = 0; i < p->time_s * 10 && kill(pid, 0) == 0; i++)
+			nanosleep(&(struct timespec){0, 100000000}, NULL);
+		counters_ioctl(&c, PERF_EVENT_IOC_DISABLE);
+	}
+	cnt.seconds = hk_now() - t0;
+	counters_read(&c, &cnt);
+	counters_close(&c);
+	if (!cnt.has_walk && !(p->cost > 0))
+		p->cost = measure_cost(argv0);
+	if (hk_tlb_estimate(&cnt, p->cost, hz, &est) < 0) {
+		fprintf(stderr, "%s: the TLB counters could not be read\n", hk_prog());
+		return -1;
+	}
+	if (p->json) {
+		struct hk_json j;
+
+		hk_json_init(&j, stdout);
+		hk_json_open_object(&j, NULL);
+		hk_json_open_object(&j, "cpupcstat");
+		hk_json_string(&j, "mode", "count");
+		hk_json_bool(&j, "counters", true);
+		hk_json_int(&j, "pid", pid);
+		hk_json_double(&j, "seconds", cnt.seconds, 3);
+		hk_json_u64(&j, "dtlb_load_misses", cnt.dtlb_misses);
+		if (cnt.has_itlb)
+			hk_json_u64(&j, "itlb_load_misses", cnt.itlb_misses);
+		else
+			hk_json_null(&j, "itlb_load_misses");
+		if (cnt.has_walk)
+			hk_json_u64(&j, "walk_cycles", cnt.walk_cycles);
+		else
+			hk_json_null(&j, "walk_cycles");
+		if (cnt.has_cycles)
+			hk_json_u64(&j, "cycles", cnt.cycles);
+		else
+			hk_json_null(&j, "cycles");
+		if (cnt.has_instructions)
+			hk_json_u64(&j, "instructions", cnt.instructions);
+		else
+			hk_json_null(&j, "instructions");
+		hk_json_double(&j, "misses_per_sec", est.misses_per_sec, 0);
+		hk_json_double(&j, "misses_per_kinstr", est.misses_per_kinstr, 3);
+		hk_json_double(&j, "tlb_miss_cost", est.from_walk ? NAN : p->cost, 1);
+		hk_json_string(&j, "estimate_from",
+			       est.from_walk ? "walk_cycles" : "misses_x_cost");
+		hk_json_double(&j, "tlb_miss_time_pct", est.time_pct, 2);
+		hk_json_close_object(&j);
+		hk_json_close_object(&j);
+		hk_json_end(&j);
+	} else {
+		printf("%-28s %" PRIu64 "\n", "dTLB load misses:", cnt.dtlb_misses);
+		if (cnt.has_itlb)
+			printf("%-28s %" PRIu64 "\n", "iTLB load misses:", cnt.itlb_misses);
+		printf("%-28s %.0f\n", "misses/s:", est.misses_per_sec);
+		if (!isnan(est.misses_per_kinstr))
+			printf("%-28s %.3f\n", "misses/1000 instructions:", est.misses_per_kinstr);
+		if (isnan(est.time_pct))
+			printf("%-28s unknown (no cost of a miss, see --cost; or no cycles counted)\n",
+			       "time in TLB misses:");
+		else
+			printf("%-28s %.2f %% (%s)\n", "time in TLB misses:", est.time_pct,
+			       est.from_walk ? "walk cycles" : "misses x cost");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct plan p = {.time_s = 10, .runs = 3};
+	bool have_pid = false;
+	struct hk_getopt g;
+	int c;
+
+	hk_close_stdout_atexit();
+	if (hk_getopt_init(&g, opts, "+") < 0)
+		return HK_EXIT_FAILURE;
+	while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			p.pid = (pid_t)parse_num("--pid", optarg, INT32_MAX);
+			have_pid = true;
+			break;
+		case 't':
+			p.time_s = parse_num("--time", optarg, MAX_TIME);
+			break;
+		case 'c':
+			p.cost = (double)parse_num("--cost", optarg, 1000000);
+			break;
+		case OPT_WALK_EVENT: {
+			char *end;
+
+			errno = 0;
+			p.walk_raw = strtoull(optarg, &end, 16);
+			if (errno || end == optarg || *end || !p.walk_raw) {
+				fprintf(stderr, "%s: --walk-event: '%s' is not a raw event (hex)\n",
+					hk_prog(), optarg);
+				hk_errtryhelp();
+			}
+			break;
+		}
+		case OPT_COMPARE:
+			p.compare = true;
+			break;
+		case 'n':
+			p.runs = parse_num("--runs", optarg, MAX_RUNS);
+			break;
+		case OPT_HEAP:
+		case OPT_SHM:
+		case OPT_TEXT:
+		case OPT_DATA:
+		case OPT_BSS:
+		case OPT_THP:
+			add_huge_opt(&p, hugectl_flag[c - OPT_HEAP]);
+			break;
+		case 'S':
+			for (int i = OPT_TEXT; i <= OPT_BSS; i++)
+				add_huge_opt(&p, hugectl_flag[i - OPT_HEAP]);
+			break;
+		case 'J':
+			p.json = true;
+			break;
+		default:
+			hk_opts_standard(c, opts, &g, usage);
+		}
+	}
+	hk_getopt_fini(&g);
+	if (optind < argc)
+		p.cmd = argv + optind;
+	if (have_pid && p.cmd) {
+		fprintf(stderr, "%s: --pid and a command: give one of them\n", hk_prog());
+		hk_errtryhelp();
+	}
+	if (!have_pid && !p.cmd) {
+		fprintf(stderr, "%s: no command and no --pid\n", hk_prog());
+		hk_errtryhelp();
+	}
+	if (p.compare && !p.cmd) {
+		fprintf(stderr, "%s: --compare runs a command; it cannot take --pid\n", hk_prog());
+		hk_errtryhelp();
+	}
+	if (!p.compare && p.n_huge) {
+		fprintf(stderr, "%s: %s is for --compare\n", hk_prog(), p.huge_opts[0]);
+		hk_errtryhelp();
+	}
+	if (p.n_huge == 0)
+		add_huge_opt(&p, "--heap");
+	if (p.compare)
+		return do_compare(&p, argv[0]) < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
+	return do_count(&p, argv[0]) < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
+}

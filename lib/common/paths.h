@@ -25,6 +25,11 @@
 #define HK_SYS_NODE "sys/devices/system/node"
 #define HK_LOCK_DIR "run/hugekit"
 #define HK_LOCK_NAME "hugekit.lock"
+/* Usage: other processes, SysV segments, hugetlb cgroups (v2). */
+#define HK_PROC "proc"
+#define HK_PROC_SYSVIPC_SHM "proc/sysvipc/shm"
+#define HK_SYS_CGROUP "sys/fs/cgroup"
+#define HK_SYS_CGROUP_UNIFIED HK_SYS_CGROUP "/unified"
 #define HK_SYS_CPU0_L2_LINE_SIZE "sys/devices/system/cpu/cpu0/cache/index2/coherency_line_size"
 
 /* Printable absolute form, for messages and dry-run lines. */

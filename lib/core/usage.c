@@ -32,6 +32,8 @@
 #define WALK_MAX_DEPTH 32
 #define WALK_MAX_ENTRIES 1000000
 #define CGROUP_MAX_DEPTH 16
+/* A hugetlb cgroup limit this high is none (PAGE_COUNTER_MAX pages, 2^62 bytes and more). */
+#define CG_UNLIMITED (UINT64_C(1) << 62)
 
 struct file_id {
 	unsigned major, minor;
@@ -558,6 +560,9 @@ static int cg_read(struct hk_ctx *ctx, const char *dir, const char *sz, const ch
 		*ret = UINT64_MAX;
 	else
 		rc = hk_parse_u64_strict(v, ret);
+	/* Some kernels write no limit as the page counter's largest value, not "max". */
+	if (rc == 0 && *ret >= CG_UNLIMITED)
+		*ret = UINT64_MAX;
 	free(v);
 	return rc;
 }

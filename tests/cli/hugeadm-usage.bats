@@ -52,6 +52,17 @@ jq_usage() {
 	assert_output '[{"path":"/db.slice","page_size":2097152,"usage":6291456,"limit":20971520,"reserved":8388608,"reserved_limit":null}]'
 }
 
+@test "--usage --json: a limit written as the page counter's largest value is no limit" {
+	echo 9223372034707292160 > "$TREE/sys/fs/cgroup/db.slice/hugetlb.1GB.max"
+	echo 9223372036854771712 > "$TREE/sys/fs/cgroup/db.slice/hugetlb.2MB.rsvd.max"
+	run jq_usage '[.usage.cgroups[] | [.path, .page_size, .limit, .reserved_limit]]'
+	assert_success
+	assert_output '[["/db.slice",2097152,20971520,null]]'
+	echo 1073741824 > "$TREE/sys/fs/cgroup/db.slice/hugetlb.1GB.max"
+	run jq_usage '[.usage.cgroups[] | [.path, .page_size, .limit]]'
+	assert_output '[["/db.slice",2097152,20971520],["/db.slice",1073741824,1073741824]]'
+}
+
 @test "--usage --json: totals add up: used 12 = 4 private + 1 shared + 3 SysV + 4 in files" {
 	run jq_usage '[.usage.totals[] | [.page_size, .used, .accounted, .reserved, .surplus, .difference, .difference_reason]]'
 	assert_success

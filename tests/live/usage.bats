@@ -141,3 +141,53 @@ setup() {
 	[ $((est * 100)) -ge $((held * 90)) ] && [ $((est * 100)) -le $((held * 110)) ] ||
 		fail "estimate $est not within 10 % of $held"
 }
+
+# The cgroup v2 hierarchy, where the kernel has the hugetlb controller.
+cgroup_root() {
+	local d
+	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		if [ -f "$d/cgroup.controllers" ] && grep -qw hugetlb "$d/cgroup.controllers"; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+@test "--usage: a hugetlb cgroup's usage, from a process in it" {
+	local root cg fifo="$BATS_TEST_TMPDIR/cg.fifo" line hp saved
+	root=$(cgroup_root) || skip "no cgroup v2 hierarchy with the hugetlb controller here"
+	saved=$(cat "$root/cgroup.subtree_control")
+	cg="$root/hk-usage-test.$$"
+	# Put back in teardown: the controller's state, the group, the process.
+	echo "$saved" > "$BATS_TEST_TMPDIR/subtree"
+	echo "$cg" > "$BATS_TEST_TMPDIR/cgroup"
+	grep -qw hugetlb <<<"$saved" || echo +hugetlb > "$root/cgroup.subtree_control"
+	mkdir "$cg"
+	mkfifo "$fifo"
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" 2 0 0 0' sh "$cg" "$HOLD" > "$fifo" 3>&- &
+	hp=$!
+	echo "$hp" > "$BATS_TEST_TMPDIR/cgholder"
+	read -r -t 30 line < "$fifo" || true
+	read -r -t 30 line < "$fifo" || true
+	assert_equal "$line" ready
+	run --separate-stderr hugeadm --usage --json
+	assert_success
+	run jq -c "[.usage.cgroups[] | select(.path == \"/${cg##*/}\") | [.page_size, .usage, .limit]]" <<<"$output"
+	assert_output "[[2097152,4194304,null]]"
+}
+
+teardown() {
+	local hp
+	if [ -f "$BATS_TEST_TMPDIR/cgholder" ]; then
+		hp=$(cat "$BATS_TEST_TMPDIR/cgholder")
+		kill "$hp" 2>/dev/null
+		wait "$hp" 2>/dev/null
+	fi
+	if [ -f "$BATS_TEST_TMPDIR/cgroup" ]; then
+		rmdir "$(cat "$BATS_TEST_TMPDIR/cgroup")" 2>/dev/null
+		grep -qw hugetlb "$BATS_TEST_TMPDIR/subtree" ||
+			echo -hugetlb > "$(dirname "$(cat "$BATS_TEST_TMPDIR/cgroup")")/cgroup.subtree_control"
+	fi
+	return 0
+}

@@ -399,3 +399,17 @@ hugectl_sizes() {
 	assert_line --index 3 0
 	assert_line --index 4 --verbose=99
 }
+
+@test "hugeadm --pages-needed offers the running processes' ids; - offers --usage and --pages-needed" {
+	complete_line "hugeadm --pages-needed $$"
+	replies
+	assert_line -- "$$"
+	refute_line -- --pool-list
+	complete_line 'hugeadm --pages-needed='
+	replies
+	assert_line -- "1"
+	complete_line 'hugeadm -'
+	replies
+	assert_line -- --usage
+	assert_line -- --pages-needed
+}

@@ -78,10 +78,10 @@ replies() {
 	assert_equal "${COMPREPLY[0]}" --pool-list
 }
 
-@test "hugeadm --page offers both page-sizes options" {
+@test "hugeadm --page offers both page-sizes options and --pages-needed" {
 	complete_line 'hugeadm --page'
 	replies
-	assert_output "$(printf '%s\n' --page-sizes --page-sizes-all)"
+	assert_output "$(printf '%s\n' --page-sizes --page-sizes-all --pages-needed)"
 }
 
 @test "hugeadm - offers every report option" {

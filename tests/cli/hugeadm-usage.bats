@@ -116,6 +116,17 @@ jq_usage() {
 	assert_output '["/dev/hugepages/data","/dev/hugepages/orphan"]'
 }
 
+@test "--usage: a process gone during the walk is left out, not an error" {
+	# 5555 exited before its smaps was read; 4444 after (its status is gone).
+	mkdir -p "$TREE/proc/5555"
+	rm "$TREE/proc/4444/status"
+	run jq_usage '[.usage.processes[].pid] | unique'
+	assert_success
+	assert_output '[4242,4343]'
+	run jq_usage '.usage.totals[0] | [.used, .accounted]'
+	assert_output '[12,12]'
+}
+
 @test "--usage: files in subdirectories are found" {
 	mkdir -p "$TREE/dev/hugepages/sub/deeper"
 	fallocate -l 4M "$TREE/dev/hugepages/sub/deeper/f"

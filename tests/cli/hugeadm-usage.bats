@@ -116,6 +116,22 @@ jq_usage() {
 	assert_output '["/dev/hugepages/data","/dev/hugepages/orphan"]'
 }
 
+@test "--usage: a mount point or smaps that is a link out of the tree is not read" {
+	rm -rf "$TREE/dev/hugepages"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$TREE/dev/hugepages"
+	mkdir -p "$BATS_TEST_TMPDIR/elsewhere"
+	fallocate -l 2M "$BATS_TEST_TMPDIR/elsewhere/secret"
+	rm "$TREE/proc/4242/smaps"
+	ln -s "$HK_FIXTURES/usage/proc/4242/smaps" "$TREE/proc/4242/smaps"
+	run --separate-stderr hugeadm --sysroot "$TREE" --usage --json
+	assert_success
+	# shellcheck disable=SC2154 # set by run --separate-stderr
+	[[ $stderr == *"proc/4242/smaps: a symbolic link on this path leads out of the tree"* ]] ||
+		fail "the link is not named: $stderr"
+	run jq -c '[.usage.files, ([.usage.processes[].pid] | unique)]' <<<"$output"
+	assert_output '[[],[4343,4444]]'
+}
+
 @test "--usage: a process gone during the walk is left out, not an error" {
 	# 5555 exited before its smaps was read; 4444 after (its status is gone).
 	mkdir -p "$TREE/proc/5555"

@@ -33,7 +33,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* "hugepages-2048kB" -> 2097152; 0 for anything else. */
-static uint64_t dir_size(const char *name)
+static uint64_t size_dir_bytes(const char *name)
 {
 	uint64_t kb;
 	char num[32];
@@ -52,21 +52,18 @@ static uint64_t dir_size(const char *name)
 	return kb * 1024;
 }
 
-int hkc_page_sizes(const struct hk_path *p, uint64_t **ret_sizes, size_t *ret_n)
+int hkc_size_dirs(const struct hk_path *p, const char *dir, uint64_t **ret_sizes, size_t *ret_n)
 {
-	uint64_t def = 0, *sizes = NULL;
+	uint64_t *sizes = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
 	int rc;
 
-	rc = hkc_default_page_size(p, &def);
-	if (rc < 0 && rc != -ENOENT)
-		return rc;
-	rc = hk_path_opendirf(p, &d, HK_SYS_HUGEPAGES);
+	rc = hk_path_opendirf(p, &d, "%s", dir);
 	if (rc == 0) {
 		while ((de = readdir(d))) {
-			uint64_t sz = dir_size(de->d_name);
+			uint64_t sz = size_dir_bytes(de->d_name);
 
 			if (!sz)
 				continue;
@@ -89,6 +86,25 @@ int hkc_page_sizes(const struct hk_path *p, uint64_t **ret_sizes, size_t *ret_n)
 	}
 	if (n)
 		qsort(sizes, n, sizeof(*sizes), cmp_u64);
+	if (!sizes && !(sizes = malloc(sizeof(*sizes))))
+		return -ENOMEM;
+	*ret_sizes = sizes;
+	*ret_n = n;
+	return 0;
+}
+
+int hkc_page_sizes(const struct hk_path *p, uint64_t **ret_sizes, size_t *ret_n)
+{
+	uint64_t def = 0, *sizes;
+	size_t n;
+	int rc;
+
+	rc = hkc_default_page_size(p, &def);
+	if (rc < 0 && rc != -ENOENT)
+		return rc;
+	rc = hkc_size_dirs(p, HK_SYS_HUGEPAGES, &sizes, &n);
+	if (rc < 0)
+		return rc;
 	/* Move the default size to the front, keeping the rest ascending. */
 	for (size_t i = 0; def && i < n; i++) {
 		if (sizes[i] == def) {
@@ -97,8 +113,6 @@ int hkc_page_sizes(const struct hk_path *p, uint64_t **ret_sizes, size_t *ret_n)
 			break;
 		}
 	}
-	if (!sizes && !(sizes = malloc(sizeof(*sizes))))
-		return -ENOMEM;
 	*ret_sizes = sizes;
 	*ret_n = n;
 	return 0;

@@ -18,3 +18,10 @@ int hkc_page_sizes(const struct hk_path *p, uint64_t **ret_sizes, size_t *ret_n)
 
 /* The base page size: sysconf() on a live system, KernelPageSize in a tree. */
 int hkc_base_page_size(const struct hk_path *p, uint64_t *ret);
+
+/*
+ * The sizes (bytes, ascending) of the "hugepages-<N>kB" directories in dir
+ * (HK_SYS_HUGEPAGES, HK_SYS_THP); a missing dir gives an empty list.
+ * free(*ret_sizes) afterwards.
+ */
+int hkc_size_dirs(const struct hk_path *p, const char *dir, uint64_t **ret_sizes, size_t *ret_n);

@@ -25,6 +25,12 @@
 #define HK_SYS_NODE "sys/devices/system/node"
 #define HK_LOCK_DIR "run/hugekit"
 #define HK_LOCK_NAME "hugekit.lock"
+/* Obtainable pages and THP effectiveness: the buddy allocator's and the VM's counters. */
+#define HK_PROC_BUDDYINFO "proc/buddyinfo"
+#define HK_PROC_VMSTAT "proc/vmstat"
+/* One mTHP size's counter: printf format, the size in kB (uint64_t) and the counter's name. */
+#define HK_SYS_THP_STAT HK_SYS_THP "/hugepages-%" PRIu64 "kB/stats/%s"
+
 /* Usage: other processes, SysV segments, hugetlb cgroups (v2). */
 #define HK_PROC "proc"
 #define HK_PROC_SYSVIPC_SHM "proc/sysvipc/shm"

@@ -156,7 +156,6 @@ PY
 	golden "hugeadm/stray-argument" "$HUGEADM" --sysroot "$root" --pool-list extra
 	golden "hugeadm/bad-option" "$HUGEADM" --bogus
 	golden "hugeadm/per-node-alone" "$HUGEADM" --sysroot "$root" --per-node
-	golden "hugeadm/json-explain" "$HUGEADM" --sysroot "$root" --json --explain
 	golden "hugeadm/verbose-range" "$HUGEADM" --sysroot "$root" --verbose 100 --pool-list
 	golden "hugeadm/verbose-junk" "$HUGEADM" --sysroot "$root" --verbose 2x --pool-list
 	golden "hugeadm/missing-sysroot" "$HUGEADM" --sysroot /nonexistent/hk-tree --pool-list

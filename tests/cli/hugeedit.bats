@@ -348,6 +348,52 @@ sys.stdout.buffer.write(d)'
 	assert_line 'Segment 3 0x401000 - 0x40111d (TEXT) default is HUGE pages'
 }
 
+@test "as root, a user's directory swapped for the user's link to root's directory during edits: root's file is never touched" {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	command -v setpriv > /dev/null || skip "setpriv is not installed"
+	local t attacker i edited=0 refused=0 before
+	# Out of BATS_TEST_TMPDIR: nobody must reach the directory.
+	t=$(mktemp -d /tmp/hk-edit-race.XXXXXX)
+	chmod 755 "$t"
+	mkdir "$t/root" "$t/user" "$t/user/dir"
+	python3 "$MKELF" x86_64-exec "$t/root/prog"
+	python3 "$MKELF" x86_64-exec "$t/user/dir/prog"
+	ln -s "$t/root" "$t/user/lnk"
+	chown -hR 65534:65534 "$t/user"
+	# A rewrite is a new inode (rename), whatever the bytes end up as.
+	before="$(stat -c %i "$t/root/prog") $(sha256sum < "$t/root/prog")"
+	# The user turns d into the directory, then into the link, as fast as it goes (30 s at most).
+	setpriv --reuid=65534 --regid=65534 --clear-groups timeout 30 python3 -c '
+import os, sys
+os.chdir(sys.argv[1])
+while True:
+    for a, b in (("dir", "d"), ("d", "dir"), ("lnk", "d"), ("d", "lnk")):
+        try:
+            os.rename(a, b)
+        except OSError:
+            pass
+' "$t/user" &
+	attacker=$!
+	# About a quarter of the runs find d a directory: 60 runs all refused is a chance of 3e-8.
+	for i in $(seq 60); do
+		if "$HUGEEDIT" "$([ $((i % 2)) = 0 ] && echo --text || echo --disable)" \
+			"$t/user/d/prog" > /dev/null 2>&1; then
+			edited=$((edited + 1))
+		else
+			refused=$((refused + 1))
+		fi
+	done
+	kill "$attacker" 2> /dev/null || true
+	wait "$attacker" 2> /dev/null || true
+	local after
+	after="$(stat -c %i "$t/root/prog") $(sha256sum < "$t/root/prog")"
+	rm -rf "$t"
+	echo "# $edited edits went through, $refused were refused or failed"
+	assert_equal "$after" "$before"
+	# The race was run: some edits reached the user's file, some met the link.
+	[ "$edited" -gt 0 ] && [ "$refused" -gt 0 ]
+}
+
 @test "a file with two hard links is refused" {
 	sample x86_64-exec
 	ln x86_64-exec other

@@ -58,6 +58,12 @@ printf '#\x14\x14\x09\n02M:-1\n#\x09\x09\x09\x09\x09\n12M:+1\n' | seed pool-spec
 # Option tables: three options, then argv.
 printf '\x03hapool-list\nv2verbose\n.1sysroot\n--pool-list\n-v\n--sysroot\nx\n--pool\n-h\n--\nrest\n' | seed opts
 printf '\x02a0all\nV0version\n-aV\n--vers\n--all=1\n' | seed opts
+# buddyinfo ('\x00') and vmstat ('\x01') of the trees that have them, and a malformed line.
+for t in x86-1node x86-2node; do
+	{ printf '\x00'; cat "$fx/$t/proc/buddyinfo"; } | seed buddyinfo
+	{ printf '\x01'; cat "$fx/$t/proc/vmstat"; } | seed buddyinfo
+done
+printf '\x00Node 0, zone Normal 1 2\nNode 1, zone DMA 3\n' | seed buddyinfo
 # smaps: the usage tree's processes (hugetlb, SysV, heap and anonymous mappings).
 head -n 60 "$fx/usage/proc/4242/smaps" | seed smaps
 seed smaps < "$fx/usage/proc/4343/smaps"

@@ -18,7 +18,8 @@ setup_file() {
 	RT="$HK_BUILD_DIR/lib/libhugekit-rt.so.0"
 	export SEG RT
 	# The test program checks itself; where it fails without hugekit, what
-	# hugekit does to it proves nothing.
+	# hugekit does to it proves nothing (CI of stop 13: the release build
+	# inlined check() into main, and the backtrace check failed).
 	local out rc=0
 	out=$(timeout 60 "$SEG" check 2>&1) || rc=$?
 	SEG_BASE=
@@ -27,7 +28,12 @@ setup_file() {
 }
 
 setup() {
-	[ -z "$SEG_BASE" ] || skip "seg-test fails its own checks on this machine without the runtime: $SEG_BASE"
+	# A failure, not a skip: the build broke the test program, and skipping
+	# would hide every test below.
+	if [ -n "$SEG_BASE" ]; then
+		echo "# seg-test fails its own checks without the runtime: $SEG_BASE" >&3
+		return 1
+	fi
 }
 
 teardown_file() {

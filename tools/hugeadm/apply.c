@@ -338,6 +338,35 @@ static int put_back(struct hugeadm_ctl *ctl, const struct pool_goal *g, uint64_t
 }
 
 /*
+ * Before a grow without --hard: warn when the free lists hold fewer pages
+ * than it needs. Surplus pages become persistent first and need no new page.
+ */
+static void warn_obtainable(struct hugeadm_ctl *ctl, const struct pool_goal *g,
+			    const struct ha_pool_state *st, uint64_t min0)
+{
+	struct hk_pool *pool = NULL;
+
+	if (ctl->hard || st->gigantic || hk_pool_read(ctl->ctx, g->a->size, &pool) < 0)
+		return;
+	if (!g->a->nodes) {
+		uint64_t need = ha_sat_sub(g->min, min0),
+			 surplus = hk_pool_get(pool, HK_POOL_SURPLUS);
+
+		ha_warn_obtainable(ctl, g->a->size, HK_NODE_ALL, ha_sat_sub(need, surplus));
+	}
+	for (size_t k = 0; g->a->nodes && k < st->n_nodes; k++) {
+		uint64_t need = ha_sat_sub(g->want[k], g->before[k]), surplus = 0;
+
+		for (size_t i = 0; i < hk_pool_node_count(pool); i++)
+			if (hk_pool_node_id(pool, i) == st->ids[k])
+				surplus = hk_pool_node_get(pool, i, HK_POOL_SURPLUS);
+		if (ha_node_listed(g->a, st->ids[k]))
+			ha_warn_obtainable(ctl, g->a->size, st->ids[k], ha_sat_sub(need, surplus));
+	}
+	hk_pool_unref(pool);
+}
+
+/*
  * One --pool-pages-min or --pool-pages-max. Without @NODES: the pool's
  * Minimum and Maximum, overcommit first when it must grow. With @NODES: each
  * listed node's nr_hugepages; the overcommit count is left alone, so the
@@ -385,6 +414,8 @@ static int apply_pool(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *
 	}
 	if (grows)
 		ha_check_swap(ctl);
+	if (grows)
+		warn_obtainable(ctl, &g, st, min0);
 	if (write_and_retry(ctl, &g, &mine, &st) < 0)
 		goto out;
 	*ret_short = warn_short(ctl, &g, st);

@@ -87,7 +87,8 @@ struct hugeadm_ctl {
 	bool page_sizes;
 	bool page_sizes_all;
 	bool explain;
-	bool list_text; /* --list-shared-text */
+	bool list_text;	    /* --list-shared-text */
+	bool obtain_failed; /* the free page lists could not be read (said once) */
 	/* --usage and --pages-needed PID (usage.c) */
 	bool usage;
 	int pages_needed; /* the pid; 0 when not asked */
@@ -195,3 +196,21 @@ struct ha_swap;
 int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **ret);
 void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *swap);
 int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl);
+
+/*
+ * obtain.c: pages the kernel could give now, and THP effectiveness.
+ * ha_obtainable is hk_buddy_obtainable, saying a failure to read (once, and
+ * setting obtain_failed) but not a missing file or a gigantic size (-ERANGE).
+ */
+int ha_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t *ret);
+/* "obtainable": N, or null where it cannot be known. */
+void ha_json_obtainable(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t size, int node);
+/* "how": the boot parameter or CMA that gives a gigantic size. */
+void ha_json_gigantic_how(struct hk_json *j, uint64_t size);
+/* --explain: "up to N more pages" per pool, and the THP verdict with its counters. */
+void ha_explain_obtainable(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n);
+void ha_explain_thp(struct hugeadm_ctl *ctl);
+/* --explain --json: the "thp" object. */
+void ha_json_thp(struct hugeadm_ctl *ctl, struct hk_json *j);
+/* Before a grow of need pages (on node, or HK_NODE_ALL): one warning when fewer are obtainable. */
+void ha_warn_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t need);

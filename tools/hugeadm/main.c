@@ -105,7 +105,7 @@ static const struct hk_opt opts[] = {
 	{ "explain",         0,   HK_ARG_NONE,     OPT_EXPLAIN,         NULL, "explain the huge page state of the machine", 0 },
 	{ "usage",           0,   HK_ARG_NONE,     OPT_USAGE,           NULL, "who holds huge pages: processes, SysV segments,\nfiles on hugetlbfs, cgroups; totals per size", 0 },
 	{ "pages-needed",    0,   HK_ARG_REQUIRED, OPT_PAGES_NEEDED,    "PID", "the huge pages of each size that would hold\nthe process's heap, anonymous memory and segments", 0 },
-	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text, --usage\nand --pages-needed as JSON (sizes in bytes)", 0 },
+	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text, --explain,\n--usage and --pages-needed as JSON (sizes in bytes)", 0 },
 	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read and write /proc and /sys under DIR", 0 },
 	{ "verbose",         0,   HK_ARG_REQUIRED, OPT_VERBOSE,         "LEVEL", "set the message level (0-99; default 2)", 0 },
 	{ NULL,              'v', HK_ARG_NONE,     'v',                 NULL, "raise the message level by one", 0 },
@@ -432,10 +432,6 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"%s: --json does not apply to --dry-run (its output is shell commands)\n",
 			hk_prog());
-		hk_errtryhelp();
-	}
-	if (ctl.json && ctl.explain) {
-		fprintf(stderr, "%s: --json does not apply to --explain\n", hk_prog());
 		hk_errtryhelp();
 	}
 	if (ctl.list_text && sysroot) {

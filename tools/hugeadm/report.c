@@ -345,12 +345,14 @@ static void explain_today(struct hugeadm_ctl *ctl, const struct pools *ps)
 		fflush(stdout);
 		print_per_node(ctl, ps);
 	}
+	ha_explain_obtainable(ctl, ps->p, ps->n);
 
 	if (hk_thp_read(ctl->ctx, "enabled", &enabled) == 0) {
 		printf("\nTransparent huge pages: enabled=%s", enabled);
 		if (hk_thp_read(ctl->ctx, "defrag", &defrag) == 0)
 			printf(" defrag=%s", defrag);
 		printf("\n");
+		ha_explain_thp(ctl);
 	} else {
 		printf("\nTransparent huge pages: not supported by this kernel\n");
 	}
@@ -429,7 +431,7 @@ int ha_report_text(struct hugeadm_ctl *ctl)
 		rc = -1;
 	pools_free(&ps);
 	hk_mounts_unref(ms);
-	return rc < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
+	return rc < 0 || ctl->obtain_failed ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
 }
 
 /* A numeric mount option, or null when the mount has none. */
@@ -497,7 +499,8 @@ static void json_mount_details(struct hugeadm_ctl *ctl, struct hk_json *j,
 }
 
 /* One node of one pool; the flat --per-node list also names the size. */
-static void json_node(struct hk_json *j, const struct hk_pool *p, size_t k, bool with_size)
+static void json_node(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_pool *p, size_t k,
+		      bool with_size)
 {
 	hk_json_open_object(j, NULL);
 	hk_json_int(j, "node", hk_pool_node_id(p, k));
@@ -506,10 +509,13 @@ static void json_node(struct hk_json *j, const struct hk_pool *p, size_t k, bool
 	hk_json_u64(j, "total", hk_pool_node_get(p, k, HK_POOL_NR));
 	hk_json_u64(j, "free", hk_pool_node_get(p, k, HK_POOL_FREE));
 	hk_json_u64(j, "surplus", hk_pool_node_get(p, k, HK_POOL_SURPLUS));
+	ha_json_obtainable(ctl, j, hk_pool_get(p, HK_POOL_SIZE), hk_pool_node_id(p, k));
 	hk_json_close_object(j);
 }
 
-static void json_pool(struct hk_json *j, const struct hk_pool *p)
+/* With explain, also whether the size is gigantic and how such pages can be had. */
+static void json_pool(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_pool *p,
+		      bool explain)
 {
 	static const struct {
 		const char *key;
@@ -526,23 +532,61 @@ static void json_pool(struct hk_json *j, const struct hk_pool *p)
 	hk_json_bool(j, "default", hk_pool_is_default(p));
 	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
 		hk_json_u64(j, fields[f].key, hk_pool_get(p, fields[f].field));
+	ha_json_obtainable(ctl, j, hk_pool_get(p, HK_POOL_SIZE), HK_NODE_ALL);
+	if (explain) {
+		hk_json_bool(j, "gigantic", hk_pool_is_gigantic(p));
+		if (hk_pool_is_gigantic(p))
+			ha_json_gigantic_how(j, hk_pool_get(p, HK_POOL_SIZE));
+	}
 	hk_json_open_array(j, "nodes");
 	for (size_t k = 0; k < hk_pool_node_count(p); k++)
-		json_node(j, p, k, false);
+		json_node(ctl, j, p, k, false);
 	hk_json_close_array(j);
 	hk_json_close_object(j);
 }
 
-static void json_per_node(struct hk_json *j, const struct pools *ps)
+static void json_per_node(struct hugeadm_ctl *ctl, struct hk_json *j, const struct pools *ps)
 {
 	hk_json_open_array(j, "nodes");
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct hk_pool *p = ps->p[i];
 
 		for (size_t k = 0; k < hk_pool_node_count(p); k++)
-			json_node(j, p, k, true);
+			json_node(ctl, j, p, k, true);
 	}
 	hk_json_close_array(j);
+}
+
+/*
+ * --explain --json: the numbers behind the text, under "explain": memory,
+ * min_free_kbytes (now and recommended), the pools with what a grow could
+ * get now, and THP's counters with the verdict.
+ */
+static void json_explain(struct hugeadm_ctl *ctl, struct hk_json *j, const struct pools *ps)
+{
+	uint64_t v;
+
+	hk_json_open_object(j, "explain");
+	if (hk_meminfo_read(ctl->ctx, "MemTotal", &v) == 0)
+		hk_json_u64(j, "memory_total", v * 1024);
+	else
+		hk_json_null(j, "memory_total");
+	hk_json_open_object(j, "min_free_kbytes");
+	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_MIN_FREE_KBYTES, &v) == 0)
+		hk_json_u64(j, "current", v);
+	else
+		hk_json_null(j, "current");
+	if (hk_recommended_min_free_kbytes(ctl->ctx, &v) == 0)
+		hk_json_u64(j, "recommended", v);
+	else
+		hk_json_null(j, "recommended");
+	hk_json_close_object(j);
+	hk_json_open_array(j, "pools");
+	for (size_t i = 0; i < ps->n; i++)
+		json_pool(ctl, j, ps->p[i], true);
+	hk_json_close_array(j);
+	ha_json_thp(ctl, j);
+	hk_json_close_object(j);
 }
 
 /* One JSON document on stdout holding every report asked for; errors go to stderr. */
@@ -574,11 +618,11 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 		hk_json_close_array(&j);
 	}
 	if (ctl->pool_list && ctl->per_node) {
-		json_per_node(&j, &ps);
+		json_per_node(ctl, &j, &ps);
 	} else if (ctl->pool_list) {
 		hk_json_open_array(&j, "pools");
 		for (size_t i = 0; i < ps.n; i++)
-			json_pool(&j, ps.p[i]);
+			json_pool(ctl, &j, ps.p[i], false);
 		hk_json_close_array(&j);
 	}
 	if (ctl->page_sizes || ctl->page_sizes_all) {
@@ -600,6 +644,8 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 	}
 	if (ctl->list_text)
 		rc = ha_list_shared_text(ctl, &j);
+	if (ctl->explain)
+		json_explain(ctl, &j, &ps);
 	if (ctl->usage && ha_usage_report(ctl, &j) < 0)
 		rc = -1;
 	if (ctl->pages_needed && ha_pages_needed_report(ctl, &j) < 0)
@@ -608,5 +654,5 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 	hk_json_end(&j);
 	pools_free(&ps);
 	hk_mounts_unref(ms);
-	return rc < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
+	return rc < 0 || ctl->obtain_failed ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
 }

@@ -173,6 +173,27 @@ int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value);
 /* The knob's whole first line ("always [madvise] never"). free(*ret_line) afterwards. */
 int hk_thp_modes(struct hk_ctx *ctx, const char *knob, char **ret_line);
 
+/* What the kernel could give now (since HK_1.1) */
+
+/*
+ * Pages of page_size the buddy allocator holds free in one piece now, on one
+ * node or on all (HK_NODE_ALL), from /proc/buddyinfo: over the zones the
+ * kernel allocates hugetlb pages from (DMA32, Normal, HighMem, Movable; not
+ * DMA, which the lowmem reserve keeps for its own users), the free blocks of
+ * every order at or above the page's, each counted as the pages it holds.
+ * An estimate of what a grow gets without compaction: the watermarks keep
+ * some of it back, compaction can find more. A node without memory has 0.
+ * -ERANGE for a gigantic size (above the largest buddy order), -ENOENT
+ * without /proc/buddyinfo, -EINVAL for a malformed one (logged).
+ */
+int hk_buddy_obtainable(struct hk_ctx *ctx, uint64_t page_size, int node, uint64_t *ret);
+/* A /proc/vmstat counter ("thp_fault_alloc", "compact_stall"); -ENOENT when the kernel has none. */
+int hk_vmstat_read(struct hk_ctx *ctx, const char *name, uint64_t *ret);
+/* The mTHP sizes (bytes, ascending) of /sys/kernel/mm/transparent_hugepage; free(*ret_sizes). */
+int hk_thp_sizes(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *ret_n);
+/* One counter of an mTHP size ("anon_fault_alloc", "split"): hugepages-<kB>kB/stats/<name>. */
+int hk_thp_stat_read(struct hk_ctx *ctx, uint64_t size, const char *name, uint64_t *ret);
+
 /* Changing the machine */
 
 /*

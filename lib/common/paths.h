@@ -31,6 +31,11 @@
 /* One mTHP size's counter: printf format, the size in kB (uint64_t) and the counter's name. */
 #define HK_SYS_THP_STAT HK_SYS_THP "/hugepages-%" PRIu64 "kB/stats/%s"
 
+/* Usage: other processes, SysV segments, hugetlb cgroups (v2). */
+#define HK_PROC "proc"
+#define HK_PROC_SYSVIPC_SHM "proc/sysvipc/shm"
+#define HK_SYS_CGROUP "sys/fs/cgroup"
+#define HK_SYS_CGROUP_UNIFIED HK_SYS_CGROUP "/unified"
 #define HK_SYS_CPU0_L2_LINE_SIZE "sys/devices/system/cpu/cpu0/cache/index2/coherency_line_size"
 
 /* Printable absolute form, for messages and dry-run lines. */

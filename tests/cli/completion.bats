@@ -78,10 +78,10 @@ replies() {
 	assert_equal "${COMPREPLY[0]}" --pool-list
 }
 
-@test "hugeadm --page offers both page-sizes options" {
+@test "hugeadm --page offers both page-sizes options and --pages-needed" {
 	complete_line 'hugeadm --page'
 	replies
-	assert_output "$(printf '%s\n' --page-sizes --page-sizes-all)"
+	assert_output "$(printf '%s\n' --page-sizes --page-sizes-all --pages-needed)"
 }
 
 @test "hugeadm - offers every report option" {
@@ -398,4 +398,18 @@ hugectl_sizes() {
 	assert_line --index 2 "$BATS_TEST_TMPDIR/t/file"
 	assert_line --index 3 0
 	assert_line --index 4 --verbose=99
+}
+
+@test "hugeadm --pages-needed offers the running processes' ids; - offers --usage and --pages-needed" {
+	complete_line "hugeadm --pages-needed $$"
+	replies
+	assert_line -- "$$"
+	refute_line -- --pool-list
+	complete_line 'hugeadm --pages-needed='
+	replies
+	assert_line -- "1"
+	complete_line 'hugeadm -'
+	replies
+	assert_line -- --usage
+	assert_line -- --pages-needed
 }

@@ -64,3 +64,7 @@ for t in x86-1node x86-2node; do
 	{ printf '\x01'; cat "$fx/$t/proc/vmstat"; } | seed buddyinfo
 done
 printf '\x00Node 0, zone Normal 1 2\nNode 1, zone DMA 3\n' | seed buddyinfo
+# smaps: the usage tree's processes (hugetlb, SysV, heap and anonymous mappings).
+head -n 60 "$fx/usage/proc/4242/smaps" | seed smaps
+seed smaps < "$fx/usage/proc/4343/smaps"
+seed smaps < "$fx/x86-1node/proc/self/smaps"

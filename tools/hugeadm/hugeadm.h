@@ -89,6 +89,9 @@ struct hugeadm_ctl {
 	bool explain;
 	bool list_text;	    /* --list-shared-text */
 	bool obtain_failed; /* the free page lists could not be read (said once) */
+	/* --usage and --pages-needed PID (usage.c) */
+	bool usage;
+	int pages_needed; /* the pid; 0 when not asked */
 	/* Changes, validated whole before the first one runs. */
 	struct ha_action *actions;
 	size_t n_actions;
@@ -179,6 +182,14 @@ int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hk_json *j);
 /* --clean-shared-text[=USER]: 0, or -1 after a message (no such user). */
 int ha_plan_clean_text(struct hugeadm_ctl *ctl, const char *user);
 int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a);
+
+/*
+ * usage.c: --usage and --pages-needed, as text or into j (keys "usage",
+ * "pages_needed"); 0 or -errno (said).
+ */
+int ha_plan_pages_needed(struct hugeadm_ctl *ctl, const char *arg);
+int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j);
+int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j);
 
 /* swap.c: temporary swap while a pool grows. */
 struct ha_swap;

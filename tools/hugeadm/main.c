@@ -57,6 +57,9 @@ enum {
 	OPT_UNMOUNT_ALL,
 	OPT_LIST_SHARED_TEXT,
 	OPT_CLEAN_SHARED_TEXT,
+	/* --usage, --pages-needed */
+	OPT_USAGE,
+	OPT_PAGES_NEEDED,
 };
 
 // clang-format off
@@ -100,7 +103,9 @@ static const struct hk_opt opts[] = {
 	{ "page-sizes",      0,   HK_ARG_NONE,     OPT_PAGE_SIZES,      NULL, "list the page sizes that have a pool and a mount", 0 },
 	{ "page-sizes-all",  0,   HK_ARG_NONE,     OPT_PAGE_SIZES_ALL,  NULL, "list all page sizes the kernel supports", 0 },
 	{ "explain",         0,   HK_ARG_NONE,     OPT_EXPLAIN,         NULL, "explain the huge page state of the machine", 0 },
-	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text and --explain\nas JSON (sizes in bytes)", 0 },
+	{ "usage",           0,   HK_ARG_NONE,     OPT_USAGE,           NULL, "who holds huge pages: processes, SysV segments,\nfiles on hugetlbfs, cgroups; totals per size", 0 },
+	{ "pages-needed",    0,   HK_ARG_REQUIRED, OPT_PAGES_NEEDED,    "PID", "the huge pages of each size that would hold\nthe process's heap, anonymous memory and segments", 0 },
+	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text, --explain,\n--usage and --pages-needed as JSON (sizes in bytes)", 0 },
 	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read and write /proc and /sys under DIR", 0 },
 	{ "verbose",         0,   HK_ARG_REQUIRED, OPT_VERBOSE,         "LEVEL", "set the message level (0-99; default 2)", 0 },
 	{ NULL,              'v', HK_ARG_NONE,     'v',                 NULL, "raise the message level by one", 0 },
@@ -253,6 +258,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CLEAN_SHARED_TEXT:
 			bad |= ha_plan_clean_text(&ctl, optarg) < 0;
+			break;
+		case OPT_USAGE:
+			ctl.usage = true;
+			break;
+		case OPT_PAGES_NEEDED:
+			bad |= ha_plan_pages_needed(&ctl, optarg) < 0;
 			break;
 		case OPT_PER_NODE:
 			ctl.per_node = true;
@@ -429,7 +440,8 @@ int main(int argc, char **argv)
 		return HK_EXIT_FAILURE;
 	}
 	if (!ctl.list_mounts && !ctl.pool_list && !ctl.page_sizes && !ctl.page_sizes_all &&
-	    !ctl.explain && !ctl.list_text && ctl.n_actions == 0) {
+	    !ctl.explain && !ctl.list_text && !ctl.usage && !ctl.pages_needed &&
+	    ctl.n_actions == 0) {
 		fprintf(stderr, "%s: no operation specified\n", hk_prog());
 		hk_errtryhelp();
 	}
@@ -463,8 +475,9 @@ int main(int argc, char **argv)
 	} else {
 		rc = ha_apply(&ctl);
 		/* The reports show the machine as the changes left it. */
-		if (rc != HK_EXIT_FAILURE && (ctl.list_mounts || ctl.pool_list || ctl.page_sizes ||
-					      ctl.page_sizes_all || ctl.explain || ctl.list_text)) {
+		if (rc != HK_EXIT_FAILURE &&
+		    (ctl.list_mounts || ctl.pool_list || ctl.page_sizes || ctl.page_sizes_all ||
+		     ctl.explain || ctl.list_text || ctl.usage || ctl.pages_needed)) {
 			int rr = ctl.json ? ha_report_json(&ctl) : ha_report_text(&ctl);
 
 			if (rr != HK_EXIT_SUCCESS)

@@ -425,6 +425,10 @@ int ha_report_text(struct hugeadm_ctl *ctl)
 		explain(ctl, &ps, ms);
 	if (ctl->list_text && ha_list_shared_text(ctl, NULL) < 0)
 		rc = -1;
+	if (ctl->usage && ha_usage_report(ctl, NULL) < 0)
+		rc = -1;
+	if (ctl->pages_needed && ha_pages_needed_report(ctl, NULL) < 0)
+		rc = -1;
 	pools_free(&ps);
 	hk_mounts_unref(ms);
 	return rc < 0 || ctl->obtain_failed ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
@@ -642,6 +646,10 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 		rc = ha_list_shared_text(ctl, &j);
 	if (ctl->explain)
 		json_explain(ctl, &j, &ps);
+	if (ctl->usage && ha_usage_report(ctl, &j) < 0)
+		rc = -1;
+	if (ctl->pages_needed && ha_pages_needed_report(ctl, &j) < 0)
+		rc = -1;
 	hk_json_close_object(&j);
 	hk_json_end(&j);
 	pools_free(&ps);

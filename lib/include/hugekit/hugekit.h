@@ -255,6 +255,106 @@ int hk_recommended_min_free_kbytes(struct hk_ctx *ctx, uint64_t *ret);
 /* The sum over pools of Maximum x page size, saturated at UINT64_MAX; 0 without pools. */
 int hk_recommended_shmmax(struct hk_ctx *ctx, uint64_t *ret);
 
+/* Usage (HK_1.1): who holds huge pages, and how many a process would need */
+
+enum hk_usage_kind {
+	HK_USAGE_PRIVATE, /* MAP_PRIVATE anonymous hugetlb (MAP_HUGETLB) */
+	HK_USAGE_SHARED,  /* MAP_SHARED anonymous hugetlb, memfd */
+	HK_USAGE_SYSV,	  /* a SysV SHM_HUGETLB segment */
+	HK_USAGE_FILE,	  /* a file on a hugetlbfs mount */
+};
+
+/* One row per process, page size and kind. Fields may be added at the end only. */
+struct hk_usage_process {
+	int pid;
+	uint32_t uid;
+	const char *comm;
+	uint64_t page_size;
+	enum hk_usage_kind kind;
+	uint64_t pages;	    /* the huge pages its mappings of this kind hold */
+	uint64_t accounted; /* of those, the ones counted here and nowhere else */
+	int node;	    /* the node of all its huge pages; -1 unknown, -2 several */
+};
+
+/* A SysV segment on huge pages. */
+struct hk_usage_shm {
+	int id;
+	int32_t key;
+	uint32_t uid;
+	uint64_t size; /* bytes, as asked at shmget */
+	uint64_t page_size;
+	uint64_t pages;
+	uint64_t nattch; /* 0: detached, nothing maps it */
+	bool inferred;	 /* no process showed its page size: the default size, from its rss */
+};
+
+/* A file on a hugetlbfs mount that holds pages. */
+struct hk_usage_file {
+	const char *path;
+	uint32_t uid;
+	uint64_t page_size;
+	uint64_t pages;
+	bool mapped; /* a process maps it */
+};
+
+/* A cgroup v2 hugetlb controller's counters, in bytes; UINT64_MAX is "max". */
+struct hk_usage_cgroup {
+	const char *path; /* "/db.slice", below the cgroup root */
+	uint64_t page_size;
+	uint64_t current, max, rsvd_current, rsvd_max;
+};
+
+/* Per page size: the pool's counters against the sum of the lists. */
+struct hk_usage_total {
+	uint64_t page_size;
+	uint64_t used;	    /* nr_hugepages - free_hugepages */
+	uint64_t accounted; /* each page once: via its file, its segment or its process */
+	uint64_t reserved;  /* resv_hugepages: reserved, not yet faulted (not in used) */
+	uint64_t surplus;
+	int64_t difference; /* used - accounted */
+};
+
+/* What could not be read (another user's process, a directory without access). */
+enum hk_usage_unread {
+	HK_USAGE_UNREAD_PROCESSES,
+	HK_USAGE_UNREAD_DIRS,
+	HK_USAGE_UNREAD_CGROUPS,
+};
+
+struct hk_usage;
+
+/*
+ * Walk the processes (smaps), /proc/sysvipc/shm, the files of every hugetlbfs
+ * mount (no symbolic link followed, no FIFO opened) and the hugetlb cgroups.
+ * A process that exits during the walk is left out; one that cannot be read
+ * is counted (hk_usage_unread_count). Free with hk_usage_unref().
+ */
+int hk_usage_read(struct hk_ctx *ctx, struct hk_usage **ret_usage);
+void hk_usage_unref(struct hk_usage *usage);
+size_t hk_usage_processes(const struct hk_usage *usage, const struct hk_usage_process **ret);
+size_t hk_usage_shm(const struct hk_usage *usage, const struct hk_usage_shm **ret);
+size_t hk_usage_files(const struct hk_usage *usage, const struct hk_usage_file **ret);
+size_t hk_usage_cgroups(const struct hk_usage *usage, const struct hk_usage_cgroup **ret);
+size_t hk_usage_totals(const struct hk_usage *usage, const struct hk_usage_total **ret);
+unsigned hk_usage_unread_count(const struct hk_usage *usage, enum hk_usage_unread what);
+
+/* The huge pages of one size that would hold a process's memory, from its smaps. */
+struct hk_pages_needed {
+	uint64_t page_size;
+	uint64_t pages;		/* the sum of the four below */
+	uint64_t heap_pages;	/* [heap] */
+	uint64_t anon_pages;	/* other private anonymous mappings (not the stack) */
+	uint64_t sysv_pages;	/* SysV segments on base pages */
+	uint64_t hugetlb_pages; /* mappings already on huge pages */
+};
+
+/*
+ * One entry per huge page size of the machine, ascending; each mapping is
+ * rounded up to whole pages of that size. -ESRCH: no such process.
+ * free(*ret) afterwards.
+ */
+int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret, size_t *ret_n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,180 @@
+#!/usr/bin/env bats
+# hugeadm --usage and --pages-needed on the "usage" fixture tree: every number
+# of the tree's README entry, as text and as JSON.
+
+load helpers
+
+# usage_tree: a scratch copy of the tree with its two hugetlbfs files, which
+# git cannot hold (their pages are their allocated blocks): data 3 pages,
+# mapped by dbwriter; orphan 1 page, mapped by no one.
+usage_tree() {
+	local t
+	t=$(fixture usage)
+	mkdir -p "$t/dev/hugepages"
+	fallocate -l 6M "$t/dev/hugepages/data"
+	fallocate -l 2M "$t/dev/hugepages/orphan"
+	printf '%s\n' "$t"
+}
+
+setup() {
+	TREE=$(usage_tree)
+	# fallocate allocates what it is asked: 6 MiB is 12288 blocks of 512 bytes.
+	[ "$(stat -c %b "$TREE/dev/hugepages/data")" -eq 12288 ] ||
+		skip "fallocate does not allocate exactly on this file system"
+}
+
+# jq_usage FILTER: the filter applied to --usage --json.
+jq_usage() {
+	hugeadm --sysroot "$TREE" --usage --json | jq -c "$1"
+}
+
+@test "--usage --json: processes, with kinds, pages and what each accounts for" {
+	run jq_usage '[.usage.processes[] | [.pid, .comm, .uid, .page_size, .kind, .pages, .accounted, .node]]'
+	assert_success
+	assert_output '[[4242,"bigheap",1000,2097152,"private",4,4,0],[4242,"bigheap",1000,2097152,"sysv",2,0,0],[4343,"dbwriter",0,2097152,"file",3,0,null],[4343,"dbwriter",0,2097152,"sysv",2,0,null],[4343,"dbwriter",0,2097152,"shared",1,1,null],[4444,"dbchild",0,2097152,"shared",1,0,null]]'
+}
+
+@test "--usage --json: SysV segments, a detached one flagged and inferred, a base-page one left out" {
+	run jq_usage '[.usage.shm[] | [.id, .key, .uid, .size, .page_size, .pages, .attached, .detached, .inferred]]'
+	assert_success
+	assert_output '[[5,4660,1000,4194304,2097152,2,2,false,false],[6,0,0,2097152,2097152,1,0,true,true]]'
+}
+
+@test "--usage --json: files on the mount, the unmapped one flagged" {
+	run jq_usage '[.usage.files[] | [.path, .page_size, .pages, .mapped]]'
+	assert_success
+	assert_output '[["/dev/hugepages/data",2097152,3,true],["/dev/hugepages/orphan",2097152,1,false]]'
+}
+
+@test "--usage --json: cgroups that hold or limit pages, max as null" {
+	run jq_usage '.usage.cgroups'
+	assert_success
+	assert_output '[{"path":"/db.slice","page_size":2097152,"usage":6291456,"limit":20971520,"reserved":8388608,"reserved_limit":null}]'
+}
+
+@test "--usage --json: a limit written as the page counter's largest value is no limit" {
+	echo 9223372034707292160 > "$TREE/sys/fs/cgroup/db.slice/hugetlb.1GB.max"
+	echo 9223372036854771712 > "$TREE/sys/fs/cgroup/db.slice/hugetlb.2MB.rsvd.max"
+	run jq_usage '[.usage.cgroups[] | [.path, .page_size, .limit, .reserved_limit]]'
+	assert_success
+	assert_output '[["/db.slice",2097152,20971520,null]]'
+	echo 1073741824 > "$TREE/sys/fs/cgroup/db.slice/hugetlb.1GB.max"
+	run jq_usage '[.usage.cgroups[] | [.path, .page_size, .limit]]'
+	assert_output '[["/db.slice",2097152,20971520],["/db.slice",1073741824,1073741824]]'
+}
+
+@test "--usage --json: totals add up: used 12 = 4 private + 1 shared + 3 SysV + 4 in files" {
+	run jq_usage '[.usage.totals[] | [.page_size, .used, .accounted, .reserved, .surplus, .difference, .difference_reason]]'
+	assert_success
+	assert_output '[[2097152,12,12,2,0,0,"none"],[1073741824,0,0,0,0,0,"none"]]'
+	run jq_usage '.usage.unreadable'
+	assert_output '{"processes":0,"directories":0,"cgroups":0}'
+}
+
+@test "--usage --json: a page the lists miss is named as a difference" {
+	echo 3 > "$TREE/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+	run jq_usage '.usage.totals[0] | [.used, .accounted, .difference, .difference_reason]'
+	assert_success
+	assert_output '[13,12,1,"unknown"]'
+	echo 5 > "$TREE/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+	run jq_usage '.usage.totals[0] | [.used, .accounted, .difference, .difference_reason]'
+	assert_output '[11,12,-1,"changed while read"]'
+}
+
+@test "--usage: the text tables" {
+	run hugeadm --sysroot "$TREE" --usage
+	assert_success
+	assert_line --index 0 'Huge page usage:'
+	assert_line --regexp '^4242 +bigheap +1000 +2M +private +4 +0$'
+	assert_line --regexp '^4444 +dbchild +0 +2M +shared +1 +-$'
+	assert_line --regexp '^6 +0x00000000 +0 +2M +1\? +0 \(detached\)$'
+	assert_line --regexp '^/dev/hugepages/orphan +0 +2M +1 +no \(unmapped\)$'
+	assert_line --regexp '^/db.slice +2M +3 +10 +4 +max$'
+	assert_line --regexp '^2M +12 +12 +2 +0 +0 +none$'
+	assert_line --regexp '^1G +0 +0 +0 +0 +0 +none$'
+}
+
+@test "--usage: a tree without processes, segments, files or cgroups says none" {
+	run hugeadm --sysroot "$HK_FIXTURES/x86-1node" --usage --json
+	assert_success
+	run jq -c '.usage | [.processes, .shm, .files, .cgroups, .totals[0].used, .totals[0].accounted, .totals[0].difference_reason]' <<<"$output"
+	assert_output '[[],[],[],[],2,0,"unknown"]'
+	run hugeadm --sysroot "$HK_FIXTURES/x86-1node" --usage
+	assert_success
+	assert_line '  none'
+}
+
+@test "--usage: a symbolic link on the mount is not followed, a FIFO does not block" {
+	mkdir -p "$TREE/outside"
+	fallocate -l 8M "$TREE/outside/big"
+	ln -s ../../outside "$TREE/dev/hugepages/link"
+	ln -s ../../outside/big "$TREE/dev/hugepages/biglink"
+	mkfifo "$TREE/dev/hugepages/fifo"
+	run timeout 20 hugeadm --sysroot "$TREE" --usage --json
+	assert_success
+	run jq -c '[.usage.files[].path]' <<<"$output"
+	assert_output '["/dev/hugepages/data","/dev/hugepages/orphan"]'
+}
+
+@test "--usage: a mount point or smaps that is a link out of the tree is not read" {
+	rm -rf "$TREE/dev/hugepages"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$TREE/dev/hugepages"
+	mkdir -p "$BATS_TEST_TMPDIR/elsewhere"
+	fallocate -l 2M "$BATS_TEST_TMPDIR/elsewhere/secret"
+	rm "$TREE/proc/4242/smaps"
+	ln -s "$HK_FIXTURES/usage/proc/4242/smaps" "$TREE/proc/4242/smaps"
+	run --separate-stderr hugeadm --sysroot "$TREE" --usage --json
+	assert_success
+	# shellcheck disable=SC2154 # set by run --separate-stderr
+	[[ $stderr == *"proc/4242/smaps: a symbolic link on this path leads out of the tree"* ]] ||
+		fail "the link is not named: $stderr"
+	run jq -c '[.usage.files, ([.usage.processes[].pid] | unique)]' <<<"$output"
+	assert_output '[[],[4343,4444]]'
+}
+
+@test "--usage: a process gone during the walk is left out, not an error" {
+	# 5555 exited before its smaps was read; 4444 after (its status is gone).
+	mkdir -p "$TREE/proc/5555"
+	rm "$TREE/proc/4444/status"
+	run jq_usage '[.usage.processes[].pid] | unique'
+	assert_success
+	assert_output '[4242,4343]'
+	run jq_usage '.usage.totals[0] | [.used, .accounted]'
+	assert_output '[12,12]'
+}
+
+@test "--usage: files in subdirectories are found" {
+	mkdir -p "$TREE/dev/hugepages/sub/deeper"
+	fallocate -l 4M "$TREE/dev/hugepages/sub/deeper/f"
+	run jq_usage '[.usage.files[] | select(.path == "/dev/hugepages/sub/deeper/f") | .pages]'
+	assert_output '[2]'
+}
+
+@test "--pages-needed: per size, each mapping rounded up, the stack left out" {
+	run hugeadm --sysroot "$TREE" --pages-needed 4242 --json
+	assert_success
+	run jq -c '[.pages_needed[] | [.pid, .page_size, .pages, .heap, .anonymous, .sysv, .hugetlb]]' <<<"$output"
+	assert_output '[[4242,2097152,164,150,6,2,6],[4242,1073741824,6,1,2,1,2]]'
+	run hugeadm --sysroot "$TREE" --pages-needed 4242
+	assert_success
+	assert_line --index 0 --regexp '^ +Size +Pages +Heap +Anonymous +SysV +Hugetlb$'
+	assert_line --index 1 --regexp '^ +2097152 +164 +150 +6 +2 +6$'
+}
+
+@test "--pages-needed: an unknown pid or one that is not a number is an error, exit 1" {
+	run hugeadm --sysroot "$TREE" --pages-needed 999
+	assert_failure 1
+	assert_output 'hugeadm:ERROR: 999: no such process'
+	for bad in abc 12x -5 0 +7 ""; do
+		run hugeadm --sysroot "$TREE" --pages-needed "$bad"
+		assert_failure 1
+		assert_output "hugeadm:ERROR: $bad: invalid process id for --pages-needed"
+	done
+}
+
+@test "--usage with --pages-needed: one JSON document holds both" {
+	run hugeadm --sysroot "$TREE" --usage --pages-needed 4343 --json
+	assert_success
+	run jq -c '[(.usage.totals[0].used), (.pages_needed[0].hugetlb)]' <<<"$output"
+	assert_output '[12,6]'
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env bats
+# hugeadm --usage and --pages-needed against the running kernel: a process
+# with N private and one shared huge page, a detached SysV segment of M pages,
+# an attached one of A pages and a file of K pages on a temporary hugetlbfs mount are found exactly, and
+# the totals add up; --pages-needed's estimate of a 300 MiB heap is within
+# 10 % of what the same program holds under hugectl --heap.
+
+load live
+
+N=4
+M=5
+A=2
+K=3
+HOLD="$HK_BUILD_DIR/tests/hk-usage-hold"
+
+setup_file() {
+	# The skip itself is in setup() (bats 1.8 does not skip from setup_file).
+	if [ "$(id -u)" -ne 0 ] || [ ! -d "$HP/hugepages-2048kB" ] ||
+		! grep -qw hugetlbfs /proc/filesystems; then
+		return 0
+	fi
+	live_lock
+	live_save
+	echo 0 > "$HP/hugepages-2048kB/nr_overcommit_hugepages"
+	echo 200 > "$HP/hugepages-2048kB/nr_hugepages"
+	if [ "$(cat "$HP/hugepages-2048kB/nr_hugepages")" -ne 200 ]; then
+		echo "the kernel could not give 200 free 2 MiB pages" > "$BATS_FILE_TMPDIR/skip"
+		return 0
+	fi
+	live_mount "$BATS_FILE_TMPDIR/mnt" pagesize=2M
+	fallocate -l $((K * 2))M "$BATS_FILE_TMPDIR/mnt/kfile"
+	local fifo="$BATS_FILE_TMPDIR/hold.fifo" line
+	mkfifo "$fifo"
+	"$HOLD" "$N" 1 "$M" "$A" > "$fifo" 3>&- &
+	echo $! > "$BATS_FILE_TMPDIR/holder"
+	echo $! >> "$BATS_FILE_TMPDIR/holders"
+	# Bounded: the holder prints its two lines at once or has failed.
+	read -r -t 30 line < "$fifo" || true
+	echo "${line#shmid }" > "$BATS_FILE_TMPDIR/shmid"
+	read -r -t 30 line < "$fifo" || true
+	echo "$line" > "$BATS_FILE_TMPDIR/ready"
+	rm -f "$fifo"
+}
+
+teardown_file() {
+	local id ids=()
+	[ -f "$BATS_FILE_TMPDIR/shmid" ] && read -r -a ids < "$BATS_FILE_TMPDIR/shmid"
+	for id in "${ids[@]}"; do
+		[ "$id" -ge 0 ] && ipcrm -m "$id"
+	done
+	live_restore
+}
+
+setup() {
+	live_requirements
+	if [ -f "$BATS_FILE_TMPDIR/skip" ]; then
+		skip "$(cat "$BATS_FILE_TMPDIR/skip")"
+	fi
+	[ "$(cat "$BATS_FILE_TMPDIR/ready")" = ready ] || fail "hk-usage-hold did not start"
+	PID=$(cat "$BATS_FILE_TMPDIR/holder")
+	read -r SHMID SHMID2 < "$BATS_FILE_TMPDIR/shmid"
+}
+
+@test "--usage finds the N private and the shared pages of the holder" {
+	run --separate-stderr hugeadm --usage --json
+	assert_success
+	echo "$output" > "$BATS_TEST_TMPDIR/usage.json"
+	run jq -c "[.usage.processes[] | select(.pid == $PID) | [.kind, .page_size, .pages]] | sort" "$BATS_TEST_TMPDIR/usage.json"
+	assert_output "[[\"private\",2097152,$N],[\"shared\",2097152,1],[\"sysv\",2097152,$A]]"
+}
+
+@test "--usage finds the detached segment of M pages" {
+	run --separate-stderr hugeadm --usage --json
+	assert_success
+	run jq -c "[.usage.shm[] | select(.id == $SHMID) | [.page_size, .pages, .attached, .detached]]" <<<"$output"
+	assert_output "[[2097152,$M,0,true]]"
+}
+
+@test "--usage finds the attached segment of A pages, by the id its mapping's inode holds" {
+	run --separate-stderr hugeadm --usage --json
+	assert_success
+	run jq -c "[.usage.shm[] | select(.id == $SHMID2) | [.page_size, .pages, .attached, .detached, .inferred]]" <<<"$output"
+	assert_output "[[2097152,$A,1,false,false]]"
+}
+
+@test "--usage finds the file of K pages, mapped by no one" {
+	run --separate-stderr hugeadm --usage --json
+	assert_success
+	run jq -c "[.usage.files[] | select(.path == \"$BATS_FILE_TMPDIR/mnt/kfile\") | [.page_size, .pages, .mapped]]" <<<"$output"
+	assert_output "[[2097152,$K,false]]"
+}
+
+@test "--usage: used and accounted agree, or the difference is named" {
+	run --separate-stderr hugeadm --usage --json
+	assert_success
+	echo "# $(jq -c '.usage.totals[0]' <<<"$output")" >&3
+	run jq -r '.usage.totals[] | select(.page_size == 2097152) |
+		if .used == .accounted then "agree"
+		elif .difference_reason != "none" then "named"
+		else "unnamed" end' <<<"$output"
+	assert_output --regexp '^(agree|named)$'
+	# Nothing else holds pages while the live lock is ours: they agree exactly.
+	run jq -r '.usage.totals[] | select(.page_size == 2097152) | "\(.used) \(.accounted)"' <<<"$(hugeadm --usage --json 2>/dev/null)"
+	local used=${output% *} accounted=${output#* }
+	[ "$used" -ge $((N + 1 + M + A + K)) ] || fail "used $used < N + 1 + M + A + K"
+	assert_equal "$accounted" "$used"
+}
+
+@test "--usage as nobody: says what it could not read, shows the rest, exit 0" {
+	run --separate-stderr setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups -- \
+		"$HK_BUILD_DIR/tools/hugeadm" --usage --json
+	assert_success
+	# shellcheck disable=SC2154 # set by run --separate-stderr
+	[[ $stderr == *"hugeadm:WARNING: could not read the memory maps of "*" processes: their pages are not counted"* ]] ||
+		fail "no warning: $stderr"
+	run jq -c "[(.usage.unreadable.processes > 0), ([.usage.shm[] | select(.id == $SHMID) | .pages])]" <<<"$output"
+	assert_output "[true,[$M]]"
+}
+
+@test "--pages-needed: a 300 MiB heap, plain, within 10 % of what hugectl --heap holds" {
+	local fifo="$BATS_TEST_TMPDIR/heap.fifo" line est held hp
+	mkfifo "$fifo"
+	"$HOLD" heap 300 > "$fifo" 3>&- &
+	hp=$!
+	echo "$hp" >> "$BATS_FILE_TMPDIR/holders"
+	read -r -t 60 line < "$fifo" || true
+	assert_equal "$line" ready
+	est=$(hugeadm --pages-needed "$hp" --json | jq '.pages_needed[] | select(.page_size == 2097152) | .pages')
+	kill "$hp"
+	wait "$hp" 2>/dev/null || true
+	hugectl --heap "$HOLD" heap 300 > "$fifo" 3>&- &
+	hp=$!
+	echo "$hp" >> "$BATS_FILE_TMPDIR/holders"
+	read -r -t 60 line < "$fifo" || true
+	assert_equal "$line" ready
+	held=$(hugeadm --pages-needed "$hp" --json | jq '.pages_needed[] | select(.page_size == 2097152) | .hugetlb')
+	kill "$hp"
+	wait "$hp" 2>/dev/null || true
+	echo "# 300 MiB heap: estimated $est pages of 2 MiB plain, $held held under hugectl --heap" >&3
+	[ "$held" -gt 0 ] || fail "hugectl --heap held no huge page"
+	[ $((est * 100)) -ge $((held * 90)) ] && [ $((est * 100)) -le $((held * 110)) ] ||
+		fail "estimate $est not within 10 % of $held"
+}
+
+# The cgroup v2 hierarchy, where the kernel has the hugetlb controller.
+cgroup_root() {
+	local d
+	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		if [ -f "$d/cgroup.controllers" ] && grep -qw hugetlb "$d/cgroup.controllers"; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+@test "--usage: a hugetlb cgroup's usage, from a process in it" {
+	local root cg fifo="$BATS_TEST_TMPDIR/cg.fifo" line hp saved
+	root=$(cgroup_root) || skip "no cgroup v2 hierarchy with the hugetlb controller here"
+	saved=$(cat "$root/cgroup.subtree_control")
+	cg="$root/hk-usage-test.$$"
+	# Put back in teardown: the controller's state, the group, the process.
+	echo "$saved" > "$BATS_TEST_TMPDIR/subtree"
+	echo "$cg" > "$BATS_TEST_TMPDIR/cgroup"
+	grep -qw hugetlb <<<"$saved" || echo +hugetlb > "$root/cgroup.subtree_control"
+	mkdir "$cg"
+	mkfifo "$fifo"
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" 2 0 0 0' sh "$cg" "$HOLD" > "$fifo" 3>&- &
+	hp=$!
+	echo "$hp" > "$BATS_TEST_TMPDIR/cgholder"
+	read -r -t 30 line < "$fifo" || true
+	read -r -t 30 line < "$fifo" || true
+	assert_equal "$line" ready
+	run --separate-stderr hugeadm --usage --json
+	assert_success
+	run jq -c "[.usage.cgroups[] | select(.path == \"/${cg##*/}\") | [.page_size, .usage, .limit]]" <<<"$output"
+	assert_output "[[2097152,4194304,null]]"
+}
+
+teardown() {
+	local hp
+	if [ -f "$BATS_TEST_TMPDIR/cgholder" ]; then
+		hp=$(cat "$BATS_TEST_TMPDIR/cgholder")
+		kill "$hp" 2>/dev/null
+		wait "$hp" 2>/dev/null
+	fi
+	if [ -f "$BATS_TEST_TMPDIR/cgroup" ]; then
+		rmdir "$(cat "$BATS_TEST_TMPDIR/cgroup")" 2>/dev/null
+		grep -qw hugetlb "$BATS_TEST_TMPDIR/subtree" ||
+			echo -hugetlb > "$(dirname "$(cat "$BATS_TEST_TMPDIR/cgroup")")/cgroup.subtree_control"
+	fi
+	return 0
+}

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The smaps parser (lib/common/smaps.c) and the usage API on the "usage"
+ * fixture tree: the smaps sums, the segments, the files, the cgroups and the
+ * totals arithmetic; hk_pages_needed's rounding.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka.h needs the headers above first. */
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hugekit/hugekit.h>
+
+#include "smaps.h"
+#include "tree.h"
+
+#define MiB (UINT64_C(1) << 20)
+
+static const char two_maps[] =
+	"7f1000000000-7f1000800000 rw-p 00000000 00:10 1001                       /anon_hugepage (deleted)\n"
+	"Size:               8192 kB\n"
+	"KernelPageSize:     2048 kB\n"
+	"Rss:                   0 kB\n"
+	"Anonymous:             0 kB\n"
+	"Shared_Hugetlb:        0 kB\n"
+	"Private_Hugetlb:    8192 kB\n"
+	"VmFlags: rd wr mr mw me de ht \n"
+	"555556000000-555568c00000 rw-p 00000000 00:00 0                          [heap]\n"
+	"Size:             307200 kB\n"
+	"KernelPageSize:        4 kB\n"
+	"Rss:              307200 kB\n"
+	"Anonymous:        307196 kB\n"
+	"AnonHugePages:    204800 kB\n"
+	"Some_Future_Field:    12 kB\n"
+	"VmFlags: rd wr mr mw me ac \n"
+	"7f2000000000-7f20002ee000 rw-s 00000000 00:01 7                          /SYSV0000abcd (deleted)\n"
+	"Rss:                3000 kB\n"
+	"VmFlags: rd wr sh mr mw me ms \n";
+
+static void test_smaps_parse(void **state)
+{
+	struct hkc_smap *m = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(hkc_smaps_parse(two_maps, &m, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(m[0].start, 0x7f1000000000ULL);
+	assert_int_equal(m[0].end, 0x7f1000800000ULL);
+	assert_string_equal(m[0].perms, "rw-p");
+	assert_int_equal(m[0].dev_major, 0);
+	assert_int_equal(m[0].dev_minor, 0x10);
+	assert_int_equal(m[0].inode, 1001);
+	assert_string_equal(m[0].name, "/anon_hugepage (deleted)");
+	assert_int_equal(m[0].kernel_page_kb, 2048);
+	assert_int_equal(m[0].private_hugetlb_kb, 8192);
+	assert_true(m[0].ht);
+	assert_true(hkc_smap_is_hugetlb(&m[0], 4));
+	assert_int_equal(hkc_smap_hugetlb_kb(&m[0]), 8192);
+	assert_int_equal(hkc_smap_sysv_key(&m[0]), -1);
+
+	assert_string_equal(m[1].name, "[heap]");
+	assert_int_equal(m[1].rss_kb, 307200);
+	assert_int_equal(m[1].anonymous_kb, 307196);
+	assert_int_equal(m[1].anon_huge_kb, 204800);
+	assert_false(m[1].ht);
+	assert_false(hkc_smap_is_hugetlb(&m[1], 4));
+
+	assert_int_equal(hkc_smap_sysv_key(&m[2]), 0xabcd);
+	assert_false(hkc_smap_is_hugetlb(&m[2], 4));
+	hkc_smaps_free(m, n);
+
+	/* An empty smaps (a kernel thread) is no mapping; a field before any header is an error. */
+	assert_int_equal(hkc_smaps_parse("", &m, &n), 0);
+	assert_int_equal(n, 0);
+	hkc_smaps_free(m, n);
+	assert_int_equal(hkc_smaps_parse("Rss: 4 kB\n", &m, &n), -EINVAL);
+	assert_int_equal(hkc_smaps_parse("00400000-00300000 r-xp 0 00:00 0 x\n", &m, &n), -EINVAL);
+	assert_int_equal(
+		hkc_smaps_parse("00400000-00500000 r-xp 0 00:00 0\nRss: many kB\n", &m, &n),
+		-EINVAL);
+}
+
+static void test_smaps_sysv_key(void **state)
+{
+	struct hkc_smap m = {0};
+
+	(void)state;
+	m.name = (char *)"/SYSV00001234 (deleted)";
+	assert_int_equal(hkc_smap_sysv_key(&m), 0x1234);
+	m.name = (char *)"/SYSV00001234";
+	assert_int_equal(hkc_smap_sysv_key(&m), 0x1234);
+	m.name = (char *)"/SYSV0000123";
+	assert_int_equal(hkc_smap_sysv_key(&m), -1);
+	m.name = (char *)"/SYSV0000123g (deleted)";
+	assert_int_equal(hkc_smap_sysv_key(&m), -1);
+	m.name = (char *)"/tmp/SYSV00001234";
+	assert_int_equal(hkc_smap_sysv_key(&m), -1);
+}
+
+/* The tree with its two files (6 MiB data, 2 MiB orphan), allocated for real. */
+static void usage_tree(struct tree *t)
+{
+	char path[4096];
+	static const struct {
+		const char *name;
+		off_t len;
+	} files[] = {{"data", 6 * MiB}, {"orphan", 2 * MiB}};
+
+	tree_open(t, "usage");
+	for (size_t i = 0; i < 2; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/dev/hugepages/%s", t->dir, files[i].name);
+		fixture_write(t->dir, path + strlen(t->dir) + 1, "");
+		fd = open(path, O_WRONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(posix_fallocate(fd, 0, files[i].len), 0);
+		close(fd);
+	}
+}
+
+static const struct hk_usage_total *total_of(const struct hk_usage *u, uint64_t size)
+{
+	const struct hk_usage_total *t;
+	size_t n = hk_usage_totals(u, &t);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].page_size == size)
+			return &t[i];
+	fail_msg("no total for %llu", (unsigned long long)size);
+	return NULL;
+}
+
+static void test_usage_tree(void **state)
+{
+	const struct hk_usage_process *p;
+	const struct hk_usage_shm *s;
+	const struct hk_usage_file *f;
+	const struct hk_usage_cgroup *c;
+	const struct hk_usage_total *t;
+	struct hk_usage *u = NULL;
+	struct tree tr;
+	uint64_t sum = 0;
+	size_t n;
+
+	(void)state;
+	usage_tree(&tr);
+	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
+
+	n = hk_usage_processes(u, &p);
+	assert_int_equal(n, 6);
+	assert_int_equal(p[0].pid, 4242);
+	assert_string_equal(p[0].comm, "bigheap");
+	assert_int_equal(p[0].uid, 1000);
+	assert_int_equal(p[0].kind, HK_USAGE_PRIVATE);
+	assert_int_equal(p[0].pages, 4);
+	assert_int_equal(p[0].accounted, 4);
+	assert_int_equal(p[0].node, 0);
+	/* The shared mapping of dbwriter and its child: one inode, counted for the parent only. */
+	assert_int_equal(p[4].pid, 4343);
+	assert_int_equal(p[4].kind, HK_USAGE_SHARED);
+	assert_int_equal(p[4].accounted, 1);
+	assert_int_equal(p[5].pid, 4444);
+	assert_int_equal(p[5].kind, HK_USAGE_SHARED);
+	assert_int_equal(p[5].pages, 1);
+	assert_int_equal(p[5].accounted, 0);
+	assert_int_equal(p[5].node, -1);
+	for (size_t i = 0; i < n; i++)
+		sum += p[i].accounted;
+	assert_int_equal(sum, 5);
+
+	n = hk_usage_shm(u, &s);
+	assert_int_equal(n, 2);
+	assert_int_equal(s[0].id, 5);
+	assert_int_equal(s[0].key, 0x1234);
+	assert_int_equal(s[0].pages, 2);
+	assert_int_equal(s[0].nattch, 2);
+	assert_false(s[0].inferred);
+	assert_int_equal(s[1].id, 6);
+	assert_int_equal(s[1].pages, 1);
+	assert_int_equal(s[1].nattch, 0);
+	assert_true(s[1].inferred);
+
+	n = hk_usage_files(u, &f);
+	assert_int_equal(n, 2);
+	assert_string_equal(f[0].path, "/dev/hugepages/data");
+	assert_int_equal(f[0].pages, 3);
+	assert_true(f[0].mapped);
+	assert_string_equal(f[1].path, "/dev/hugepages/orphan");
+	assert_int_equal(f[1].pages, 1);
+	assert_false(f[1].mapped);
+
+	n = hk_usage_cgroups(u, &c);
+	assert_int_equal(n, 1);
+	assert_string_equal(c[0].path, "/db.slice");
+	assert_int_equal(c[0].current, 3 * 2 * MiB);
+	assert_int_equal(c[0].max, 10 * 2 * MiB);
+	assert_int_equal(c[0].rsvd_current, 4 * 2 * MiB);
+	assert_int_equal(c[0].rsvd_max, UINT64_MAX);
+
+	/* 16 - 4 used; 5 via processes + 3 via segments + 4 via files. */
+	t = total_of(u, 2 * MiB);
+	assert_int_equal(t->used, 12);
+	assert_int_equal(t->accounted, 12);
+	assert_int_equal(t->reserved, 2);
+	assert_int_equal(t->difference, 0);
+	t = total_of(u, 1024 * MiB);
+	assert_int_equal(t->used, 0);
+	assert_int_equal(t->accounted, 0);
+	assert_int_equal(hk_usage_unread_count(u, HK_USAGE_UNREAD_PROCESSES), 0);
+	hk_usage_unref(u);
+	tree_close(&tr);
+}
+
+/* A kernel whose shm rss counts each huge page's base pages twice over, scaled back. */
+static void test_usage_shm_rss_scaled(void **state)
+{
+	static const char shm[] =
+		"       key      shmid perms size cpid lpid nattch uid gid cuid cgid atime dtime ctime rss swap\n"
+		"         0          9   600  8388608 1 1 0 0 0 0 0 0 0 0 4294967296 0\n"
+		"         0         10   600  8388608 1 1 0 0 0 0 0 0 0 0 4194304 0\n"
+		"         0         11   600  8388608 1 1 0 0 0 0 0 0 0 0 4096000 0\n";
+	const struct hk_usage_shm *s;
+	struct hk_usage *u = NULL;
+	struct tree tr;
+
+	(void)state;
+	tree_open(&tr, "usage");
+	fixture_write(tr.dir, "proc/sysvipc/shm", shm);
+	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
+	/* 4 pages x 512 x 2 MiB: 4 pages; 2 pages faulted of 4; 11 is on base pages. */
+	assert_int_equal(hk_usage_shm(u, &s), 2);
+	assert_int_equal(s[0].id, 9);
+	assert_int_equal(s[0].pages, 4);
+	assert_int_equal(s[1].id, 10);
+	assert_int_equal(s[1].pages, 2);
+	hk_usage_unref(u);
+	tree_close(&tr);
+}
+
+static void test_pages_needed(void **state)
+{
+	struct hk_pages_needed *pn = NULL;
+	struct tree tr;
+	size_t n = 0;
+
+	(void)state;
+	tree_open(&tr, "usage");
+	assert_int_equal(hk_pages_needed(tr.ctx, 4242, &pn, &n), 0);
+	assert_int_equal(n, 2);
+	/* 2 MiB: heap 300 MiB = 150; 10 MiB + 8 KiB = 5 + 1; SysV 3000 KiB = 2; hugetlb 4 + 2. */
+	assert_int_equal(pn[0].page_size, 2 * MiB);
+	assert_int_equal(pn[0].heap_pages, 150);
+	assert_int_equal(pn[0].anon_pages, 6);
+	assert_int_equal(pn[0].sysv_pages, 2);
+	assert_int_equal(pn[0].hugetlb_pages, 6);
+	assert_int_equal(pn[0].pages, 164);
+	/* 1 GiB: every mapping is one page. */
+	assert_int_equal(pn[1].page_size, 1024 * MiB);
+	assert_int_equal(pn[1].pages, 6);
+	free(pn);
+	assert_int_equal(hk_pages_needed(tr.ctx, 999, &pn, &n), -ESRCH);
+	assert_int_equal(hk_pages_needed(tr.ctx, 0, &pn, &n), -ESRCH);
+	/* A kernel thread: nothing needed. */
+	assert_int_equal(hk_pages_needed(tr.ctx, 4646, &pn, &n), 0);
+	assert_int_equal(pn[0].pages, 0);
+	free(pn);
+	tree_close(&tr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_smaps_parse),  cmocka_unit_test(test_smaps_sysv_key),
+		cmocka_unit_test(test_usage_tree),   cmocka_unit_test(test_usage_shm_rss_scaled),
+		cmocka_unit_test(test_pages_needed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

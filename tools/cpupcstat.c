@@ -100,6 +100,31 @@ static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
 }
 
 /*
+ * A raw perf event as perf spells it: rNNN, or NNN, with 1 to 16 hex digits,
+ * not 0; nothing else (no sign, space or 0x). Else exit with a message naming
+ * the option and the value.
+ */
+static uint64_t parse_raw_event(const char *opt, const char *s)
+{
+	const char *d = s + (*s == 'r');
+	uint64_t v = 0;
+	size_t n = strspn(d, "0123456789abcdefABCDEF");
+
+	if (n == 0 || n > 16 || d[n]) {
+		fprintf(stderr, "%s: %s: '%s' is not a raw event (rNNN, hex digits)\n", hk_prog(),
+			opt, s);
+		hk_errtryhelp();
+	}
+	for (size_t i = 0; i < n; i++)
+		v = v << 4 | (uint64_t)(d[i] <= '9' ? d[i] - '0' : (d[i] | 0x20) - 'a' + 10);
+	if (!v) {
+		fprintf(stderr, "%s: %s: '%s' is not a raw event (0 is none)\n", hk_prog(), opt, s);
+		hk_errtryhelp();
+	}
+	return v;
+}
+
+/*
  * perf_event_open, or the error HK_FAULT_PERF names (ENOENT, EOPNOTSUPP,
  * EACCES, ...): the tests' way to the paths of a machine without counters,
  * or with them, whichever this one is.
@@ -235,19 +260,25 @@ static bool say_no_counters(int err, bool json)
 	return none;
 }
 
-/* A child running argv with its stdout on our stderr (ours is the report's); -errno. */
-static pid_t spawn(char *const *argv, int gate)
+/*
+ * A child running argv with its stdout on our stderr (ours is the report's); -errno.
+ * With a gate (a pipe, or -1s), the child waits until the parent closes the
+ * pipe's write end; the child's own copy of that end is closed first, or the
+ * read would never see the end of the pipe.
+ */
+static pid_t spawn(char *const *argv, const int gate[2])
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		char c;
 
-		if (gate >= 0) {
+		if (gate[0] >= 0) {
+			close(gate[1]);
 			/* Wait for the counters: the parent closes its end when they are open. */
-			while (read(gate, &c, 1) < 0 && errno == EINTR)
+			while (read(gate[0], &c, 1) < 0 && errno == EINTR)
 				;
-			close(gate);
+			close(gate[0]);
 		}
 		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
@@ -387,7 +418,7 @@ static int do_compare(struct plan *p, const char *argv0)
 		for (int way = 0; way < 2; way++) {
 			char what[64];
 			double t0 = hk_now();
-			pid_t pid = spawn(way ? hargv : p->cmd, -1);
+			pid_t pid = spawn(way ? hargv : p->cmd, (const int[2]){-1, -1});
 
 			if (pid < 0) {
 				fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
@@ -455,7 +486,7 @@ static int do_count(struct plan *p, const char *argv0)
 			fprintf(stderr, "%s: pipe: %s\n", hk_prog(), strerror(errno));
 			return -1;
 		}
-		pid = spawn(p->cmd, gate[0]);
+		pid = spawn(p->cmd, gate);
 		close(gate[0]);
 		if (pid < 0) {
 			fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
@@ -573,18 +604,9 @@ int main(int argc, char **argv)
 		case 'c':
 			p.cost = (double)parse_num("--cost", optarg, 1000000);
 			break;
-		case OPT_WALK_EVENT: {
-			char *end;
-
-			errno = 0;
-			p.walk_raw = strtoull(optarg, &end, 16);
-			if (errno || end == optarg || *end || !p.walk_raw) {
-				fprintf(stderr, "%s: --walk-event: '%s' is not a raw event (hex)\n",
-					hk_prog(), optarg);
-				hk_errtryhelp();
-			}
+		case OPT_WALK_EVENT:
+			p.walk_raw = parse_raw_event("--walk-event", optarg);
 			break;
-		}
 		case OPT_COMPARE:
 			p.compare = true;
 			break;

@@ -12,6 +12,7 @@
  * needs none: it runs the command plain and under hugectl, alternately, and
  * reports the median time each way and what huge pages saved.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -221,16 +222,94 @@ static void counters_ioctl(struct counters *c, unsigned long req)
 			(void)ioctl(c->fd[i], req, 0);
 }
 
+/* Add the counts of c to out (a counter is had when one thread's could be read). */
 static void counters_read(struct counters *c, struct hk_tlb_counts *out)
 {
 	uint64_t *val[EV_N] = {&out->cycles, &out->instructions, &out->dtlb_misses,
 			       &out->itlb_misses, &out->walk_cycles};
 	bool *has[EV_N] = {&out->has_cycles, &out->has_instructions, &out->has_dtlb, &out->has_itlb,
 			   &out->has_walk};
+	uint64_t v;
 
 	for (int i = 0; i < EV_N; i++)
-		*has[i] = c->fd[i] >= 0 &&
-			  read(c->fd[i], val[i], sizeof(uint64_t)) == (ssize_t)sizeof(uint64_t);
+		if (c->fd[i] >= 0 && read(c->fd[i], &v, sizeof(v)) == (ssize_t)sizeof(v)) {
+			*val[i] += v;
+			*has[i] = true;
+		}
+}
+
+/* The counters of each thread of a process (perf_event_open counts one thread). */
+struct threads {
+	struct counters *c;
+	size_t n;
+};
+
+static void threads_close(struct threads *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		counters_close(&t->c[i]);
+	free(t->c);
+	t->c = NULL;
+	t->n = 0;
+}
+
+static void threads_ioctl(struct threads *t, unsigned long req)
+{
+	for (size_t i = 0; i < t->n; i++)
+		counters_ioctl(&t->c[i], req);
+}
+
+static void threads_read(struct threads *t, struct hk_tlb_counts *out)
+{
+	for (size_t i = 0; i < t->n; i++)
+		counters_read(&t->c[i], out);
+}
+
+/*
+ * Open the counters of each thread of pid, from its task directory; a thread
+ * that ends meanwhile is left out. Returns 0, -ESRCH when no thread is left,
+ * or the -errno of the first thread whose dTLB counter could not be opened
+ * (or of the directory).
+ */
+static int threads_open(struct threads *t, pid_t pid, uint64_t walk_raw)
+{
+	struct hk_path path;
+	struct dirent *e;
+	DIR *d = NULL;
+	int rc;
+
+	t->c = NULL;
+	t->n = 0;
+	rc = hk_path_init(&path, NULL);
+	if (rc == 0)
+		rc = hk_path_opendirf(&path, &d, HK_PROC "/%d/task", (int)pid);
+	hk_path_fini(&path);
+	if (rc < 0)
+		return rc == -ENOENT ? -ESRCH : rc;
+	while (rc == 0 && (e = readdir(d))) {
+		uint64_t tid;
+		struct counters *c;
+
+		if (hk_parse_u64_strict(e->d_name, &tid) < 0 || tid < 1 || tid > INT32_MAX)
+			continue;
+		c = realloc(t->c, (t->n + 1) * sizeof(*c));
+		if (!c) {
+			rc = -ENOMEM;
+			break;
+		}
+		t->c = c;
+		rc = counters_open(&t->c[t->n], (pid_t)tid, false, walk_raw);
+		if (rc == 0)
+			t->n++;
+		else if (rc == -ESRCH)
+			rc = 0; /* ended meanwhile */
+	}
+	closedir(d);
+	if (rc == 0 && t->n == 0)
+		rc = -ESRCH;
+	if (rc < 0)
+		threads_close(t);
+	return rc;
 }
 
 /* The one line of a machine without counters; true when it was that, not another failure. */
@@ -477,6 +556,8 @@ static int do_count(struct plan *p, const char *argv0)
 	struct hk_tlb_counts cnt = {0};
 	struct hk_tlb_estimate est;
 	struct counters c;
+	struct threads th = {0};
+	size_t nthreads;
 	int gate[2] = {-1, -1}, rc;
 	pid_t pid = p->pid;
 	double t0, hz = 0;
@@ -497,7 +578,15 @@ static int do_count(struct plan *p, const char *argv0)
 		fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)pid);
 		return -1;
 	}
-	rc = counters_open(&c, pid, p->cmd != NULL, p->walk_raw);
+	if (p->cmd) {
+		rc = counters_open(&c, pid, true, p->walk_raw);
+	} else {
+		rc = threads_open(&th, pid, p->walk_raw);
+		if (rc == -ESRCH) {
+			fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)pid);
+			return -1;
+		}
+	}
 	if (rc < 0) {
 		say_no_counters(rc, p->json);
 		if (p->cmd) {
@@ -515,14 +604,20 @@ static int do_count(struct plan *p, const char *argv0)
 			return -1;
 		}
 	} else {
-		counters_ioctl(&c, PERF_EVENT_IOC_ENABLE);
+		threads_ioctl(&th, PERF_EVENT_IOC_ENABLE);
 		for (uint64_t i = 0; i < p->time_s * 10 && kill(pid, 0) == 0; i++)
 			nanosleep(&(struct timespec){0, 100000000}, NULL);
-		counters_ioctl(&c, PERF_EVENT_IOC_DISABLE);
+		threads_ioctl(&th, PERF_EVENT_IOC_DISABLE);
 	}
 	cnt.seconds = hk_now() - t0;
-	counters_read(&c, &cnt);
-	counters_close(&c);
+	nthreads = th.n;
+	if (p->cmd) {
+		counters_read(&c, &cnt);
+		counters_close(&c);
+	} else {
+		threads_read(&th, &cnt);
+		threads_close(&th);
+	}
 	if (!cnt.has_walk && !(p->cost > 0))
 		p->cost = measure_cost(argv0);
 	if (hk_tlb_estimate(&cnt, p->cost, hz, &est) < 0) {
@@ -538,6 +633,8 @@ static int do_count(struct plan *p, const char *argv0)
 		hk_json_string(&j, "mode", "count");
 		hk_json_bool(&j, "counters", true);
 		hk_json_int(&j, "pid", pid);
+		if (!p->cmd)
+			hk_json_u64(&j, "threads", nthreads);
 		hk_json_double(&j, "seconds", cnt.seconds, 3);
 		hk_json_u64(&j, "dtlb_load_misses", cnt.dtlb_misses);
 		if (cnt.has_itlb)

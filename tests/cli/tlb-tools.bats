@@ -180,7 +180,31 @@ fake_perf() {
 	kill "$pid"
 	assert_success
 	assert_equal "$(json 'j["cpupcstat"]["pid"]')" "$pid"
+	assert_equal "$(json 'j["cpupcstat"]["threads"]')" 1
 	assert_equal "$(json 'j["cpupcstat"]["dtlb_load_misses"]')" 3000000
+	assert_equal "$(json 'j["cpupcstat"]["tlb_miss_time_pct"]')" 8.0
+}
+
+@test "cpupcstat -p PID with counters: each thread of the process is counted, and summed" {
+	local log=$BATS_TEST_TMPDIR/opens pid n i tids
+	python3 -c 'import threading, time; threading.Thread(target=time.sleep, args=(60,)).start(); time.sleep(60)' &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		n=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 | wc -l)
+		[ "$n" -ge 2 ] && break
+		sleep 0.1
+	done
+	tids=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -n | tr '\n' ' ')
+	FAKE_PERF_LOG=$log fake_perf --json --cost 20 -p "$pid" --time 1
+	kill "$pid"
+	assert_success
+	[ "$n" -ge 2 ] || fail "the process has $n threads, not 2"
+	assert_equal "$(json 'j["cpupcstat"]["threads"]')" "$n"
+	# one dTLB load miss counter (PERF_TYPE_HW_CACHE 3, config 0x10003) opened for each thread, by its id
+	assert_equal "$(awk '$2 == 3 && $3 == 65539 { print $1 }' "$log" | sort -n | tr '\n' ' ')" "$tids"
+	assert_equal "$(json 'j["cpupcstat"]["dtlb_load_misses"]')" "$((n * 3000000))"
+	assert_equal "$(json 'j["cpupcstat"]["itlb_load_misses"]')" "$((n * 1000000))"
+	assert_equal "$(json 'j["cpupcstat"]["cycles"]')" "$((n * 1000000000))"
 	assert_equal "$(json 'j["cpupcstat"]["tlb_miss_time_pct"]')" 8.0
 }
 

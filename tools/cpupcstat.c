@@ -50,7 +50,7 @@ static const struct hk_opt opts[] = {
 	{ "pid",          'p', HK_ARG_REQUIRED, 'p', "PID", "count a running process instead of a command", 0 },
 	{ "time",         't', HK_ARG_REQUIRED, 't', "SECONDS", "how long to count the process (default 10)", 0 },
 	{ "cost",         'c', HK_ARG_REQUIRED, 'c', "CYCLES", "the cost of one TLB miss (default: measured\nby tlbmiss_cost when walk cycles are not counted)", 0 },
-	{ "walk-event",   0,   HK_ARG_REQUIRED, OPT_WALK_EVENT, "RAW", "the CPU's raw event for page-walk cycles (hex)", 0 },
+	{ "walk-event",   0,   HK_ARG_REQUIRED, OPT_WALK_EVENT, "RAW", "the CPU's raw event for page-walk cycles\n(rNNN or NNN, hex)", 0 },
 	{ "compare",      0,   HK_ARG_NONE,     OPT_COMPARE, NULL, "run the command plain and under hugectl, alternately;\nno counters needed", 0 },
 	{ "runs",         'n', HK_ARG_REQUIRED, 'n', "N", "runs each way with --compare (default 3)", 0 },
 	{ "heap",         0,   HK_ARG_NONE,     OPT_HEAP, NULL, "--compare: hugectl --heap (the default)", 0 },

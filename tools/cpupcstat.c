@@ -12,6 +12,7 @@
  * needs none: it runs the command plain and under hugectl, alternately, and
  * reports the median time each way and what huge pages saved.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -49,7 +50,7 @@ static const struct hk_opt opts[] = {
 	{ "pid",          'p', HK_ARG_REQUIRED, 'p', "PID", "count a running process instead of a command", 0 },
 	{ "time",         't', HK_ARG_REQUIRED, 't', "SECONDS", "how long to count the process (default 10)", 0 },
 	{ "cost",         'c', HK_ARG_REQUIRED, 'c', "CYCLES", "the cost of one TLB miss (default: measured\nby tlbmiss_cost when walk cycles are not counted)", 0 },
-	{ "walk-event",   0,   HK_ARG_REQUIRED, OPT_WALK_EVENT, "RAW", "the CPU's raw event for page-walk cycles (hex)", 0 },
+	{ "walk-event",   0,   HK_ARG_REQUIRED, OPT_WALK_EVENT, "RAW", "the CPU's raw event for page-walk cycles\n(rNNN or NNN, hex)", 0 },
 	{ "compare",      0,   HK_ARG_NONE,     OPT_COMPARE, NULL, "run the command plain and under hugectl, alternately;\nno counters needed", 0 },
 	{ "runs",         'n', HK_ARG_REQUIRED, 'n', "N", "runs each way with --compare (default 3)", 0 },
 	{ "heap",         0,   HK_ARG_NONE,     OPT_HEAP, NULL, "--compare: hugectl --heap (the default)", 0 },
@@ -94,6 +95,31 @@ static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
 	if (hk_parse_u64_strict(s, &v) < 0 || v < 1 || v > max) {
 		fprintf(stderr, "%s: %s: '%s' is not a number from 1 to %" PRIu64 "\n", hk_prog(),
 			opt, s, max);
+		hk_errtryhelp();
+	}
+	return v;
+}
+
+/*
+ * A raw perf event as perf spells it: rNNN, or NNN, with 1 to 16 hex digits,
+ * not 0; nothing else (no sign, space or 0x). Else exit with a message naming
+ * the option and the value.
+ */
+static uint64_t parse_raw_event(const char *opt, const char *s)
+{
+	const char *d = s + (*s == 'r');
+	uint64_t v = 0;
+	size_t n = strspn(d, "0123456789abcdefABCDEF");
+
+	if (n == 0 || n > 16 || d[n]) {
+		fprintf(stderr, "%s: %s: '%s' is not a raw event (rNNN, hex digits)\n", hk_prog(),
+			opt, s);
+		hk_errtryhelp();
+	}
+	for (size_t i = 0; i < n; i++)
+		v = v << 4 | (uint64_t)(d[i] <= '9' ? d[i] - '0' : (d[i] | 0x20) - 'a' + 10);
+	if (!v) {
+		fprintf(stderr, "%s: %s: '%s' is not a raw event (0 is none)\n", hk_prog(), opt, s);
 		hk_errtryhelp();
 	}
 	return v;
@@ -196,16 +222,94 @@ static void counters_ioctl(struct counters *c, unsigned long req)
 			(void)ioctl(c->fd[i], req, 0);
 }
 
+/* Add the counts of c to out (a counter is had when one thread's could be read). */
 static void counters_read(struct counters *c, struct hk_tlb_counts *out)
 {
 	uint64_t *val[EV_N] = {&out->cycles, &out->instructions, &out->dtlb_misses,
 			       &out->itlb_misses, &out->walk_cycles};
 	bool *has[EV_N] = {&out->has_cycles, &out->has_instructions, &out->has_dtlb, &out->has_itlb,
 			   &out->has_walk};
+	uint64_t v;
 
 	for (int i = 0; i < EV_N; i++)
-		*has[i] = c->fd[i] >= 0 &&
-			  read(c->fd[i], val[i], sizeof(uint64_t)) == (ssize_t)sizeof(uint64_t);
+		if (c->fd[i] >= 0 && read(c->fd[i], &v, sizeof(v)) == (ssize_t)sizeof(v)) {
+			*val[i] += v;
+			*has[i] = true;
+		}
+}
+
+/* The counters of each thread of a process (perf_event_open counts one thread). */
+struct threads {
+	struct counters *c;
+	size_t n;
+};
+
+static void threads_close(struct threads *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		counters_close(&t->c[i]);
+	free(t->c);
+	t->c = NULL;
+	t->n = 0;
+}
+
+static void threads_ioctl(struct threads *t, unsigned long req)
+{
+	for (size_t i = 0; i < t->n; i++)
+		counters_ioctl(&t->c[i], req);
+}
+
+static void threads_read(struct threads *t, struct hk_tlb_counts *out)
+{
+	for (size_t i = 0; i < t->n; i++)
+		counters_read(&t->c[i], out);
+}
+
+/*
+ * Open the counters of each thread of pid, from its task directory; a thread
+ * that ends meanwhile is left out. Returns 0, -ESRCH when no thread is left,
+ * or the -errno of the first thread whose dTLB counter could not be opened
+ * (or of the directory).
+ */
+static int threads_open(struct threads *t, pid_t pid, uint64_t walk_raw)
+{
+	struct hk_path path;
+	struct dirent *e;
+	DIR *d = NULL;
+	int rc;
+
+	t->c = NULL;
+	t->n = 0;
+	rc = hk_path_init(&path, NULL);
+	if (rc == 0)
+		rc = hk_path_opendirf(&path, &d, HK_PROC "/%d/task", (int)pid);
+	hk_path_fini(&path);
+	if (rc < 0)
+		return rc == -ENOENT ? -ESRCH : rc;
+	while (rc == 0 && (e = readdir(d))) {
+		uint64_t tid;
+		struct counters *c;
+
+		if (hk_parse_u64_strict(e->d_name, &tid) < 0 || tid < 1 || tid > INT32_MAX)
+			continue;
+		c = realloc(t->c, (t->n + 1) * sizeof(*c));
+		if (!c) {
+			rc = -ENOMEM;
+			break;
+		}
+		t->c = c;
+		rc = counters_open(&t->c[t->n], (pid_t)tid, false, walk_raw);
+		if (rc == 0)
+			t->n++;
+		else if (rc == -ESRCH)
+			rc = 0; /* ended meanwhile */
+	}
+	closedir(d);
+	if (rc == 0 && t->n == 0)
+		rc = -ESRCH;
+	if (rc < 0)
+		threads_close(t);
+	return rc;
 }
 
 /* The one line of a machine without counters; true when it was that, not another failure. */
@@ -235,19 +339,25 @@ static bool say_no_counters(int err, bool json)
 	return none;
 }
 
-/* A child running argv with its stdout on our stderr (ours is the report's); -errno. */
-static pid_t spawn(char *const *argv, int gate)
+/*
+ * A child running argv with its stdout on our stderr (ours is the report's); -errno.
+ * With a gate (a pipe, or -1s), the child waits until the parent closes the
+ * pipe's write end; the child's own copy of that end is closed first, or the
+ * read would never see the end of the pipe.
+ */
+static pid_t spawn(char *const *argv, const int gate[2])
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		char c;
 
-		if (gate >= 0) {
+		if (gate[0] >= 0) {
+			close(gate[1]);
 			/* Wait for the counters: the parent closes its end when they are open. */
-			while (read(gate, &c, 1) < 0 && errno == EINTR)
+			while (read(gate[0], &c, 1) < 0 && errno == EINTR)
 				;
-			close(gate);
+			close(gate[0]);
 		}
 		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
@@ -387,7 +497,7 @@ static int do_compare(struct plan *p, const char *argv0)
 		for (int way = 0; way < 2; way++) {
 			char what[64];
 			double t0 = hk_now();
-			pid_t pid = spawn(way ? hargv : p->cmd, -1);
+			pid_t pid = spawn(way ? hargv : p->cmd, (const int[2]){-1, -1});
 
 			if (pid < 0) {
 				fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
@@ -446,6 +556,8 @@ static int do_count(struct plan *p, const char *argv0)
 	struct hk_tlb_counts cnt = {0};
 	struct hk_tlb_estimate est;
 	struct counters c;
+	struct threads th = {0};
+	size_t nthreads;
 	int gate[2] = {-1, -1}, rc;
 	pid_t pid = p->pid;
 	double t0, hz = 0;
@@ -455,7 +567,7 @@ static int do_count(struct plan *p, const char *argv0)
 			fprintf(stderr, "%s: pipe: %s\n", hk_prog(), strerror(errno));
 			return -1;
 		}
-		pid = spawn(p->cmd, gate[0]);
+		pid = spawn(p->cmd, gate);
 		close(gate[0]);
 		if (pid < 0) {
 			fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
@@ -466,7 +578,15 @@ static int do_count(struct plan *p, const char *argv0)
 		fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)pid);
 		return -1;
 	}
-	rc = counters_open(&c, pid, p->cmd != NULL, p->walk_raw);
+	if (p->cmd) {
+		rc = counters_open(&c, pid, true, p->walk_raw);
+	} else {
+		rc = threads_open(&th, pid, p->walk_raw);
+		if (rc == -ESRCH) {
+			fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)pid);
+			return -1;
+		}
+	}
 	if (rc < 0) {
 		say_no_counters(rc, p->json);
 		if (p->cmd) {
@@ -484,14 +604,20 @@ static int do_count(struct plan *p, const char *argv0)
 			return -1;
 		}
 	} else {
-		counters_ioctl(&c, PERF_EVENT_IOC_ENABLE);
+		threads_ioctl(&th, PERF_EVENT_IOC_ENABLE);
 		for (uint64_t i = 0; i < p->time_s * 10 && kill(pid, 0) == 0; i++)
 			nanosleep(&(struct timespec){0, 100000000}, NULL);
-		counters_ioctl(&c, PERF_EVENT_IOC_DISABLE);
+		threads_ioctl(&th, PERF_EVENT_IOC_DISABLE);
 	}
 	cnt.seconds = hk_now() - t0;
-	counters_read(&c, &cnt);
-	counters_close(&c);
+	nthreads = th.n;
+	if (p->cmd) {
+		counters_read(&c, &cnt);
+		counters_close(&c);
+	} else {
+		threads_read(&th, &cnt);
+		threads_close(&th);
+	}
 	if (!cnt.has_walk && !(p->cost > 0))
 		p->cost = measure_cost(argv0);
 	if (hk_tlb_estimate(&cnt, p->cost, hz, &est) < 0) {
@@ -507,6 +633,8 @@ static int do_count(struct plan *p, const char *argv0)
 		hk_json_string(&j, "mode", "count");
 		hk_json_bool(&j, "counters", true);
 		hk_json_int(&j, "pid", pid);
+		if (!p->cmd)
+			hk_json_u64(&j, "threads", nthreads);
 		hk_json_double(&j, "seconds", cnt.seconds, 3);
 		hk_json_u64(&j, "dtlb_load_misses", cnt.dtlb_misses);
 		if (cnt.has_itlb)
@@ -573,18 +701,9 @@ int main(int argc, char **argv)
 		case 'c':
 			p.cost = (double)parse_num("--cost", optarg, 1000000);
 			break;
-		case OPT_WALK_EVENT: {
-			char *end;
-
-			errno = 0;
-			p.walk_raw = strtoull(optarg, &end, 16);
-			if (errno || end == optarg || *end || !p.walk_raw) {
-				fprintf(stderr, "%s: --walk-event: '%s' is not a raw event (hex)\n",
-					hk_prog(), optarg);
-				hk_errtryhelp();
-			}
+		case OPT_WALK_EVENT:
+			p.walk_raw = parse_raw_event("--walk-event", optarg);
 			break;
-		}
 		case OPT_COMPARE:
 			p.compare = true;
 			break;

@@ -46,7 +46,22 @@ usage_error() {
 	usage_error cpupcstat "--time: 'x' is not a number from 1 to 86400" -p 1 --time x
 	usage_error cpupcstat "--cost: '-1' is not a number" --cost -1 -- true
 	usage_error cpupcstat "--pid: '0' is not a number" -p 0
-	usage_error cpupcstat "--walk-event: 'zz' is not a raw event (hex)" --walk-event zz -- true
+	usage_error cpupcstat "--walk-event: 'zz' is not a raw event (rNNN, hex digits)" --walk-event zz -- true
+}
+
+@test "cpupcstat --walk-event: rNNN or NNN in hex, nothing else (no sign, space, 0x, 0, too long)" {
+	local v
+	for v in -1 +1 ' 1a' '1a ' 0x1a r-1 r '' rr1 1a.0 12345678901234567; do
+		usage_error cpupcstat "--walk-event: '$v' is not a raw event (rNNN, hex digits)" --walk-event "$v" -- true
+	done
+	usage_error cpupcstat "--walk-event: 'r0' is not a raw event (0 is none)" --walk-event r0 -- true
+	usage_error cpupcstat "--walk-event: '000' is not a raw event (0 is none)" --walk-event 000 -- true
+	# the accepted spellings get as far as the counters (none here: HK_FAULT_PERF)
+	for v in r1008 1008 rFFFFFFFFFFFFFFFF aB; do
+		HK_FAULT_PERF=ENOENT run --separate-stderr cpupcstat --walk-event "$v" -- true
+		assert_failure 1
+		assert_regex "$stderr" '^cpupcstat: no hardware TLB counters'
+	done
 }
 
 @test "cpupcstat -p: a process that does not exist is an error" {
@@ -117,6 +132,80 @@ usage_error() {
 	assert_failure 1
 	assert_output ''
 	assert_equal "$stderr" "cpupcstat: run 1 plain exited with status 3"
+}
+
+# fake_perf ARGS...: cpupcstat ARGS with tests/cli/fake-perf.c preloaded (counters that
+# succeed: per counter opened, cycles 1e9, instructions 2e9, dTLB 3e6, iTLB 1e6, walk
+# 5e7), at most 20 s.
+fake_perf() {
+	run --separate-stderr env LD_PRELOAD="$HK_BUILD_DIR/tests/libfake-perf.so" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		timeout 20 cpupcstat "$@"
+}
+
+@test "cpupcstat COMMAND with counters: the command runs, the report has the shim's figures" {
+	fake_perf --cost 20 -- echo CHILD-RAN
+	assert_success
+	[[ $stderr == *CHILD-RAN* ]] || fail "the command's output is not on stderr: $stderr"
+	assert_line --index 0 --regexp '^dTLB load misses: +3000000$'
+	assert_line --index 1 --regexp '^iTLB load misses: +1000000$'
+	assert_regex "${lines[2]}" '^misses/s: +[0-9]+$'
+	# (3e6 + 1e6) * 1000 / 2e9
+	assert_line --index 3 --regexp '^misses/1000 instructions: +2\.000$'
+	# (3e6 + 1e6) * 20 / 1e9
+	assert_line --index 4 --regexp '^time in TLB misses: +8\.00 % \(misses x cost\)$'
+}
+
+@test "cpupcstat COMMAND --json with counters and --walk-event: the walk cycles make the estimate" {
+	fake_perf --json --walk-event r1008 -- echo CHILD-RAN
+	assert_success
+	[[ $stderr == *CHILD-RAN* ]] || fail "the command's output is not on stderr: $stderr"
+	assert_equal "$(json 'j["cpupcstat"]["mode"]')" count
+	assert_equal "$(json 'j["cpupcstat"]["counters"]')" True
+	assert_equal "$(json 'j["cpupcstat"]["dtlb_load_misses"]')" 3000000
+	assert_equal "$(json 'j["cpupcstat"]["itlb_load_misses"]')" 1000000
+	assert_equal "$(json 'j["cpupcstat"]["cycles"]')" 1000000000
+	assert_equal "$(json 'j["cpupcstat"]["instructions"]')" 2000000000
+	assert_equal "$(json 'j["cpupcstat"]["walk_cycles"]')" 50000000
+	assert_equal "$(json 'j["cpupcstat"]["misses_per_kinstr"]')" 2.0
+	assert_equal "$(json 'j["cpupcstat"]["estimate_from"]')" walk_cycles
+	# 5e7 / 1e9
+	assert_equal "$(json 'j["cpupcstat"]["tlb_miss_time_pct"]')" 5.0
+}
+
+@test "cpupcstat -p PID --time 1 with counters: a sleeping process is counted" {
+	sleep 60 &
+	local pid=$!
+	fake_perf --json --cost 20 -p "$pid" --time 1
+	kill "$pid"
+	assert_success
+	assert_equal "$(json 'j["cpupcstat"]["pid"]')" "$pid"
+	assert_equal "$(json 'j["cpupcstat"]["threads"]')" 1
+	assert_equal "$(json 'j["cpupcstat"]["dtlb_load_misses"]')" 3000000
+	assert_equal "$(json 'j["cpupcstat"]["tlb_miss_time_pct"]')" 8.0
+}
+
+@test "cpupcstat -p PID with counters: each thread of the process is counted, and summed" {
+	local log=$BATS_TEST_TMPDIR/opens pid n i tids
+	python3 -c 'import threading, time; threading.Thread(target=time.sleep, args=(60,)).start(); time.sleep(60)' &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		n=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 | wc -l)
+		[ "$n" -ge 2 ] && break
+		sleep 0.1
+	done
+	tids=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -n | tr '\n' ' ')
+	FAKE_PERF_LOG=$log fake_perf --json --cost 20 -p "$pid" --time 1
+	kill "$pid"
+	assert_success
+	[ "$n" -ge 2 ] || fail "the process has $n threads, not 2"
+	assert_equal "$(json 'j["cpupcstat"]["threads"]')" "$n"
+	# one dTLB load miss counter (PERF_TYPE_HW_CACHE 3, config 0x10003) opened for each thread, by its id
+	assert_equal "$(awk '$2 == 3 && $3 == 65539 { print $1 }' "$log" | sort -n | tr '\n' ' ')" "$tids"
+	assert_equal "$(json 'j["cpupcstat"]["dtlb_load_misses"]')" "$((n * 3000000))"
+	assert_equal "$(json 'j["cpupcstat"]["itlb_load_misses"]')" "$((n * 1000000))"
+	assert_equal "$(json 'j["cpupcstat"]["cycles"]')" "$((n * 1000000000))"
+	assert_equal "$(json 'j["cpupcstat"]["tlb_miss_time_pct"]')" 8.0
 }
 
 # comp TOOL WORDS...: call TOOL's completion on WORDS (the last is the one completed).

@@ -80,16 +80,30 @@ static size_t utf8_len(const unsigned char *p)
 	return n;
 }
 
-/* A C0 control character or DEL: escaped in JSON and in text output. */
-static bool is_ctl(unsigned char c)
+/*
+ * The bytes of the control character at p, escaped in JSON and in text
+ * output, or 0 when there is none: 1 for C0 or DEL, 2 for a C1 control
+ * (U+0080 to U+009F, UTF-8 C2 80 to C2 9F: U+009B is CSI to a terminal),
+ * 1 for a byte 0x80 to 0x9F that is not part of valid UTF-8 (C1 to a
+ * terminal that reads Latin-1).
+ */
+static size_t ctl_len(const unsigned char *p)
 {
-	return c < 0x20 || c == 0x7f;
+	size_t n = utf8_len(p);
+
+	if (p[0] < 0x20 || p[0] == 0x7f)
+		return 1;
+	if (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f)
+		return 2;
+	if (n == 0 && p[0] <= 0x9f)
+		return 1;
+	return 0;
 }
 
 /*
  * A JSON string of any bytes, always valid UTF-8: valid UTF-8 as it is,
- * control characters as \n, \t or \u00XX, and each byte that is not part of
- * valid UTF-8 as \u00XX of its value (the byte read as Latin-1).
+ * control characters (C0, DEL, C1) as \n, \t or \u00XX, and each byte that
+ * is not part of valid UTF-8 as \u00XX of its value (the byte read as Latin-1).
  */
 static void json_escaped(FILE *out, const char *s)
 {
@@ -103,7 +117,9 @@ static void json_escaped(FILE *out, const char *s)
 			fputs("\\n", out);
 		else if (*p == '\t')
 			fputs("\\t", out);
-		else if (is_ctl(*p) || n == 0)
+		else if (ctl_len(p) == 2)
+			fprintf(out, "\\u%04x", p[1]);
+		else if (ctl_len(p) || n == 0)
 			fprintf(out, "\\u%04x", *p);
 		else
 			fwrite(p, 1, n, out);
@@ -117,17 +133,25 @@ char *hk_escape_ctl(const char *s, bool backslash)
 	size_t n = 0;
 	char *r, *q;
 
+	/* At most 4 bytes for 1: each byte of a control character, and \\ when asked, as \ooo. */
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		n += is_ctl(*p) || (backslash && *p == '\\') ? 4 : 1;
+		n += 4;
 	r = malloc(n + 1);
 	if (!r)
 		return NULL;
 	q = r;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (is_ctl(*p) || (backslash && *p == '\\'))
-			q += sprintf(q, "\\%03o", *p);
-		else
-			*q++ = (char)*p;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t c = ctl_len(p);
+
+		if (!c && backslash && *p == '\\')
+			c = 1;
+		if (!c) {
+			/* a character (all of its bytes), or a byte that is not part of one */
+			for (size_t k = utf8_len(p) ? utf8_len(p) : 1; k; k--)
+				*q++ = (char)*p++;
+		}
+		for (; c; c--)
+			q += sprintf(q, "\\%03o", *p++);
 	}
 	*q = '\0';
 	return r;

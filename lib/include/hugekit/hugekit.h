@@ -285,7 +285,13 @@ struct hk_usage_shm {
 	uint64_t page_size;
 	uint64_t pages;
 	uint64_t nattch; /* 0: detached, nothing maps it */
-	bool inferred;	 /* no process showed its page size: the default size, from its rss */
+	/*
+	 * No readable process maps it (detached, or its processes unreadable): the
+	 * default size, from its rss; possibly huge. One a readable process maps on
+	 * base pages is no huge segment and not listed.
+	 */
+	bool inferred;
+	bool accounted; /* its pages are in the total's accounted (an inferred one may not be) */
 };
 
 /* A file on a hugetlbfs mount that holds pages. */
@@ -312,6 +318,11 @@ struct hk_usage_total {
 	uint64_t reserved;  /* resv_hugepages: reserved, not yet faulted (not in used) */
 	uint64_t surplus;
 	int64_t difference; /* used - accounted */
+	/*
+	 * Pages of inferred segments (hk_usage_shm.inferred) left out of accounted:
+	 * the pool's used pages do not show them to be huge. 0 when they are counted.
+	 */
+	uint64_t inferred;
 };
 
 /* What could not be read (another user's process, a directory without access). */

@@ -174,6 +174,22 @@ jq_usage() {
 	assert_output '[2]'
 }
 
+@test "--usage: files 34 directories deep and a mount with pagesize=0: said, counted as unread, no crash" {
+	local d=$TREE/dev/hugepages i
+	for ((i = 0; i < 34; i++)); do d=$d/d; done
+	mkdir -p "$d" "$TREE/mnt/x"
+	fallocate -l 2M "$d/deep"
+	fallocate -l 4M "$TREE/mnt/x/f"
+	echo "47 27 0:42 / /mnt/x rw,relatime - hugetlbfs none rw,pagesize=0" >>"$TREE/proc/self/mountinfo"
+	run --separate-stderr hugeadm --sysroot "$TREE" --usage --json
+	assert_success
+	[[ $stderr == *"hugeadm:WARNING: /mnt/x: pagesize=0 is not a huge page size of this kernel, taken as the default"* ]]
+	[[ $stderr == *"hugeadm:WARNING: /dev/hugepages$(printf '/d%.0s' {1..33}): more than 32 directories deep, not walked"* ]]
+	[[ $stderr == *"hugeadm:WARNING: could not read 1 directories on hugetlbfs mounts"* ]]
+	run jq -c '[.usage.unreadable.directories, [.usage.files[] | select(.path == "/mnt/x/f") | [.page_size, .pages]]]' <<<"$output"
+	assert_output '[1,[[2097152,2]]]'
+}
+
 @test "--pages-needed: per size, each mapping rounded up, the stack left out" {
 	run hugeadm --sysroot "$TREE" --pages-needed 4242 --json
 	assert_success

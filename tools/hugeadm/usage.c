@@ -347,10 +347,14 @@ static void say_unread(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 		       np);
 	if (nd)
 		ha_msg(ctl, HA_WARNING,
-		       "could not read %u directories on hugetlbfs mounts: their files are not counted",
+		       "could not read %u directories on hugetlbfs mounts (no access, or past a "
+		       "bound of the walk): their files are not counted",
 		       nd);
 	if (nc)
-		ha_msg(ctl, HA_WARNING, "could not read %u hugetlb cgroup files", nc);
+		ha_msg(ctl, HA_WARNING,
+		       "could not read %u hugetlb cgroup files or directories (no access, or past a "
+		       "bound of the walk)",
+		       nc);
 }
 
 int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j)

@@ -886,6 +886,52 @@ static uint64_t round_pages(uint64_t bytes, uint64_t ps)
 	return (bytes + ps - 1) / ps;
 }
 
+/* The bytes of a mapping that would go on huge pages, and in which of the four counts. */
+static uint64_t needed_bytes(const struct hkc_smap *m, uint64_t base, int *cat)
+{
+	*cat = -1;
+	if (hkc_smap_is_hugetlb(m, base / 1024))
+		return *cat = 3, hkc_smap_hugetlb_kb(m) * 1024;
+	if (hkc_smap_sysv_key(m) >= 0)
+		return *cat = 2, m->rss_kb * 1024;
+	if (strcmp(m->name, "[heap]") == 0)
+		return *cat = 0, m->anonymous_kb * 1024;
+	if ((m->name[0] == '\0' || strncmp(m->name, "[anon:", 6) == 0) && m->perms[3] == 'p')
+		return *cat = 1, m->anonymous_kb * 1024;
+	return 0;
+}
+
+/*
+ * A mapping of a page or more is rounded up to whole pages of size ps; the
+ * smaller ones are summed, and the sum rounded up (per count, and once for the
+ * total), so that a 1 GiB size does not make each small mapping a gigabyte.
+ */
+static void needed_of_size(struct hk_pages_needed *o, uint64_t ps, const struct hkc_smap *maps,
+			   size_t n, uint64_t base)
+{
+	uint64_t *count[4] = {&o->heap_pages, &o->anon_pages, &o->sysv_pages, &o->hugetlb_pages};
+	uint64_t small[4] = {0}, small_all = 0;
+
+	o->page_size = ps;
+	for (size_t i = 0; i < n; i++) {
+		int cat;
+		uint64_t bytes = needed_bytes(&maps[i], base, &cat);
+
+		if (cat < 0 || bytes == 0)
+			continue;
+		if (bytes >= ps) {
+			*count[cat] += round_pages(bytes, ps);
+			o->pages += round_pages(bytes, ps);
+		} else {
+			small[cat] += bytes;
+			small_all += bytes;
+		}
+	}
+	for (int c = 0; c < 4; c++)
+		*count[c] += round_pages(small[c], ps);
+	o->pages += round_pages(small_all, ps);
+}
+
 HK_EXPORT int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret,
 			      size_t *ret_n)
 {
@@ -917,26 +963,8 @@ HK_EXPORT int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_neede
 		free(sizes);
 		return rc;
 	}
-	for (size_t s = 0; s < n_sizes; s++) {
-		struct hk_pages_needed *o = &out[s];
-		uint64_t ps = sizes[s];
-
-		o->page_size = ps;
-		for (size_t i = 0; i < n; i++) {
-			const struct hkc_smap *m = &maps[i];
-
-			if (hkc_smap_is_hugetlb(m, base / 1024))
-				o->hugetlb_pages += round_pages(hkc_smap_hugetlb_kb(m) * 1024, ps);
-			else if (hkc_smap_sysv_key(m) >= 0)
-				o->sysv_pages += round_pages(m->rss_kb * 1024, ps);
-			else if (strcmp(m->name, "[heap]") == 0)
-				o->heap_pages += round_pages(m->anonymous_kb * 1024, ps);
-			else if ((m->name[0] == '\0' || strncmp(m->name, "[anon:", 6) == 0) &&
-				 m->perms[3] == 'p')
-				o->anon_pages += round_pages(m->anonymous_kb * 1024, ps);
-		}
-		o->pages = o->heap_pages + o->anon_pages + o->sysv_pages + o->hugetlb_pages;
-	}
+	for (size_t s = 0; s < n_sizes; s++)
+		needed_of_size(&out[s], sizes[s], maps, n, base);
 	hkc_smaps_free(maps, n);
 	free(sizes);
 	*ret = out;

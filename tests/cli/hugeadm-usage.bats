@@ -190,11 +190,11 @@ jq_usage() {
 	assert_output '[1,[[2097152,2]]]'
 }
 
-@test "--pages-needed: per size, each mapping rounded up, the stack left out" {
+@test "--pages-needed: per size, each mapping of a page or more rounded up, the smaller ones summed, the stack left out" {
 	run hugeadm --sysroot "$TREE" --pages-needed 4242 --json
 	assert_success
 	run jq -c '[.pages_needed[] | [.pid, .page_size, .pages, .heap, .anonymous, .sysv, .hugetlb]]' <<<"$output"
-	assert_output '[[4242,2097152,164,150,6,2,6],[4242,1073741824,6,1,2,1,2]]'
+	assert_output '[[4242,2097152,164,150,6,2,6],[4242,1073741824,1,1,1,1,1]]'
 	run hugeadm --sysroot "$TREE" --pages-needed 4242
 	assert_success
 	assert_line --index 0 --regexp '^ +Size +Pages +Heap +Anonymous +SysV +Hugetlb$'

@@ -352,7 +352,7 @@ unsigned hk_usage_unread_count(const struct hk_usage *usage, enum hk_usage_unrea
 /* The huge pages of one size that would hold a process's memory, from its smaps. */
 struct hk_pages_needed {
 	uint64_t page_size;
-	uint64_t pages;		/* the sum of the four below */
+	uint64_t pages;		/* all below; at most their sum (see hk_pages_needed) */
 	uint64_t heap_pages;	/* [heap] */
 	uint64_t anon_pages;	/* other private anonymous mappings (not the stack) */
 	uint64_t sysv_pages;	/* SysV segments on base pages */
@@ -360,8 +360,10 @@ struct hk_pages_needed {
 };
 
 /*
- * One entry per huge page size of the machine, ascending; each mapping is
- * rounded up to whole pages of that size. -ESRCH: no such process.
+ * One entry per huge page size of the machine, ascending; each mapping of a
+ * page or more is rounded up to whole pages of that size, the smaller ones are
+ * summed and the sum rounded up (once for pages, once in each of the four
+ * counts, so pages may be less than their sum). -ESRCH: no such process.
  * free(*ret) afterwards.
  */
 int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret, size_t *ret_n);

@@ -367,28 +367,45 @@ static int add_row(struct hk_usage *u, int pid, uint32_t uid, const char *comm, 
 	return 0;
 }
 
+/*
+ * A process's directory, open: its files are read through this one fd, so a
+ * pid reused during the walk never mixes two processes' files.
+ */
+struct proc_dir {
+	struct hk_ctx *ctx;
+	int fd;
+	char path[32]; /* "proc/PID", for the messages */
+};
+
+static int proc_read(const struct proc_dir *pd, const char *name, char **ret)
+{
+	return hk_path_read_all_at(&pd->ctx->path, pd->fd, pd->path, name, ret, NULL);
+}
+
 /* Uid from status ("Uid:\t1000\t1000..."); comm without its newline. */
-static int proc_identity(struct hk_ctx *ctx, int pid, uint32_t *uid, char **comm)
+static int proc_identity(const struct proc_dir *pd, uint32_t *uid, char **comm)
 {
 	char *status, *p;
-	int rc = hk_path_read_allf(&ctx->path, &status, NULL, HK_PROC "/%d/status", pid);
+	int rc = proc_read(pd, "status", &status);
 
 	if (rc < 0)
 		return rc;
 	p = strstr(status, "\nUid:");
 	*uid = p ? (uint32_t)strtoul(p + 5, NULL, 10) : UINT32_MAX;
 	free(status);
-	rc = hk_path_read_stringf(&ctx->path, comm, HK_PROC "/%d/comm", pid);
+	rc = proc_read(pd, "comm", comm);
+	if (rc == 0)
+		(*comm)[strcspn(*comm, "\n")] = '\0';
 	return rc;
 }
 
 /* numa_maps: the node of all the process's huge pages (-1 unknown, -2 several). */
-static int proc_node(struct hk_ctx *ctx, int pid)
+static int proc_node(const struct proc_dir *pd)
 {
 	char *buf, *p;
 	int node = -1;
 
-	if (hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC "/%d/numa_maps", pid) < 0)
+	if (proc_read(pd, "numa_maps", &buf) < 0)
 		return -1;
 	for (char *line = buf; line && *line; line = p ? p + 1 : NULL) {
 		p = strchr(line, '\n');
@@ -417,18 +434,19 @@ static void shm_mark_base(struct shm_table *shm, uint64_t inode)
 			shm->l[k].base_mapped = true;
 }
 
-static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct shm_table *shm,
-		       uint64_t base_kb)
+/* One process, its directory open. */
+static int add_process_at(struct hk_usage *u, const struct proc_dir *pd, int pid,
+			  struct shm_table *shm, uint64_t base_kb)
 {
+	struct hk_ctx *ctx = pd->ctx;
 	struct hkc_smap *maps = NULL;
 	size_t n = 0;
 	char *buf = NULL, *comm = NULL;
 	uint32_t uid = 0;
 	bool any = false;
 	size_t first = u->n_procs;
-	int rc;
+	int rc = proc_read(pd, "smaps", &buf);
 
-	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC "/%d/smaps", pid);
 	if (rc == -EACCES || rc == -EPERM) {
 		u->unread[HK_USAGE_UNREAD_PROCESSES]++;
 		return 0;
@@ -450,7 +468,7 @@ static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct s
 	if (!any)
 		goto out;
 	/* Read after smaps: a pid reused meanwhile shows up here as gone or as another name. */
-	if (proc_identity(ctx, pid, &uid, &comm) < 0)
+	if (proc_identity(pd, &uid, &comm) < 0)
 		goto out;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct hkc_smap *m = &maps[i];
@@ -492,7 +510,7 @@ static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct s
 			rc = add_row(u, pid, uid, comm, ps, kind, pages, acc);
 	}
 	if (rc == 0 && u->n_procs > first) {
-		int node = proc_node(ctx, pid);
+		int node = proc_node(pd);
 
 		for (size_t i = first; i < u->n_procs; i++)
 			u->procs[i].node = node;
@@ -503,6 +521,24 @@ out:
 	return rc;
 }
 
+static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct shm_table *shm,
+		       uint64_t base_kb)
+{
+	struct proc_dir pd = {.ctx = ctx};
+	int rc;
+
+	snprintf(pd.path, sizeof(pd.path), HK_PROC "/%d", pid);
+	pd.fd = hk_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", pd.path);
+	if (pd.fd == -EACCES || pd.fd == -EPERM) {
+		u->unread[HK_USAGE_UNREAD_PROCESSES]++;
+		return 0;
+	}
+	if (pd.fd < 0)
+		return 0; /* gone */
+	rc = add_process_at(u, &pd, pid, shm, base_kb);
+	close(pd.fd);
+	return rc;
+}
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;

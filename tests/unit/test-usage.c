@@ -22,6 +22,7 @@
 
 #include <hugekit/hugekit.h>
 
+#include "path.h"
 #include "smaps.h"
 #include "tree.h"
 #include "usage.h"
@@ -440,6 +441,40 @@ static void test_usage_mount_pagesize_zero(void **state)
 	tree_close(&tr);
 }
 
+/*
+ * A pid reused between two reads: the usage walk opens proc/PID once and
+ * reads smaps, status, comm and numa_maps through that fd. Here the
+ * directory is replaced after it was opened; the reads still see the first.
+ */
+static void test_proc_dir_fd_pid_reuse(void **state)
+{
+	struct hk_path p;
+	char old[4096], now[4096], *buf = NULL;
+	struct tree tr;
+	int fd;
+
+	(void)state;
+	tree_open(&tr, "usage");
+	assert_int_equal(hk_path_init(&p, tr.dir), 0);
+	fd = hk_path_openf(&p, O_RDONLY | O_DIRECTORY, "proc/4242");
+	assert_true(fd >= 0);
+	snprintf(old, sizeof(old), "%s/proc/4242", tr.dir);
+	snprintf(now, sizeof(now), "%s/proc/4242.gone", tr.dir);
+	assert_int_equal(rename(old, now), 0);
+	fixture_write(tr.dir, "proc/4242/comm", "impostor\n");
+	assert_int_equal(hk_path_read_all_at(&p, fd, "proc/4242", "comm", &buf, NULL), 0);
+	assert_string_equal(buf, "bigheap\n");
+	free(buf);
+	/* One component only; a symbolic link is not followed. */
+	assert_int_equal(hk_path_read_all_at(&p, fd, "proc/4242", "../4343/comm", &buf, NULL),
+			 -EINVAL);
+	assert_int_equal(symlinkat("comm", fd, "link"), 0);
+	assert_int_equal(hk_path_read_all_at(&p, fd, "proc/4242", "link", &buf, NULL), -EXDEV);
+	close(fd);
+	hk_path_fini(&p);
+	tree_close(&tr);
+}
+
 static void test_pages_needed(void **state)
 {
 	struct hk_pages_needed *pn = NULL;
@@ -489,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_usage_walk_budgets),
 		cmocka_unit_test(test_usage_walk_depth),
 		cmocka_unit_test(test_usage_mount_pagesize_zero),
+		cmocka_unit_test(test_proc_dir_fd_pid_reuse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -421,6 +421,19 @@ static int tree_file_ok(const struct hk_path *p, const char *path, int fd)
 	return rc;
 }
 
+static void say_out_of_tree(const struct hk_path *p, const char *path)
+{
+	char msg[PATH_MAX + 256];
+
+	if (!p->log)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "%s/%s: a symbolic link on this path leads out of the tree %s; "
+		 "nothing outside it is read or written",
+		 strcmp(p->root, "/") ? p->root : "", path, p->root);
+	p->log(p->log_data, msg);
+}
+
 /*
  * Every open of the layer comes here with a relative path. The running
  * system's root is opened with plain openat() (its /proc/self and /sys links
@@ -442,15 +455,8 @@ static int open_rel(const struct hk_path *p, const char *path, int flags, mode_t
 			: open_at(p->rootfd, path, flags, mode);
 	if (fd >= 0 && p->beneath && !(flags & O_PATH))
 		fd = tree_file_ok(p, path, fd);
-	if (fd == -EXDEV && p->log) {
-		char msg[PATH_MAX + 256];
-
-		snprintf(msg, sizeof(msg),
-			 "%s/%s: a symbolic link on this path leads out of the tree %s; "
-			 "nothing outside it is read or written",
-			 strcmp(p->root, "/") ? p->root : "", path, p->root);
-		p->log(p->log_data, msg);
-	}
+	if (fd == -EXDEV)
+		say_out_of_tree(p, path);
 	return fd;
 }
 
@@ -660,6 +666,34 @@ int hk_path_read_allf(const struct hk_path *p, char **ret, size_t *ret_len, cons
 	va_start(ap, fmt);
 	rc = vread_all(p, ret, ret_len, fmt, ap);
 	va_end(ap);
+	return rc;
+}
+
+int hk_path_read_all_at(const struct hk_path *p, int dirfd, const char *dirpath, const char *name,
+			char **ret, size_t *ret_len)
+{
+	char path[PATH_MAX];
+	int fd, rc;
+
+	if (strchr(name, '/') ||
+	    snprintf(path, sizeof(path), "%s/%s", dirpath, name) >= (int)sizeof(path))
+		return -EINVAL;
+	fd = fault_err(FAULT_OPEN, path);
+	if (fd < 0)
+		return fd;
+	fd = open_at(dirfd, name,
+		     O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | (p->beneath ? O_NONBLOCK : 0),
+		     0);
+	if (fd == -ELOOP && p->beneath) {
+		say_out_of_tree(p, path);
+		return -EXDEV;
+	}
+	if (fd >= 0 && p->beneath)
+		fd = tree_file_ok(p, path, fd);
+	if (fd < 0)
+		return fd;
+	rc = read_fd_all(path, fd, ret, ret_len);
+	close(fd);
 	return rc;
 }
 

@@ -66,6 +66,13 @@ int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...) H
 /* Whole file into a NUL-terminated malloc'd buffer (any length). */
 int hk_path_read_allf(const struct hk_path *p, char **ret, size_t *ret_len, const char *fmt, ...)
 	HK_PRINTF(4, 5);
+/*
+ * The same, of one file (name: one component, never a symbolic link) in a
+ * directory opened with hk_path_openf() as dirpath: the files of /proc/PID
+ * read through one fd of it are one process's, even when the pid is reused.
+ */
+int hk_path_read_all_at(const struct hk_path *p, int dirfd, const char *dirpath, const char *name,
+			char **ret, size_t *ret_len);
 /* First line without its newline. */
 int hk_path_read_stringf(const struct hk_path *p, char **ret, const char *fmt, ...) HK_PRINTF(3, 4);
 /* One unsigned decimal number, optionally followed by one newline. */

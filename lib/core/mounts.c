@@ -31,21 +31,42 @@ static int parser_err(struct libmnt_table *tb, const char *filename, int line)
 	return 1; /* skip the line, go on */
 }
 
-static uint64_t fs_page_size(struct libmnt_fs *fs, uint64_t def)
+/* The sizes the kernel has (hk_page_sizes), for the pagesize= option. */
+struct known_sizes {
+	uint64_t *v;
+	size_t n;
+	uint64_t def;
+};
+
+/*
+ * The pagesize= option, when it is one of the kernel's sizes; otherwise (none,
+ * unparsable, 0, a size the kernel does not have) the default size, said.
+ */
+static uint64_t fs_page_size(struct hk_ctx *ctx, struct libmnt_fs *fs, const struct known_sizes *ks)
 {
 	char *val = NULL, buf[32];
 	size_t len = 0;
 	uint64_t sz;
 
-	if (mnt_fs_get_option(fs, "pagesize", &val, &len) != 0 || !val || len == 0 ||
-	    len >= sizeof(buf))
-		return def;
-	memcpy(buf, val, len);
-	buf[len] = '\0';
-	return hkc_parse_size(buf, &sz) == 0 ? sz : def;
+	if (mnt_fs_get_option(fs, "pagesize", &val, &len) != 0 || !val || len == 0)
+		return ks->def;
+	if (len < sizeof(buf)) {
+		memcpy(buf, val, len);
+		buf[len] = '\0';
+		if (hkc_parse_size(buf, &sz) == 0)
+			for (size_t i = 0; i < ks->n; i++)
+				if (ks->v[i] == sz)
+					return sz;
+	}
+	hk_warn(ctx,
+		"%s: pagesize=%.*s is not a huge page size of this kernel, taken as the default",
+		mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : "?", (int)(len < 32 ? len : 32),
+		val);
+	return ks->def;
 }
 
-static int add_mount(struct hk_mounts *ms, struct libmnt_fs *fs, uint64_t def)
+static int add_mount(struct hk_ctx *ctx, struct hk_mounts *ms, struct libmnt_fs *fs,
+		     const struct known_sizes *ks)
 {
 	struct hk_mount *nm, *m;
 	const char *target = mnt_fs_get_target(fs);
@@ -58,7 +79,7 @@ static int add_mount(struct hk_mounts *ms, struct libmnt_fs *fs, uint64_t def)
 	m->target = strdup(target ? target : "");
 	/* VFS and superblock options merged, as the kernel writes /proc/mounts. */
 	m->options = mnt_fs_strdup_options(fs);
-	m->page_size = fs_page_size(fs, def);
+	m->page_size = fs_page_size(ctx, fs, ks);
 	m->id = mnt_fs_get_id(fs);
 	if (!m->target || !m->options) {
 		free(m->target);
@@ -75,7 +96,7 @@ HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
 	struct libmnt_iter *it = NULL;
 	struct hk_mounts *ms;
 	struct libmnt_fs *fs;
-	uint64_t def = 0;
+	struct known_sizes ks = {0};
 	FILE *f = NULL;
 	int rc;
 
@@ -101,16 +122,19 @@ HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
 		hk_err(ctx, "%s: cannot parse: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
 		goto out;
 	}
-	hk_ctx_default_size(ctx, &def);
+	hk_ctx_default_size(ctx, &ks.def);
+	if (hk_page_sizes(ctx, &ks.v, &ks.n) < 0)
+		ks.n = 0; /* no pools: every mount is taken at the default size */
 	while (mnt_table_next_fs(tb, it, &fs) == 0) {
 		if (!mnt_fs_match_fstype(fs, "hugetlbfs"))
 			continue;
-		rc = add_mount(ms, fs, def);
+		rc = add_mount(ctx, ms, fs, &ks);
 		if (rc < 0)
 			goto out;
 	}
 	rc = 0;
 out:
+	free(ks.v);
 	if (f)
 		fclose(f);
 	mnt_free_iter(it);

@@ -27,11 +27,20 @@
 
 #include "internal.h"
 #include "smaps.h"
+#include "usage.h"
 
-/* Bounds of the walks: a hostile tree cannot keep hugeadm busy for ever. */
-#define WALK_MAX_DEPTH 32
-#define WALK_MAX_ENTRIES 1000000
-#define CGROUP_MAX_DEPTH 16
+/*
+ * Bounds of the walks: a hostile tree cannot keep hugeadm busy for ever. Each
+ * mount and the cgroup tree have their own, so that files on one mount hide
+ * neither another mount's nor the cgroups; a bound reached is counted as
+ * unread and said.
+ */
+const struct hkc_usage_limits hkc_usage_limits_default = {
+	.mount_entries = 1000000,
+	.mount_depth = 32,
+	.cgroups = 100000,
+	.cgroup_depth = 16,
+};
 /* A hugetlb cgroup limit this high is none (PAGE_COUNTER_MAX pages, 2^62 bytes and more). */
 #define CG_UNLIMITED (UINT64_C(1) << 62)
 
@@ -57,7 +66,10 @@ struct hk_usage {
 	/* Anonymous (and unmatched) hugetlb inodes already counted. */
 	struct file_id *seen;
 	size_t n_seen;
-	size_t entries; /* walked so far */
+	const struct hkc_usage_limits *lim;
+	size_t entries;	   /* walked so far on the current mount */
+	bool entries_full; /* its bound reached, said once */
+	size_t cg_dirs;	   /* cgroup directories walked */
 };
 
 static int grow(void *pp, size_t n, size_t elem)
@@ -142,11 +154,17 @@ static int walk_dir(struct hk_ctx *ctx, struct hk_usage *u, int dirfd, const cha
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (++u->entries > WALK_MAX_ENTRIES) {
-			hk_warn(ctx, "%s: more than %d entries, the rest not counted", path,
-				WALK_MAX_ENTRIES);
+		if (u->entries >= u->lim->mount_entries) {
+			if (!u->entries_full) {
+				u->entries_full = true;
+				u->unread[HK_USAGE_UNREAD_DIRS]++;
+				hk_warn(ctx,
+					"%s: more than %zu entries on this mount, the rest not counted",
+					path, u->lim->mount_entries);
+			}
 			break;
 		}
+		u->entries++;
 		/* fstatat, never open: a FIFO or a device is never opened, a link never followed. */
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue; /* removed meanwhile */
@@ -154,7 +172,12 @@ static int walk_dir(struct hk_ctx *ctx, struct hk_usage *u, int dirfd, const cha
 			return closedir(d), -ENOMEM;
 		if (S_ISREG(st.st_mode)) {
 			rc = add_file(u, sub, &st, page_size);
-		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < WALK_MAX_DEPTH) {
+		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev &&
+			   depth >= u->lim->mount_depth) {
+			u->unread[HK_USAGE_UNREAD_DIRS]++;
+			hk_warn(ctx, "%s: more than %d directories deep, not walked", sub,
+				u->lim->mount_depth);
+		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
 			int fd = openat(dirfd, de->d_name,
 					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
 						O_NONBLOCK);
@@ -202,8 +225,16 @@ static int read_files(struct hk_ctx *ctx, struct hk_usage *u)
 		const char *target = hk_mount_target(ms, i);
 		struct statfs sf;
 		struct stat st;
-		int fd = open_mount(ctx, target);
+		int fd;
 
+		if (hk_mount_page_size(ms, i) == 0) {
+			u->unread[HK_USAGE_UNREAD_DIRS]++;
+			hk_warn(ctx,
+				"%s: no huge page size known for this mount, its files not counted",
+				target);
+			continue;
+		}
+		fd = open_mount(ctx, target);
 		if (fd < 0) {
 			if (fd == -EACCES || fd == -EPERM)
 				u->unread[HK_USAGE_UNREAD_DIRS]++;
@@ -216,6 +247,8 @@ static int read_files(struct hk_ctx *ctx, struct hk_usage *u)
 			close(fd);
 			continue;
 		}
+		u->entries = 0;
+		u->entries_full = false;
 		rc = walk_dir(ctx, u, fd, target, st.st_dev, hk_mount_page_size(ms, i), 0);
 	}
 	hk_mounts_unref(ms);
@@ -229,6 +262,7 @@ struct shm_line {
 	long long key, id;
 	unsigned long long size, nattch, uid, rss, swap;
 	uint64_t page_size, mapped_pages;
+	bool base_mapped; /* a readable process maps it on base pages: not huge */
 };
 
 /* key shmid perms size cpid lpid nattch uid gid cuid cgid atime dtime ctime rss swap */
@@ -333,28 +367,45 @@ static int add_row(struct hk_usage *u, int pid, uint32_t uid, const char *comm, 
 	return 0;
 }
 
+/*
+ * A process's directory, open: its files are read through this one fd, so a
+ * pid reused during the walk never mixes two processes' files.
+ */
+struct proc_dir {
+	struct hk_ctx *ctx;
+	int fd;
+	char path[32]; /* "proc/PID", for the messages */
+};
+
+static int proc_read(const struct proc_dir *pd, const char *name, char **ret)
+{
+	return hk_path_read_all_at(&pd->ctx->path, pd->fd, pd->path, name, ret, NULL);
+}
+
 /* Uid from status ("Uid:\t1000\t1000..."); comm without its newline. */
-static int proc_identity(struct hk_ctx *ctx, int pid, uint32_t *uid, char **comm)
+static int proc_identity(const struct proc_dir *pd, uint32_t *uid, char **comm)
 {
 	char *status, *p;
-	int rc = hk_path_read_allf(&ctx->path, &status, NULL, HK_PROC "/%d/status", pid);
+	int rc = proc_read(pd, "status", &status);
 
 	if (rc < 0)
 		return rc;
 	p = strstr(status, "\nUid:");
 	*uid = p ? (uint32_t)strtoul(p + 5, NULL, 10) : UINT32_MAX;
 	free(status);
-	rc = hk_path_read_stringf(&ctx->path, comm, HK_PROC "/%d/comm", pid);
+	rc = proc_read(pd, "comm", comm);
+	if (rc == 0)
+		(*comm)[strcspn(*comm, "\n")] = '\0';
 	return rc;
 }
 
 /* numa_maps: the node of all the process's huge pages (-1 unknown, -2 several). */
-static int proc_node(struct hk_ctx *ctx, int pid)
+static int proc_node(const struct proc_dir *pd)
 {
 	char *buf, *p;
 	int node = -1;
 
-	if (hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC "/%d/numa_maps", pid) < 0)
+	if (proc_read(pd, "numa_maps", &buf) < 0)
 		return -1;
 	for (char *line = buf; line && *line; line = p ? p + 1 : NULL) {
 		p = strchr(line, '\n');
@@ -375,18 +426,27 @@ static int proc_node(struct hk_ctx *ctx, int pid)
 	return node;
 }
 
-static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct shm_table *shm,
-		       uint64_t base_kb)
+/* The segment whose id is this inode number is mapped on base pages: it is no huge one. */
+static void shm_mark_base(struct shm_table *shm, uint64_t inode)
 {
+	for (size_t k = 0; k < shm->n; k++)
+		if ((uint64_t)shm->l[k].id == inode)
+			shm->l[k].base_mapped = true;
+}
+
+/* One process, its directory open. */
+static int add_process_at(struct hk_usage *u, const struct proc_dir *pd, int pid,
+			  struct shm_table *shm, uint64_t base_kb)
+{
+	struct hk_ctx *ctx = pd->ctx;
 	struct hkc_smap *maps = NULL;
 	size_t n = 0;
 	char *buf = NULL, *comm = NULL;
 	uint32_t uid = 0;
 	bool any = false;
 	size_t first = u->n_procs;
-	int rc;
+	int rc = proc_read(pd, "smaps", &buf);
 
-	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC "/%d/smaps", pid);
 	if (rc == -EACCES || rc == -EPERM) {
 		u->unread[HK_USAGE_UNREAD_PROCESSES]++;
 		return 0;
@@ -399,12 +459,16 @@ static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct s
 		hk_warn(ctx, "cannot parse the smaps of process %d: %s", pid, strerror(-rc));
 		return rc == -ENOMEM ? rc : 0;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		any |= hkc_smap_is_hugetlb(&maps[i], base_kb) && hkc_smap_hugetlb_kb(&maps[i]) > 0;
+		if (hkc_smap_sysv_key(&maps[i]) >= 0 && !hkc_smap_is_hugetlb(&maps[i], base_kb) &&
+		    maps[i].kernel_page_kb == base_kb)
+			shm_mark_base(shm, maps[i].inode);
+	}
 	if (!any)
 		goto out;
 	/* Read after smaps: a pid reused meanwhile shows up here as gone or as another name. */
-	if (proc_identity(ctx, pid, &uid, &comm) < 0)
+	if (proc_identity(pd, &uid, &comm) < 0)
 		goto out;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct hkc_smap *m = &maps[i];
@@ -446,7 +510,7 @@ static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct s
 			rc = add_row(u, pid, uid, comm, ps, kind, pages, acc);
 	}
 	if (rc == 0 && u->n_procs > first) {
-		int node = proc_node(ctx, pid);
+		int node = proc_node(pd);
 
 		for (size_t i = first; i < u->n_procs; i++)
 			u->procs[i].node = node;
@@ -457,6 +521,24 @@ out:
 	return rc;
 }
 
+static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct shm_table *shm,
+		       uint64_t base_kb)
+{
+	struct proc_dir pd = {.ctx = ctx};
+	int rc;
+
+	snprintf(pd.path, sizeof(pd.path), HK_PROC "/%d", pid);
+	pd.fd = hk_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", pd.path);
+	if (pd.fd == -EACCES || pd.fd == -EPERM) {
+		u->unread[HK_USAGE_UNREAD_PROCESSES]++;
+		return 0;
+	}
+	if (pd.fd < 0)
+		return 0; /* gone */
+	rc = add_process_at(u, &pd, pid, shm, base_kb);
+	close(pd.fd);
+	return rc;
+}
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -501,7 +583,8 @@ static int read_processes(struct hk_ctx *ctx, struct hk_usage *u, struct shm_tab
 /*
  * Segments on huge pages: those a process maps with a huge page size, and
  * those no readable process maps whose rss is whole default-size pages (the
- * table does not say SHM_HUGETLB): inferred.
+ * table does not say SHM_HUGETLB): inferred, possibly huge. A segment that a
+ * readable process maps on base pages is not huge, whatever its rss.
  */
 static int add_segments(struct hk_ctx *ctx, struct hk_usage *u, const struct shm_table *shm)
 {
@@ -516,7 +599,7 @@ static int add_segments(struct hk_ctx *ctx, struct hk_usage *u, const struct shm
 		bool inferred = false;
 
 		if (ps == 0) {
-			if (def == 0 || s->rss == 0 || s->rss % def || s->swap)
+			if (s->base_mapped || def == 0 || s->rss == 0 || s->rss % def || s->swap)
 				continue;
 			ps = def;
 			inferred = true;
@@ -527,9 +610,9 @@ static int add_segments(struct hk_ctx *ctx, struct hk_usage *u, const struct shm
 		if (grow(&u->shm, u->n_shm, sizeof(*u->shm)) < 0)
 			return -ENOMEM;
 		sh = &u->shm[u->n_shm++];
-		*sh = (struct hk_usage_shm){
-			(int)s->id, (int32_t)s->key, (uint32_t)s->uid, s->size,
-			ps,	    pages,	     s->nattch,	       inferred};
+		*sh = (struct hk_usage_shm){(int)s->id, (int32_t)s->key, (uint32_t)s->uid, s->size,
+					    ps,		pages,		 s->nattch,	   inferred,
+					    !inferred};
 	}
 	return 0;
 }
@@ -631,18 +714,31 @@ static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const char *root, con
 		return 0;
 	}
 	rc = cg_group(ctx, u, root, dir, sizes, n_sizes);
-	while (rc == 0 && depth < CGROUP_MAX_DEPTH && (de = readdir(d))) {
+	while (rc == 0 && (de = readdir(d))) {
 		char *sub;
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
-		if (++u->entries > WALK_MAX_ENTRIES)
+		if (u->cg_dirs >= u->lim->cgroups) {
+			if (u->cg_dirs++ == u->lim->cgroups) {
+				u->unread[HK_USAGE_UNREAD_CGROUPS]++;
+				hk_warn(ctx, "/%s: more than %zu cgroups, the rest not read", dir,
+					u->lim->cgroups);
+			}
 			break;
+		}
 		if (asprintf(&sub, "%s/%s", dir, de->d_name) < 0) {
 			rc = -ENOMEM;
 			break;
 		}
-		rc = cg_walk(ctx, u, root, sub, sizes, n_sizes, depth + 1);
+		if (depth >= u->lim->cgroup_depth) {
+			u->unread[HK_USAGE_UNREAD_CGROUPS]++;
+			hk_warn(ctx, "/%s: more than %d cgroups deep, not read", sub,
+				u->lim->cgroup_depth);
+		} else {
+			u->cg_dirs++;
+			rc = cg_walk(ctx, u, root, sub, sizes, n_sizes, depth + 1);
+		}
 		free(sub);
 	}
 	closedir(d);
@@ -674,11 +770,28 @@ static int add_totals(struct hk_ctx *ctx, struct hk_usage *u, const uint64_t *si
 			if (u->procs[k].page_size == t->page_size)
 				t->accounted += u->procs[k].accounted;
 		for (size_t k = 0; k < u->n_shm; k++)
-			if (u->shm[k].page_size == t->page_size)
+			if (u->shm[k].page_size == t->page_size && !u->shm[k].inferred)
 				t->accounted += u->shm[k].pages;
 		for (size_t k = 0; k < u->n_files; k++)
 			if (u->files[k].page_size == t->page_size)
 				t->accounted += u->files[k].pages;
+		/*
+		 * Inferred segments, in id order, each counted only when the pool
+		 * holds that many used pages nothing else explains; otherwise (a
+		 * segment on base pages whose rss happens to be whole huge pages)
+		 * left out of accounted and named in the total.
+		 */
+		for (size_t k = 0; k < u->n_shm; k++) {
+			struct hk_usage_shm *sh = &u->shm[k];
+
+			if (sh->page_size != t->page_size || !sh->inferred)
+				continue;
+			sh->accounted = t->used >= t->accounted + sh->pages;
+			if (sh->accounted)
+				t->accounted += sh->pages;
+			else
+				t->inferred += sh->pages;
+		}
 		t->difference = (int64_t)t->used - (int64_t)t->accounted;
 		u->n_totals++;
 	}
@@ -725,7 +838,8 @@ static void sort_lists(struct hk_usage *u)
 		qsort(u->cgroups, u->n_cgroups, sizeof(*u->cgroups), cmp_cgroup);
 }
 
-HK_EXPORT int hk_usage_read(struct hk_ctx *ctx, struct hk_usage **ret_usage)
+int hkc_usage_read_limited(struct hk_ctx *ctx, const struct hkc_usage_limits *lim,
+			   struct hk_usage **ret_usage)
 {
 	struct shm_table shm = {0};
 	struct hk_usage *u = calloc(1, sizeof(*u));
@@ -735,6 +849,7 @@ HK_EXPORT int hk_usage_read(struct hk_ctx *ctx, struct hk_usage **ret_usage)
 
 	if (!u)
 		return -ENOMEM;
+	u->lim = lim;
 	rc = sizes_ascending(ctx, &sizes, &n_sizes);
 	if (rc == 0)
 		rc = read_files(ctx, u);
@@ -758,6 +873,11 @@ HK_EXPORT int hk_usage_read(struct hk_ctx *ctx, struct hk_usage **ret_usage)
 	}
 	*ret_usage = u;
 	return 0;
+}
+
+HK_EXPORT int hk_usage_read(struct hk_ctx *ctx, struct hk_usage **ret_usage)
+{
+	return hkc_usage_read_limited(ctx, &hkc_usage_limits_default, ret_usage);
 }
 
 HK_EXPORT size_t hk_usage_processes(const struct hk_usage *u, const struct hk_usage_process **ret)
@@ -802,6 +922,52 @@ static uint64_t round_pages(uint64_t bytes, uint64_t ps)
 	return (bytes + ps - 1) / ps;
 }
 
+/* The bytes of a mapping that would go on huge pages, and in which of the four counts. */
+static uint64_t needed_bytes(const struct hkc_smap *m, uint64_t base, int *cat)
+{
+	*cat = -1;
+	if (hkc_smap_is_hugetlb(m, base / 1024))
+		return *cat = 3, hkc_smap_hugetlb_kb(m) * 1024;
+	if (hkc_smap_sysv_key(m) >= 0)
+		return *cat = 2, m->rss_kb * 1024;
+	if (strcmp(m->name, "[heap]") == 0)
+		return *cat = 0, m->anonymous_kb * 1024;
+	if ((m->name[0] == '\0' || strncmp(m->name, "[anon:", 6) == 0) && m->perms[3] == 'p')
+		return *cat = 1, m->anonymous_kb * 1024;
+	return 0;
+}
+
+/*
+ * A mapping of a page or more is rounded up to whole pages of size ps; the
+ * smaller ones are summed, and the sum rounded up (per count, and once for the
+ * total), so that a 1 GiB size does not make each small mapping a gigabyte.
+ */
+static void needed_of_size(struct hk_pages_needed *o, uint64_t ps, const struct hkc_smap *maps,
+			   size_t n, uint64_t base)
+{
+	uint64_t *count[4] = {&o->heap_pages, &o->anon_pages, &o->sysv_pages, &o->hugetlb_pages};
+	uint64_t small[4] = {0}, small_all = 0;
+
+	o->page_size = ps;
+	for (size_t i = 0; i < n; i++) {
+		int cat;
+		uint64_t bytes = needed_bytes(&maps[i], base, &cat);
+
+		if (cat < 0 || bytes == 0)
+			continue;
+		if (bytes >= ps) {
+			*count[cat] += round_pages(bytes, ps);
+			o->pages += round_pages(bytes, ps);
+		} else {
+			small[cat] += bytes;
+			small_all += bytes;
+		}
+	}
+	for (int c = 0; c < 4; c++)
+		*count[c] += round_pages(small[c], ps);
+	o->pages += round_pages(small_all, ps);
+}
+
 HK_EXPORT int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret,
 			      size_t *ret_n)
 {
@@ -833,26 +999,8 @@ HK_EXPORT int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_neede
 		free(sizes);
 		return rc;
 	}
-	for (size_t s = 0; s < n_sizes; s++) {
-		struct hk_pages_needed *o = &out[s];
-		uint64_t ps = sizes[s];
-
-		o->page_size = ps;
-		for (size_t i = 0; i < n; i++) {
-			const struct hkc_smap *m = &maps[i];
-
-			if (hkc_smap_is_hugetlb(m, base / 1024))
-				o->hugetlb_pages += round_pages(hkc_smap_hugetlb_kb(m) * 1024, ps);
-			else if (hkc_smap_sysv_key(m) >= 0)
-				o->sysv_pages += round_pages(m->rss_kb * 1024, ps);
-			else if (strcmp(m->name, "[heap]") == 0)
-				o->heap_pages += round_pages(m->anonymous_kb * 1024, ps);
-			else if ((m->name[0] == '\0' || strncmp(m->name, "[anon:", 6) == 0) &&
-				 m->perms[3] == 'p')
-				o->anon_pages += round_pages(m->anonymous_kb * 1024, ps);
-		}
-		o->pages = o->heap_pages + o->anon_pages + o->sysv_pages + o->hugetlb_pages;
-	}
+	for (size_t s = 0; s < n_sizes; s++)
+		needed_of_size(&out[s], sizes[s], maps, n, base);
 	hkc_smaps_free(maps, n);
 	free(sizes);
 	*ret = out;

@@ -76,9 +76,33 @@ jq_usage() {
 	run jq_usage '.usage.totals[0] | [.used, .accounted, .difference, .difference_reason]'
 	assert_success
 	assert_output '[13,12,1,"unknown"]'
+	# 11 used: no room for the detached segment 6, inferred (1 page): left out, named.
 	echo 5 > "$TREE/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+	run jq_usage '.usage.totals[0] | [.used, .accounted, .difference, .difference_reason, .inferred_not_counted]'
+	assert_output '[11,11,0,"none; inferred segments not counted: 1 pages",1]'
+	run jq_usage '[.usage.shm[] | select(.id == 6) | .accounted]'
+	assert_output '[false]'
+	# 10 used: fewer than the lists hold.
+	echo 6 > "$TREE/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
 	run jq_usage '.usage.totals[0] | [.used, .accounted, .difference, .difference_reason]'
-	assert_output '[11,12,-1,"changed while read"]'
+	assert_output '[10,11,-1,"changed while read; inferred segments not counted: 1 pages"]'
+}
+
+@test "--usage: a SysV segment a readable process maps on base pages is no huge one" {
+	# Segment 8: 64 MiB, rss whole 2M pages, mapped by postgres (4848) on 4 kB pages.
+	run jq_usage '[.usage.shm[].id]'
+	assert_output '[5,6]'
+	run jq_usage '.usage.totals[0] | [.used, .accounted, .inferred_not_counted]'
+	assert_output '[12,12,0]'
+	# Its only attacher unreadable (gone here): possibly huge, flagged, kept out of the totals.
+	rm -r "$TREE/proc/4848"
+	run jq_usage '[.usage.shm[] | select(.id == 8) | [.pages, .inferred, .accounted]]'
+	assert_output '[[32,true,false]]'
+	run jq_usage '.usage.totals[0] | [.used, .accounted, .difference, .difference_reason]'
+	assert_output '[12,12,0,"none; inferred segments not counted: 32 pages"]'
+	run hugeadm --sysroot "$TREE" --usage
+	assert_success
+	assert_line --regexp '^8 +0x00005432 +1000 +2M +32\? +1$'
 }
 
 @test "--usage: the text tables" {
@@ -150,11 +174,27 @@ jq_usage() {
 	assert_output '[2]'
 }
 
-@test "--pages-needed: per size, each mapping rounded up, the stack left out" {
+@test "--usage: files 34 directories deep and a mount with pagesize=0: said, counted as unread, no crash" {
+	local d=$TREE/dev/hugepages i
+	for ((i = 0; i < 34; i++)); do d=$d/d; done
+	mkdir -p "$d" "$TREE/mnt/x"
+	fallocate -l 2M "$d/deep"
+	fallocate -l 4M "$TREE/mnt/x/f"
+	echo "47 27 0:42 / /mnt/x rw,relatime - hugetlbfs none rw,pagesize=0" >>"$TREE/proc/self/mountinfo"
+	run --separate-stderr hugeadm --sysroot "$TREE" --usage --json
+	assert_success
+	[[ $stderr == *"hugeadm:WARNING: /mnt/x: pagesize=0 is not a huge page size of this kernel, taken as the default"* ]]
+	[[ $stderr == *"hugeadm:WARNING: /dev/hugepages$(printf '/d%.0s' {1..33}): more than 32 directories deep, not walked"* ]]
+	[[ $stderr == *"hugeadm:WARNING: could not read 1 directories on hugetlbfs mounts"* ]]
+	run jq -c '[.usage.unreadable.directories, [.usage.files[] | select(.path == "/mnt/x/f") | [.page_size, .pages]]]' <<<"$output"
+	assert_output '[1,[[2097152,2]]]'
+}
+
+@test "--pages-needed: per size, each mapping of a page or more rounded up, the smaller ones summed, the stack left out" {
 	run hugeadm --sysroot "$TREE" --pages-needed 4242 --json
 	assert_success
 	run jq -c '[.pages_needed[] | [.pid, .page_size, .pages, .heap, .anonymous, .sysv, .hugetlb]]' <<<"$output"
-	assert_output '[[4242,2097152,164,150,6,2,6],[4242,1073741824,6,1,2,1,2]]'
+	assert_output '[[4242,2097152,164,150,6,2,6],[4242,1073741824,1,1,1,1,1]]'
 	run hugeadm --sysroot "$TREE" --pages-needed 4242
 	assert_success
 	assert_line --index 0 --regexp '^ +Size +Pages +Heap +Anonymous +SysV +Hugetlb$'
@@ -165,7 +205,7 @@ jq_usage() {
 	run hugeadm --sysroot "$TREE" --pages-needed 999
 	assert_failure 1
 	assert_output 'hugeadm:ERROR: 999: no such process'
-	for bad in abc 12x -5 0 +7 ""; do
+	for bad in abc 12x -5 0 +7 "" " 5" "5 "; do
 		run hugeadm --sysroot "$TREE" --pages-needed "$bad"
 		assert_failure 1
 		assert_output "hugeadm:ERROR: $bad: invalid process id for --pages-needed"

@@ -11,6 +11,11 @@
  * hk-usage-hold heap MiB: malloc MiB of memory in blocks of 100 KiB (below
  * malloc's mmap threshold: the heap), write it all, print "ready" and wait
  * the same way: the process --pages-needed estimates.
+ *
+ * hk-usage-hold plain MiB: an ordinary SysV segment (no SHM_HUGETLB, 4 kB
+ * pages) of MiB, attached, every byte written, marked IPC_RMID (it goes
+ * with the process); prints "shmid N" and waits the same way: a segment whose
+ * rss is whole huge pages that --usage must not take for a huge one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +94,29 @@ static int heap(unsigned long mib)
 	return 0;
 }
 
+static int plain(unsigned long mib)
+{
+	int id = shmget(IPC_PRIVATE, mib << 20, IPC_CREAT | 0600);
+	char *p;
+
+	if (id < 0) {
+		perror("hk-usage-hold: shmget");
+		return 1;
+	}
+	p = shmat(id, NULL, 0);
+	shmctl(id, IPC_RMID, NULL);
+	if (p == (void *)-1) {
+		perror("hk-usage-hold: shmat");
+		return 1;
+	}
+	memset(p, 1, mib << 20);
+	printf("shmid %d\n", id);
+	fflush(stdout);
+	alarm(600);
+	pause();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long priv, shared, shm, attached;
@@ -96,9 +124,12 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "heap") == 0)
 		return heap(strtoul(argv[2], NULL, 10));
+	if (argc == 3 && strcmp(argv[1], "plain") == 0)
+		return plain(strtoul(argv[2], NULL, 10));
 
 	if (argc != 5) {
-		fprintf(stderr, "usage: hk-usage-hold PRIVATE SHARED SHM ATTACHED | heap MiB\n");
+		fprintf(stderr,
+			"usage: hk-usage-hold PRIVATE SHARED SHM ATTACHED | heap MiB | plain MiB\n");
 		return 2;
 	}
 	priv = strtoul(argv[1], NULL, 10);

@@ -142,6 +142,29 @@ setup() {
 		fail "estimate $est not within 10 % of $held"
 }
 
+@test "--usage: an ordinary SysV segment on 4 kB pages, attached by nobody's process, is no huge one" {
+	local fifo="$BATS_TEST_TMPDIR/plain.fifo" line id
+	mkfifo "$fifo"
+	# 64 MiB: its rss is 32 whole pages of 2 MiB. IPC_RMID'd by the holder: it goes with it.
+	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups -- "$HOLD" plain 64 > "$fifo" 3>&- &
+	echo $! > "$BATS_TEST_TMPDIR/plainholder"
+	read -r -t 30 line < "$fifo" || true
+	id=${line#shmid }
+	[[ $id =~ ^[0-9]+$ ]] || fail "hk-usage-hold plain did not start: '$line'"
+	run awk -v id="$id" '$2 == id { print $7, $15 }' /proc/sysvipc/shm
+	assert_output "1 $((64 << 20))"
+	run --separate-stderr hugeadm --usage --json
+	assert_success
+	echo "$output" > "$BATS_TEST_TMPDIR/usage.json"
+	run jq -c "[.usage.shm[] | select(.id == $id)]" "$BATS_TEST_TMPDIR/usage.json"
+	assert_output '[]'
+	run jq -c '.usage.totals[] | select(.page_size == 2097152) | [(.used == .accounted), .inferred_not_counted]' "$BATS_TEST_TMPDIR/usage.json"
+	assert_output '[true,0]'
+	run --separate-stderr hugeadm --usage
+	assert_success
+	refute_line --regexp "^$id +0x"
+}
+
 # The cgroup v2 hierarchy, where the kernel has the hugetlb controller.
 cgroup_root() {
 	local d
@@ -179,6 +202,11 @@ cgroup_root() {
 
 teardown() {
 	local hp
+	if [ -f "$BATS_TEST_TMPDIR/plainholder" ]; then
+		hp=$(cat "$BATS_TEST_TMPDIR/plainholder")
+		kill "$hp" 2>/dev/null
+		wait "$hp" 2>/dev/null
+	fi
 	if [ -f "$BATS_TEST_TMPDIR/cgholder" ]; then
 		hp=$(cat "$BATS_TEST_TMPDIR/cgholder")
 		kill "$hp" 2>/dev/null

@@ -4,6 +4,7 @@
  * and the totals against the pools; --pages-needed PID: how many pages of
  * each size would hold a process's memory. Text tables and JSON.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libsmartcols.h>
@@ -28,7 +29,9 @@ int ha_plan_pages_needed(struct hugeadm_ctl *ctl, const char *arg)
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || *arg == '+' || *arg == '-' || v <= 0 || v > INT32_MAX) {
+	/* strtol skips leading blanks and takes a sign: neither is a process id. */
+	if (errno || !isdigit((unsigned char)arg[0]) || end == arg || *end || v <= 0 ||
+	    v > INT32_MAX) {
 		ha_msg(ctl, HA_ERROR, "%s: invalid process id for --pages-needed", arg);
 		return -1;
 	}
@@ -94,7 +97,7 @@ static int table_print(struct hugeadm_ctl *ctl, struct table *t, const char *tit
 }
 
 /* What the difference between used and accounted pages is, in a few words. */
-static const char *difference_reason(const struct hk_usage *u, const struct hk_usage_total *t)
+static const char *difference_why(const struct hk_usage *u, const struct hk_usage_total *t)
 {
 	if (t->difference == 0)
 		return "none";
@@ -104,6 +107,17 @@ static const char *difference_reason(const struct hk_usage *u, const struct hk_u
 	    hk_usage_unread_count(u, HK_USAGE_UNREAD_DIRS))
 		return "not readable";
 	return "unknown";
+}
+
+/* The above, and the inferred segments' pages left out of accounted when there are some. */
+static const char *difference_reason(char *buf, size_t sz, const struct hk_usage *u,
+				     const struct hk_usage_total *t)
+{
+	if (!t->inferred)
+		return difference_why(u, t);
+	snprintf(buf, sz, "%s; inferred segments not counted: %" PRIu64 " pages",
+		 difference_why(u, t), t->inferred);
+	return buf;
 }
 
 static void node_str(char *buf, size_t sz, int node)
@@ -123,6 +137,7 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 	static const char *const ccols[] = {"CGROUP", "SIZE", "CURRENT", "MAX", "RSVD", "RSVD_MAX"};
 	static const char *const tcols[] = {"SIZE",    "USED",	     "ACCOUNTED", "RESERVED",
 					    "SURPLUS", "DIFFERENCE", "REASON"};
+	char why[128];
 	const struct hk_usage_process *p;
 	const struct hk_usage_shm *s;
 	const struct hk_usage_file *f;
@@ -207,17 +222,18 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 		snprintf(b[3], 64, "%" PRIu64, t[i].reserved);
 		snprintf(b[4], 64, "%" PRIu64, t[i].surplus);
 		snprintf(b[5], 64, "%" PRId64, t[i].difference);
-		snprintf(b[6], 64, "%s", difference_reason(u, &t[i]));
+		cells[6] = (char *)difference_reason(why, sizeof(why), u, &t[i]);
 		table_row(&tb, cells);
 	}
+	cells[6] = b[6];
 	rc |= table_print(ctl, &tb, "Totals (pages)", nt);
-	if (ns && hk_usage_shm(u, &s) && s)
-		for (size_t i = 0; i < ns; i++)
-			if (s[i].inferred) {
-				printf("\n?: a segment no readable process maps: its page size is taken\n"
-				       "to be the default one, from its resident size.\n");
-				break;
-			}
+	for (size_t i = 0; i < ns; i++)
+		if (s[i].inferred) {
+			printf("\n?: a segment no readable process maps: possibly on huge pages, of the\n"
+			       "default size from its resident size; counted in ACCOUNTED only when\n"
+			       "the pool's used pages leave room for it.\n");
+			break;
+		}
 	return rc;
 }
 
@@ -230,6 +246,7 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 	const struct hk_usage_total *t;
 	size_t np = hk_usage_processes(u, &p), ns = hk_usage_shm(u, &s), nf = hk_usage_files(u, &f),
 	       nc = hk_usage_cgroups(u, &c), nt = hk_usage_totals(u, &t);
+	char why[128];
 
 	(void)ctl;
 	hk_json_open_object(j, "usage");
@@ -262,6 +279,7 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 		hk_json_u64(j, "attached", s[i].nattch);
 		hk_json_bool(j, "detached", s[i].nattch == 0);
 		hk_json_bool(j, "inferred", s[i].inferred);
+		hk_json_bool(j, "accounted", s[i].accounted);
 		hk_json_close_object(j);
 	}
 	hk_json_close_array(j);
@@ -302,7 +320,9 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 		hk_json_u64(j, "reserved", t[i].reserved);
 		hk_json_u64(j, "surplus", t[i].surplus);
 		hk_json_int(j, "difference", t[i].difference);
-		hk_json_string(j, "difference_reason", difference_reason(u, &t[i]));
+		hk_json_string(j, "difference_reason",
+			       difference_reason(why, sizeof(why), u, &t[i]));
+		hk_json_u64(j, "inferred_not_counted", t[i].inferred);
 		hk_json_close_object(j);
 	}
 	hk_json_close_array(j);
@@ -327,10 +347,14 @@ static void say_unread(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 		       np);
 	if (nd)
 		ha_msg(ctl, HA_WARNING,
-		       "could not read %u directories on hugetlbfs mounts: their files are not counted",
+		       "could not read %u directories on hugetlbfs mounts (no access, or past a "
+		       "bound of the walk): their files are not counted",
 		       nd);
 	if (nc)
-		ha_msg(ctl, HA_WARNING, "could not read %u hugetlb cgroup files", nc);
+		ha_msg(ctl, HA_WARNING,
+		       "could not read %u hugetlb cgroup files or directories (no access, or past a "
+		       "bound of the walk)",
+		       nc);
 }
 
 int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j)

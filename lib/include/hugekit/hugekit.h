@@ -285,7 +285,13 @@ struct hk_usage_shm {
 	uint64_t page_size;
 	uint64_t pages;
 	uint64_t nattch; /* 0: detached, nothing maps it */
-	bool inferred;	 /* no process showed its page size: the default size, from its rss */
+	/*
+	 * No readable process maps it (detached, or its processes unreadable): the
+	 * default size, from its rss; possibly huge. One a readable process maps on
+	 * base pages is no huge segment and not listed.
+	 */
+	bool inferred;
+	bool accounted; /* its pages are in the total's accounted (an inferred one may not be) */
 };
 
 /* A file on a hugetlbfs mount that holds pages. */
@@ -312,6 +318,11 @@ struct hk_usage_total {
 	uint64_t reserved;  /* resv_hugepages: reserved, not yet faulted (not in used) */
 	uint64_t surplus;
 	int64_t difference; /* used - accounted */
+	/*
+	 * Pages of inferred segments (hk_usage_shm.inferred) left out of accounted:
+	 * the pool's used pages do not show them to be huge. 0 when they are counted.
+	 */
+	uint64_t inferred;
 };
 
 /* What could not be read (another user's process, a directory without access). */
@@ -341,7 +352,7 @@ unsigned hk_usage_unread_count(const struct hk_usage *usage, enum hk_usage_unrea
 /* The huge pages of one size that would hold a process's memory, from its smaps. */
 struct hk_pages_needed {
 	uint64_t page_size;
-	uint64_t pages;		/* the sum of the four below */
+	uint64_t pages;		/* all below; at most their sum (see hk_pages_needed) */
 	uint64_t heap_pages;	/* [heap] */
 	uint64_t anon_pages;	/* other private anonymous mappings (not the stack) */
 	uint64_t sysv_pages;	/* SysV segments on base pages */
@@ -349,8 +360,10 @@ struct hk_pages_needed {
 };
 
 /*
- * One entry per huge page size of the machine, ascending; each mapping is
- * rounded up to whole pages of that size. -ESRCH: no such process.
+ * One entry per huge page size of the machine, ascending; each mapping of a
+ * page or more is rounded up to whole pages of that size, the smaller ones are
+ * summed and the sum rounded up (once for pages, once in each of the four
+ * counts, so pages may be less than their sum). -ESRCH: no such process.
  * free(*ret) afterwards.
  */
 int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret, size_t *ret_n);

@@ -368,6 +368,139 @@ struct hk_pages_needed {
  */
 int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret, size_t *ret_n);
 
+/* Configuration (HK_1.2): /etc/hugekit/hugekit.conf and /etc/hugekit/conf.d/ */
+
+/*
+ * The file hk_config_load reads when given no path (under the context's
+ * sysroot), and the directory whose *.conf files follow it, in name order.
+ */
+#define HK_CONFIG_FILE "/etc/hugekit/hugekit.conf"
+#define HK_CONFIG_DIR "/etc/hugekit/conf.d"
+
+/*
+ * One setting of a configuration: [section name] key = value, with where it
+ * was read. Sections: "pool" (name: a page size as written, "2M"), "mount"
+ * (name: the mount point), "thp", "sysctl" (no name: NULL), "cgroup" (name:
+ * the cgroup's path below the cgroup root, "db.slice"). The value has its
+ * comment and surrounding blanks removed. Fields may be added at the end only.
+ */
+struct hk_config_entry {
+	const char *file; /* as opened: the path given, or under the sysroot */
+	unsigned line;	  /* 1-based */
+	const char *section;
+	const char *name;
+	const char *key;
+	const char *value;
+};
+
+struct hk_config;
+
+/*
+ * Called once per problem found in a configuration, with the file and the
+ * line it is on (line 0: the file as a whole, e.g. it cannot be read) and a
+ * message that names the bad part ("unknown key 'minmum' in [pool 2M]").
+ */
+typedef void (*hk_config_error_fn)(void *data, const char *file, unsigned line, const char *msg);
+
+/*
+ * Read a configuration. path NULL: HK_CONFIG_FILE and then the *.conf files of
+ * HK_CONFIG_DIR in name order (either may be missing), under the context's
+ * sysroot; a path: that file alone (not under the sysroot). INI syntax (libinih),
+ * '#' and ';' comments, also after a value. Checked without looking at the
+ * machine: known sections and keys, values of the right form, no key twice
+ * in one section of one file, no key set to two different values by two
+ * files, a pool's maximum not below its minimum. Every problem is reported to
+ * fn (which may be NULL) and counted; when there is any, nothing is returned
+ * and the result is -EINVAL. A missing file given by path is -ENOENT (also
+ * reported). On success free with hk_config_unref().
+ */
+int hk_config_load(struct hk_ctx *ctx, const char *path, hk_config_error_fn fn, void *data,
+		   struct hk_config **ret_config);
+/* The same from a string (for tests and for a config given on stdin); name is used in messages. */
+int hk_config_parse_string(struct hk_ctx *ctx, const char *name, const char *text,
+			   hk_config_error_fn fn, void *data, struct hk_config **ret_config);
+void hk_config_unref(struct hk_config *config);
+/*
+ * The settings, in the order they take effect: files in reading order, lines
+ * in file order; a key that several files set to the same value appears once
+ * (its first place). The array lives as long as the config.
+ */
+size_t hk_config_entries(const struct hk_config *config, const struct hk_config_entry **ret);
+/* The files read, in order (the pointers live as long as the config). */
+size_t hk_config_files(const struct hk_config *config, const char *const **ret);
+
+/* Plans (HK_1.2): the resolved writes that make the machine match a configuration */
+
+enum hk_plan_kind {
+	HK_PLAN_WRITE,	    /* write value to path (a file of /proc/sys or /sys), read it back */
+	HK_PLAN_CONTROLLER, /* path is a cgroup.subtree_control that must list value ("hugetlb") */
+	HK_PLAN_MKDIR,	    /* a cgroup directory at path */
+	HK_PLAN_MOUNT, /* hugetlbfs on path (made as needed), options in value, owner and mode */
+};
+
+/*
+ * One resolved step. Items come in the order they are applied: THP knobs,
+ * sysctls, pools (per size: the minimum, whole or per node, then the
+ * overcommit that gives the maximum), mounts, cgroups (each parent's
+ * controller, the directory, the limits). Fields may be added at the end only.
+ */
+struct hk_plan_item {
+	enum hk_plan_kind kind;
+	/*
+	 * What it is about, stable and one word per part, for people and for
+	 * scripts: "thp enabled", "sysctl vm.min_free_kbytes", "pool 2M minimum",
+	 * "pool 2M node 1 minimum", "pool 2M maximum", "mount /dev/hugepages-2M",
+	 * "cgroup db.slice", "cgroup db.slice hugetlb.2MB.max".
+	 */
+	const char *item;
+	const char *path;  /* absolute, as on the running system (no sysroot prefix) */
+	const char *value; /* what is written, as written; a mount's options */
+	const char *why;   /* the setting it comes from: "[pool 2M] minimum = 512" */
+	const char *file;  /* where that setting is; NULL for an implied step */
+	unsigned line;
+	uint64_t page_size; /* pools, mounts and cgroup limits; else 0 */
+	int node;	    /* pools: a node, or HK_NODE_ALL; else HK_NODE_ALL */
+	/*
+	 * Pools: HK_POOL_MINIMUM (value: the persistent pages; checked as nr -
+	 * surplus, written to nr_hugepages) or HK_POOL_OVERCOMMIT (value:
+	 * maximum - minimum); else HK_POOL_SIZE (unused).
+	 */
+	enum hk_pool_field field;
+	uint64_t number;   /* pools: the pages of value; a mount's or a limit's bytes; else 0 */
+	uint32_t uid, gid; /* mounts: the owner asked (the caller's when not asked) */
+	uint32_t mode;	   /* mounts: the mode of the mount's root */
+};
+
+struct hk_plan;
+
+/*
+ * Resolve a configuration against this machine: page sizes and nodes exist,
+ * THP knobs and sysctls exist and take the value, users and groups exist,
+ * "recommended" values computed. Every problem is reported to fn with the
+ * file and line of its setting; when there is any the result is -EINVAL and
+ * no plan. Nothing is written. Free with hk_plan_unref().
+ */
+int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *config, hk_config_error_fn fn,
+			void *data, struct hk_plan **ret_plan);
+void hk_plan_unref(struct hk_plan *plan);
+size_t hk_plan_items(const struct hk_plan *plan, const struct hk_plan_item **ret);
+
+/*
+ * Does the machine match the item now? 1 yes, 0 no, or -errno when it cannot
+ * be read. *ret_current (may be NULL) is what is there, in the item's terms:
+ * "480" for a pool's minimum, "always" for a knob, a mount's options, NULL
+ * when there is nothing (no mount, no directory); free() it.
+ */
+int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *item, char **ret_current);
+/*
+ * Make the item true and read it back: 0 when it holds, -EAGAIN when the
+ * kernel took the write but reached less (a pool that came up short:
+ * *ret_reached says what it reached), or -errno of the write. Honours the
+ * context's dry run. HK_PLAN_MOUNT is the caller's (its directories must be
+ * made through descriptors): -EOPNOTSUPP.
+ */
+int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *item, char **ret_reached);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,3 +35,6 @@ static inline bool hkc_is_pow2(uint64_t v)
  * The result is sorted and without duplicates. -EINVAL, -ERANGE, -ENOMEM.
  */
 int hkc_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n);
+
+/* s without the blanks at both ends: the start, and the end cut in place. */
+char *hkc_trim(char *s);

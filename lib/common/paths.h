@@ -16,7 +16,8 @@
 #define HK_PROC_SELF_MAPS "proc/self/maps"
 #define HK_PROC_SELF_PAGEMAP "proc/self/pagemap"
 #define HK_PROC_SELF_STATUS "proc/self/status"
-#define HK_PROC_SYS_VM "proc/sys/vm"
+#define HK_PROC_SYS "proc/sys"
+#define HK_PROC_SYS_VM HK_PROC_SYS "/vm"
 #define HK_PROC_SYS_KERNEL "proc/sys/kernel"
 #define HK_SYS_HUGEPAGES "sys/kernel/mm/hugepages"
 /* One size's directory: printf format, the size in kB (uint64_t). */

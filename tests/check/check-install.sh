@@ -65,6 +65,11 @@ fi
 for c in tlbmiss_cost cpupcstat; do
 	[ -n "$(find "$dest" -path "*bash-completion/completions/$c")" ] || fail "no bash completion for $c"
 done
+# The configuration (issue #11): its man page and the example, which parses.
+if [ -f "$build/man/hugeadm.8" ]; then
+	[ -e "$root/share/man/man5/hugekit.conf.5" ] || fail "$prefix/share/man/man5/hugekit.conf.5 is not installed"
+fi
+[ -f "$root/share/doc/hugekit/hugekit.conf.example" ] || fail "$prefix/share/doc/hugekit/hugekit.conf.example is not installed"
 # gcc -B PREFIX/share/libhugetlbfs runs PREFIX/share/libhugetlbfs/ld: the installed script.
 [ "$(readlink -f "$root/share/libhugetlbfs/ld")" = "$(readlink -f "$root/bin/ld.hugetlbfs")" ] && [ -x "$root/bin/ld.hugetlbfs" ] ||
 	fail "share/libhugetlbfs/ld does not lead to an executable bin/ld.hugetlbfs"

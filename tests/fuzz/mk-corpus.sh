@@ -68,3 +68,10 @@ printf '\x00Node 0, zone Normal 1 2\nNode 1, zone DMA 3\n' | seed buddyinfo
 head -n 60 "$fx/usage/proc/4242/smaps" | seed smaps
 seed smaps < "$fx/usage/proc/4343/smaps"
 seed smaps < "$fx/x86-1node/proc/self/smaps"
+# Configurations: the example, the tests' own, and a few broken ones.
+grep -v '^# ' "$here/../../etc/hugekit.conf.example" | sed 's/^#\([[a-z]\)/\1/' | seed config
+printf '[pool 2M]\nminimum = 10@0, 20@1\nmaximum = 40\n[pool 1G]\nminimum = 2\n' | seed config
+printf '[thp]\nenabled = never\n[sysctl]\nvm.min_free_kbytes = recommended\nkernel.shmmax = recommended\n' | seed config
+printf '[mount /dev/hugepages-2M]\npagesize = 2M\nuser = 0\nmode = 0770\nsize = 1G\nmin_size = 50%%\n' | seed config
+printf '[cgroup db.slice/pg]\nhugetlb.2M.max = 64M\nhugetlb.1GB.rsvd.max = max\n[boot]\nhugetlb_cma = 0:2G, 1:2G\n' | seed config
+printf '[pool 2M\nminimum 5\n= 3\n[pool 2M]\nminimum = 1\nminimum = 2\n' | seed config

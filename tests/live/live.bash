@@ -26,6 +26,12 @@ live_requirements() {
 	fi
 }
 
+# live_usable: whether live tests can run here (root, a 2 MiB pool, hugetlbfs):
+# for setup_file, which cannot skip (bats 1.8); setup() skips with the reason.
+live_usable() {
+	[ "$(id -u)" -eq 0 ] && [ -d "$HP/hugepages-2048kB" ] && grep -qw hugetlbfs /proc/filesystems
+}
+
 # The pool files a live test may change, saved once per file.
 THP=/sys/kernel/mm/transparent_hugepage
 LIVE_SAVED_FILES=(
@@ -136,4 +142,18 @@ legacy_tool() {
 	if [ -x "$t" ] && dpkg -S "$t" 2>/dev/null | grep -q '^libhugetlbfs-bin:'; then
 		echo "$t"
 	fi
+}
+
+# live_cgroup_root: the cgroup v2 hierarchy whose controllers include hugetlb
+# (at the root, or unified/ beside v1), as hugeadm looks for it; fails when
+# there is none.
+live_cgroup_root() {
+	local d
+	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		if [ -f "$d/cgroup.controllers" ] && grep -qw hugetlb "$d/cgroup.controllers"; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
 }

@@ -165,21 +165,9 @@ setup() {
 	refute_line --regexp "^$id +0x"
 }
 
-# The cgroup v2 hierarchy, where the kernel has the hugetlb controller.
-cgroup_root() {
-	local d
-	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-		if [ -f "$d/cgroup.controllers" ] && grep -qw hugetlb "$d/cgroup.controllers"; then
-			echo "$d"
-			return 0
-		fi
-	done
-	return 1
-}
-
 @test "--usage: a hugetlb cgroup's usage, from a process in it" {
 	local root cg fifo="$BATS_TEST_TMPDIR/cg.fifo" line hp saved
-	root=$(cgroup_root) || skip "no cgroup v2 hierarchy with the hugetlb controller here"
+	root=$(live_cgroup_root) || skip "no cgroup v2 hierarchy with the hugetlb controller here"
 	saved=$(cat "$root/cgroup.subtree_control")
 	cg="$root/hk-usage-test.$$"
 	# Put back in teardown: the controller's state, the group, the process.

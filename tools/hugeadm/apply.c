@@ -596,7 +596,7 @@ int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd)
 	int rc;
 
 	*ret_fd = -1;
-	if (ctl->n_actions == 0 || ctl->dry_run)
+	if ((ctl->n_actions == 0 && !ctl->apply) || ctl->dry_run)
 		return 0;
 	if (hk_is_live(ctl->ctx) && check_caps(ctl) < 0)
 		return -1;

@@ -107,6 +107,10 @@ struct hugeadm_ctl {
 	/* Options of the mounts created: 0 or -1 when not given. */
 	uint64_t max_size, min_size;
 	long max_inodes;
+	/* --apply [FILE], --check [FILE]: the configuration (confapply.c); NULL: the default files */
+	bool apply;
+	bool check;
+	const char *config_file;
 	struct ha_states plan_states; /* the pools as the plan leaves them */
 	struct ha_states dry_states;  /* the pools as a dry run pretends they are */
 };
@@ -170,6 +174,12 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a);
 int ha_apply_unmount_all(struct hugeadm_ctl *ctl);
 /* --max-size, --min-size: 0, or -EINVAL, -EOVERFLOW. */
 int ha_parse_mount_size(const char *s, uint64_t *ret);
+/*
+ * A [mount] of the configuration: its directory made and checked level by
+ * level (every level above it root's and not writable by others), hugetlbfs
+ * mounted on it by descriptor with the item's options. 0, or -1 after a message.
+ */
+int ha_mount_config(struct hugeadm_ctl *ctl, const struct hk_plan_item *it);
 /* The directory hugeadm's mounts live under. */
 #define HA_MOUNT_DIR "/var/lib/hugetlbfs"
 
@@ -190,6 +200,12 @@ int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a);
 int ha_plan_pages_needed(struct hugeadm_ctl *ctl, const char *arg);
 int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j);
 int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j);
+
+/*
+ * confapply.c: --apply and --check of the configuration (ctl->config_file or
+ * the default files): an exit code (3: --check found differences).
+ */
+int ha_config_run(struct hugeadm_ctl *ctl);
 
 /* swap.c: temporary swap while a pool grows. */
 struct ha_swap;

@@ -60,10 +60,15 @@ enum {
 	/* --usage, --pages-needed */
 	OPT_USAGE,
 	OPT_PAGES_NEEDED,
+	/* --apply, --check: the configuration */
+	OPT_APPLY,
+	OPT_CHECK,
 };
 
 // clang-format off
 static const struct hk_opt opts[] = {
+	{ "apply",           0,   HK_ARG_OPTIONAL, OPT_APPLY,           "FILE", "make the machine match the configuration\n(/etc/hugekit/hugekit.conf and conf.d/, or FILE)", 0 },
+	{ "check",           0,   HK_ARG_OPTIONAL, OPT_CHECK,           "FILE", "compare the machine with the configuration;\nexit 3 when it differs", 0 },
 	{ "pool-pages-min",  0,   HK_ARG_REQUIRED, OPT_POOL_PAGES_MIN,  "SIZE:[+|-]N[@NODES]", "set (or raise, lower) the pool minimum of a page size;\nN pages, or an amount with K, M or G;\n@NODES: each listed NUMA node's own share", 0 },
 	{ "pool-pages-max",  0,   HK_ARG_REQUIRED, OPT_POOL_PAGES_MAX,  "SIZE:[+|-]N", "set (or raise, lower) the pool maximum (overcommit)", 0 },
 	{ "obey-mempolicy",  0,   HK_ARG_NONE,     OPT_OBEY_MEMPOLICY,  NULL, "grow the pool on the nodes of the caller's NUMA policy", 0 },
@@ -288,6 +293,26 @@ int main(int argc, char **argv)
 			}
 			sysroot = optarg;
 			break;
+		case OPT_APPLY:
+		case OPT_CHECK:
+			if (ctl.apply || ctl.check) {
+				fprintf(stderr, "%s: --apply and --check are given once, alone\n",
+					hk_prog());
+				hk_errtryhelp();
+			}
+			ctl.apply = c == OPT_APPLY;
+			ctl.check = c == OPT_CHECK;
+			/* --apply FILE as well as --apply=FILE: the next word, unless an option. */
+			if (optarg)
+				ctl.config_file = optarg;
+			else if (optind < argc && argv[optind][0] != '-')
+				ctl.config_file = argv[optind++];
+			if (ctl.config_file && !*ctl.config_file) {
+				ha_msg(&ctl, HA_ERROR, "--%s: the file name is empty",
+				       ctl.apply ? "apply" : "check");
+				bad = true;
+			}
+			break;
 		case OPT_POOL_PAGES_MIN:
 			bad |= ha_plan_pool(&ctl, HA_POOL_MIN, optarg) < 0;
 			break;
@@ -413,6 +438,9 @@ int main(int argc, char **argv)
 		ha_plan_free(&ctl);
 		return HK_EXIT_FAILURE;
 	}
+	/* "--apply --json FILE": the file may also come after the options. */
+	if ((ctl.apply || ctl.check) && !ctl.config_file && optind == argc - 1)
+		ctl.config_file = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
 		hk_errtryhelp();
@@ -428,6 +456,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --per-node works with --pool-list only\n", hk_prog());
 		hk_errtryhelp();
 	}
+	if ((ctl.apply || ctl.check) &&
+	    (ctl.n_actions || ctl.list_mounts || ctl.pool_list || ctl.page_sizes ||
+	     ctl.page_sizes_all || ctl.explain || ctl.list_text || ctl.usage || ctl.pages_needed ||
+	     ctl.hard || ctl.temp_swap || ctl.ramdisk_swap || ctl.obey_mempolicy ||
+	     (ctl.check && (ctl.dry_run || ctl.strict)))) {
+		fprintf(stderr,
+			"%s: --apply takes only --dry-run, --strict, --json, --lock-timeout, "
+			"--sysroot and the verbosity options; --check only --json, --sysroot and "
+			"the verbosity\n",
+			hk_prog());
+		hk_errtryhelp();
+	}
 	if (ctl.json && ctl.dry_run) {
 		fprintf(stderr,
 			"%s: --json does not apply to --dry-run (its output is shell commands)\n",
@@ -441,7 +481,7 @@ int main(int argc, char **argv)
 	}
 	if (!ctl.list_mounts && !ctl.pool_list && !ctl.page_sizes && !ctl.page_sizes_all &&
 	    !ctl.explain && !ctl.list_text && !ctl.usage && !ctl.pages_needed &&
-	    ctl.n_actions == 0) {
+	    ctl.n_actions == 0 && !ctl.apply && !ctl.check) {
 		fprintf(stderr, "%s: no operation specified\n", hk_prog());
 		hk_errtryhelp();
 	}
@@ -469,6 +509,8 @@ int main(int argc, char **argv)
 	} else if (rc < 0) {
 		ha_msg(&ctl, HA_ERROR, "cannot read the default huge page size: %s", strerror(-rc));
 		rc = HK_EXIT_FAILURE;
+	} else if (ctl.apply || ctl.check) {
+		rc = ha_config_run(&ctl);
 	} else if (ha_lock(&ctl, &lock_fd) < 0 || ha_plan_validate(&ctl) < 0) {
 		/* Validated under the lock: the plan is checked against the state it changes. */
 		rc = HK_EXIT_FAILURE;

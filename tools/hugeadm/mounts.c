@@ -749,3 +749,41 @@ int ha_apply_unmount_all(struct hugeadm_ctl *ctl)
 	hk_mounts_unref(ms);
 	return rc < 0 || skipped ? -1 : 0;
 }
+
+int ha_mount_config(struct hugeadm_ctl *ctl, const struct hk_plan_item *it)
+{
+	/* Every level above the mount point is root's; the mount point is the item's. */
+	char *base = strdup(it->path), *slash = base ? strrchr(base, '/') : NULL;
+	struct ha_action a = {.uid = it->uid, .gid = it->gid, .mode = it->mode};
+	uint64_t id;
+	int fd, rc;
+
+	if (!slash) {
+		free(base);
+		ha_msg(ctl, HA_ERROR, "%s: not an absolute path", it->path);
+		return -1;
+	}
+	slash[slash == base] = '\0';
+	a.base = base;
+	fd = open_mount_dir(ctl, &a, it->path, true);
+	if (fd < 0) {
+		free(base);
+		return -1;
+	}
+	rc = hk_mount_hugetlbfs_fd_id(ctl->ctx, fd, it->value, &id);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "Unable to mount %s, error: %s", it->path, strerror(-rc));
+	} else if (!mounted_at(ctl, &a, it->path, fd, id)) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s moved while it was being mounted: not mounted (run hugeadm again)",
+		       it->path);
+		rc = hk_umount_fd(ctl->ctx, fd, NULL, MNT_DETACH);
+		if (rc < 0)
+			ha_msg(ctl, HA_ERROR, "Unable to unmount the mount meant for %s: %s",
+			       it->path, strerror(-rc));
+		rc = -1;
+	}
+	close(fd);
+	free(base);
+	return rc < 0 ? -1 : 0;
+}

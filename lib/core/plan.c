@@ -1,0 +1,1257 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The plan: a configuration resolved against this machine into the writes
+ * that make the machine match it, in the order they are applied (THP knobs,
+ * sysctls, pools, mounts, cgroups). Each item knows the file it writes, the
+ * value, and the setting it comes from; hk_plan_item_check() compares it with
+ * the machine and hk_plan_item_apply() writes it and reads it back.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "paths.h"
+
+/* The cgroup v1 hugetlb hierarchy, below the cgroup root. */
+#define CGROUP_V1_DIR "hugetlb"
+
+enum phase {
+	PH_THP,
+	PH_SYSCTL,
+	PH_POOL,
+	PH_MOUNT,
+	PH_CGROUP,
+	PH_N
+};
+
+struct hk_plan {
+	struct hk_plan_item *items;
+	size_t n;
+};
+
+/* What the build keeps while it resolves a configuration. */
+struct build {
+	struct hk_ctx *ctx;
+	hk_config_error_fn fn;
+	void *data;
+	unsigned errors;
+	int rc; /* the first system error (-errno); errors count the rest */
+	struct hk_plan_item *ph[PH_N];
+	size_t n_ph[PH_N];
+	uint64_t *sizes;
+	size_t n_sizes;
+	int *nodes;
+	size_t n_nodes;
+	/* Per machine size: the Maximum the plan leaves (for "recommended" shmmax). */
+	uint64_t *planned_max;
+	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
+	char cg_root[64];
+	bool cg_v1;
+	int cg_state; /* 0 not looked at, 1 usable, -1 not (said once) */
+};
+
+static void problem(struct build *b, const struct hk_config_entry *e, const char *fmt, ...)
+	HK_PRINTF(3, 4);
+
+static void problem(struct build *b, const struct hk_config_entry *e, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	b->errors++;
+	hk_dbg(b->ctx, "%s:%u: %s", e ? e->file : "-", e ? e->line : 0, msg);
+	if (b->fn)
+		b->fn(b->data, e ? e->file : NULL, e ? e->line : 0, msg);
+}
+
+static void sys_error(struct build *b, int rc)
+{
+	if (!b->rc)
+		b->rc = rc;
+}
+
+static void item_free(struct hk_plan_item *it)
+{
+	free((char *)it->item);
+	free((char *)it->path);
+	free((char *)it->value);
+	free((char *)it->why);
+	free((char *)it->file);
+}
+
+/* "2M", "1G", "64K": the size as the item names say it. */
+static void size_name(char *buf, size_t sz, uint64_t size)
+{
+	static const char units[] = "KMGTPE";
+	int u = -1;
+
+	while (size >= 1024 && size % 1024 == 0 && u < 5) {
+		size /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, sz, "%" PRIu64, size);
+	else
+		snprintf(buf, sz, "%" PRIu64 "%c", size, units[u]);
+}
+
+/*
+ * Add an item to a phase: every string copied. item and why are formats
+ * joined by the caller; path is absolute.
+ */
+static struct hk_plan_item *add(struct build *b, enum phase ph, enum hk_plan_kind kind,
+				const struct hk_config_entry *e, const char *item, const char *path,
+				const char *value)
+{
+	struct hk_plan_item *na = realloc(b->ph[ph], (b->n_ph[ph] + 1) * sizeof(*na));
+	struct hk_plan_item *it;
+	char why[512];
+
+	if (!na) {
+		sys_error(b, -ENOMEM);
+		return NULL;
+	}
+	b->ph[ph] = na;
+	it = &na[b->n_ph[ph]];
+	memset(it, 0, sizeof(*it));
+	it->kind = kind;
+	it->node = HK_NODE_ALL;
+	it->field = HK_POOL_SIZE;
+	if (e && e->key) {
+		if (e->name)
+			snprintf(why, sizeof(why), "[%s %s] %s = %s", e->section, e->name, e->key,
+				 e->value);
+		else
+			snprintf(why, sizeof(why), "[%s] %s = %s", e->section, e->key, e->value);
+	} else if (e) {
+		snprintf(why, sizeof(why), "[%s %s]", e->section, e->name ? e->name : "");
+	} else {
+		snprintf(why, sizeof(why), "implied");
+	}
+	it->item = strdup(item);
+	it->path = strdup(path);
+	it->value = strdup(value ? value : "");
+	it->why = strdup(why);
+	it->file = e && e->file ? strdup(e->file) : NULL;
+	it->line = e ? e->line : 0;
+	if (!it->item || !it->path || !it->value || !it->why || (e && e->file && !it->file)) {
+		item_free(it);
+		sys_error(b, -ENOMEM);
+		return NULL;
+	}
+	b->n_ph[ph]++;
+	return it;
+}
+
+static bool find_item(const struct build *b, enum phase ph, const char *item)
+{
+	for (size_t i = 0; i < b->n_ph[ph]; i++)
+		if (strcmp(b->ph[ph][i].item, item) == 0)
+			return true;
+	return false;
+}
+
+static ssize_t size_index(const struct build *b, uint64_t size)
+{
+	for (size_t i = 0; i < b->n_sizes; i++)
+		if (b->sizes[i] == size)
+			return (ssize_t)i;
+	return -1;
+}
+
+static bool node_exists(const struct build *b, int node)
+{
+	for (size_t i = 0; i < b->n_nodes; i++)
+		if (b->nodes[i] == node)
+			return true;
+	return false;
+}
+
+/* The machine's sizes, for messages: "2M, 1G". */
+static void sizes_list(const struct build *b, char *buf, size_t sz)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < b->n_sizes && n < sz; i++) {
+		char s[32];
+
+		size_name(s, sizeof(s), b->sizes[i]);
+		n += (size_t)snprintf(buf + n, sz - n, "%s%s", i ? ", " : "", s);
+	}
+	if (!b->n_sizes)
+		snprintf(buf, sz, "none");
+}
+
+/* A page size of the section or key that the machine has; 0 after a problem. */
+static uint64_t machine_size(struct build *b, const struct hk_config_entry *e, const char *what,
+			     const char *s)
+{
+	uint64_t size;
+	char list[256];
+
+	if (hk_parse_size(s, &size) < 0) {
+		problem(b, e, "%s '%s': not a page size", what, s);
+		return 0;
+	}
+	if (size_index(b, size) < 0) {
+		sizes_list(b, list, sizeof(list));
+		problem(b, e, "%s '%s': this machine has no such huge page size (it has %s)", what,
+			s, list);
+		return 0;
+	}
+	return size;
+}
+
+/* A page count, or an amount with a K/M/G suffix that is whole pages of size. */
+static int parse_pages(const char *s, uint64_t size, uint64_t *ret)
+{
+	uint64_t v;
+
+	if (hk_parse_u64_strict(s, &v) == 0) {
+		*ret = v;
+		return 0;
+	}
+	if (hk_parse_size(s, &v) < 0 || v % size)
+		return -EINVAL;
+	*ret = v / size;
+	return 0;
+}
+
+static void pool_path(struct build *b, uint64_t size, int node, enum hk_pool_field field,
+		      char **ret)
+{
+	int rc = hk_pool_file(b->ctx, size, node, field, 0, ret);
+
+	if (rc < 0) {
+		*ret = NULL;
+		sys_error(b, rc);
+	}
+}
+
+static struct hk_plan_item *pool_item(struct build *b, const struct hk_config_entry *e,
+				      uint64_t size, int node, enum hk_pool_field field,
+				      uint64_t pages)
+{
+	char sname[32], item[96], value[32];
+	char *path = NULL;
+	struct hk_plan_item *it;
+
+	size_name(sname, sizeof(sname), size);
+	if (field == HK_POOL_OVERCOMMIT)
+		snprintf(item, sizeof(item), "pool %s maximum", sname);
+	else if (node == HK_NODE_ALL)
+		snprintf(item, sizeof(item), "pool %s minimum", sname);
+	else
+		snprintf(item, sizeof(item), "pool %s node %d minimum", sname, node);
+	snprintf(value, sizeof(value), "%" PRIu64, pages);
+	pool_path(b, size, node, field == HK_POOL_OVERCOMMIT ? HK_POOL_OVERCOMMIT : HK_POOL_NR,
+		  &path);
+	if (!path)
+		return NULL;
+	it = add(b, PH_POOL, HK_PLAN_WRITE, e, item, path, value);
+	free(path);
+	if (it) {
+		it->page_size = size;
+		it->node = node;
+		it->field = field;
+		it->number = pages;
+	}
+	return it;
+}
+
+/* The entries of one [pool SIZE] section, by key; NULL when not set. */
+struct pool_keys {
+	const struct hk_config_entry *minimum, *maximum, *demote_size;
+};
+
+static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
+{
+	struct hk_pool *pool = NULL;
+	uint64_t min_total = 0, cur_oc = 0, cur_min = 0;
+	bool gigantic = false;
+	ssize_t si = size_index(b, size);
+	int rc;
+
+	rc = hk_pool_read(b->ctx, size, &pool);
+	if (rc < 0) {
+		sys_error(b, rc);
+		return;
+	}
+	gigantic = hk_pool_is_gigantic(pool);
+	cur_oc = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
+	cur_min = hk_pool_get(pool, HK_POOL_MINIMUM);
+	hk_pool_unref(pool);
+	min_total = cur_min;
+	if (k->minimum) {
+		char *copy = strdup(k->minimum->value), *save = NULL;
+		bool per_node = strchr(copy ? copy : "", '@') != NULL, bad = false;
+		struct {
+			int node;
+			uint64_t pages;
+		} parts[64];
+		size_t n = 0;
+
+		if (!copy) {
+			sys_error(b, -ENOMEM);
+			return;
+		}
+		min_total = 0;
+		for (char *tok = strtok_r(copy, ",", &save); tok && !bad;
+		     tok = strtok_r(NULL, ",", &save)) {
+			char *at = strchr(tok, '@');
+			uint64_t pages, node = 0;
+
+			if (at)
+				*at = '\0';
+			if (parse_pages(hkc_trim(tok), size, &pages) < 0 ||
+			    (at && hk_parse_u64_strict(hkc_trim(at + 1), &node) < 0) ||
+			    node > INT_MAX || n == sizeof(parts) / sizeof(parts[0])) {
+				problem(b, k->minimum, "[pool] minimum '%s': not understood",
+					k->minimum->value);
+				bad = true;
+				break;
+			}
+			if (at && !node_exists(b, (int)node)) {
+				problem(b, k->minimum,
+					"minimum %" PRIu64 "@%" PRIu64
+					": this machine has no NUMA node %" PRIu64,
+					pages, node, node);
+				bad = true;
+				break;
+			}
+			parts[n].node = at ? (int)node : HK_NODE_ALL;
+			parts[n++].pages = pages;
+			min_total += pages;
+		}
+		free(copy);
+		if (bad)
+			return;
+		for (size_t i = 0; i < n; i++)
+			pool_item(b, k->minimum, size, per_node ? parts[i].node : HK_NODE_ALL,
+				  HK_POOL_MINIMUM, parts[i].pages);
+	}
+	if (k->maximum) {
+		uint64_t max;
+
+		if (parse_pages(k->maximum->value, size, &max) < 0) {
+			problem(b, k->maximum, "maximum '%s': not a page count or a size",
+				k->maximum->value);
+		} else if (max < min_total) {
+			problem(b, k->maximum,
+				"maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", max,
+				min_total, k->minimum ? "" : " the pool has now");
+		} else if (gigantic && max != min_total) {
+			problem(b, k->maximum,
+				"maximum %" PRIu64 ": gigantic pages cannot be overcommitted; the "
+				"maximum of this pool is its minimum (%" PRIu64 ")",
+				max, min_total);
+		} else if (!gigantic) {
+			pool_item(b, k->maximum, size, HK_NODE_ALL, HK_POOL_OVERCOMMIT,
+				  max - min_total);
+			cur_oc = max - min_total;
+		}
+	}
+	if (si >= 0)
+		b->planned_max[si] = gigantic ? min_total : min_total + cur_oc;
+	if (k->demote_size) {
+		uint64_t to = machine_size(b, k->demote_size, "demote_size", k->demote_size->value);
+		char sname[32], item[96], path[PATH_MAX], value[32];
+
+		if (!to)
+			return;
+		if (to >= size) {
+			problem(b, k->demote_size,
+				"demote_size %s is not below the pool's page size",
+				k->demote_size->value);
+			return;
+		}
+		if (!hk_path_existsf(&b->ctx->path, HK_SYS_HUGEPAGES_SIZE "/demote_size",
+				     size / 1024)) {
+			problem(b, k->demote_size,
+				"demote_size: the kernel cannot demote these pages (Linux 5.16 or "
+				"later, and a page size that has a smaller one)");
+			return;
+		}
+		size_name(sname, sizeof(sname), size);
+		snprintf(item, sizeof(item), "pool %s demote_size", sname);
+		snprintf(path, sizeof(path), HK_ABS(HK_SYS_HUGEPAGES_SIZE) "/demote_size",
+			 size / 1024);
+		snprintf(value, sizeof(value), "%" PRIu64 "kB", to / 1024);
+		struct hk_plan_item *it =
+			add(b, PH_POOL, HK_PLAN_WRITE, k->demote_size, item, path, value);
+		if (it) {
+			it->page_size = size;
+			it->number = to;
+		}
+	}
+}
+
+/* The words of a THP mode line, for a message: "always madvise never". */
+static void mode_words(const char *line, char *buf, size_t sz)
+{
+	size_t n = 0;
+
+	for (const char *p = line; *p && n + 1 < sz; p++)
+		if (*p != '[' && *p != ']' && *p != '\n')
+			buf[n++] = *p;
+	buf[n] = '\0';
+}
+
+static bool mode_offered(const char *line, const char *value)
+{
+	size_t len = strlen(value);
+
+	for (const char *p = line; (p = strstr(p, value)); p += len) {
+		bool start = p == line || p[-1] == ' ' || p[-1] == '[';
+		char after = p[len];
+
+		if (start && (after == '\0' || after == ' ' || after == ']' || after == '\n'))
+			return true;
+	}
+	return false;
+}
+
+static void plan_thp(struct build *b, const struct hk_config_entry *e)
+{
+	char item[128], path[PATH_MAX];
+	char *line = NULL;
+	int rc;
+
+	if (!hk_path_existsf(&b->ctx->path, HK_SYS_THP "/%s", e->key)) {
+		problem(b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
+			HK_ABS(HK_SYS_THP), e->key);
+		return;
+	}
+	rc = hk_thp_modes(b->ctx, e->key, &line);
+	if (rc < 0) {
+		sys_error(b, rc);
+		return;
+	}
+	if (strchr(line, '[') && !mode_offered(line, e->value)) {
+		char words[256];
+
+		mode_words(line, words, sizeof(words));
+		problem(b, e, "[thp] %s '%s': the kernel offers %s", e->key, e->value,
+			hkc_trim(words));
+		free(line);
+		return;
+	}
+	free(line);
+	snprintf(item, sizeof(item), "thp %s", e->key);
+	snprintf(path, sizeof(path), "%s/%s", HK_ABS(HK_SYS_THP), e->key);
+	add(b, PH_THP, HK_PLAN_WRITE, e, item, path, e->value);
+}
+
+/* A group by name or number: its gid, or -1. */
+static long group_id(const char *s)
+{
+	uint64_t v;
+	struct group *gr;
+
+	if (hk_parse_u64_strict(s, &v) == 0)
+		return v <= UINT32_MAX - 1 ? (long)v : -1;
+	gr = getgrnam(s);
+	return gr ? (long)gr->gr_gid : -1;
+}
+
+static long user_id(const char *s)
+{
+	uint64_t v;
+	struct passwd *pw;
+
+	if (hk_parse_u64_strict(s, &v) == 0)
+		return v <= UINT32_MAX - 1 ? (long)v : -1;
+	pw = getpwnam(s);
+	return pw ? (long)pw->pw_uid : -1;
+}
+
+static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
+{
+	char rel[PATH_MAX - 8], path[PATH_MAX], item[160], value[64];
+	const char *v = e->value;
+	int n = snprintf(rel, sizeof(rel), HK_PROC_SYS "/%s", e->key);
+
+	if (n < 0 || (size_t)n >= sizeof(rel))
+		return;
+	for (char *p = rel + strlen(HK_PROC_SYS) + 1; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	if (!hk_path_existsf(&b->ctx->path, "%s", rel)) {
+		problem(b, e, "[sysctl] %s: the kernel has no such setting (/%s)", e->key, rel);
+		return;
+	}
+	if (strcmp(e->key, "vm.min_free_kbytes") == 0 && strcmp(v, "recommended") == 0) {
+		uint64_t kb;
+		int rc = hk_recommended_min_free_kbytes(b->ctx, &kb);
+
+		if (rc < 0) {
+			sys_error(b, rc);
+			return;
+		}
+		snprintf(value, sizeof(value), "%" PRIu64, kb);
+		v = value;
+	} else if (strcmp(e->key, "kernel.shmmax") == 0 && strcmp(v, "recommended") == 0) {
+		uint64_t sum = 0;
+
+		for (size_t i = 0; i < b->n_sizes; i++) {
+			uint64_t bytes = b->planned_max[i] * b->sizes[i];
+
+			if (b->planned_max[i] && bytes / b->planned_max[i] != b->sizes[i])
+				bytes = UINT64_MAX;
+			sum = sum + bytes < sum ? UINT64_MAX : sum + bytes;
+		}
+		snprintf(value, sizeof(value), "%" PRIu64, sum);
+		v = value;
+	} else if (strcmp(e->key, "kernel.shmmax") == 0) {
+		uint64_t bytes;
+
+		if (hk_parse_u64_strict(v, &bytes) < 0 && hk_parse_size(v, &bytes) < 0) {
+			problem(b, e, "kernel.shmmax '%s': not a size", v);
+			return;
+		}
+		snprintf(value, sizeof(value), "%" PRIu64, bytes);
+		v = value;
+	} else if (strcmp(e->key, "vm.hugetlb_shm_group") == 0) {
+		long gid = group_id(v);
+
+		if (gid < 0) {
+			problem(b, e, "vm.hugetlb_shm_group '%s': no such group", v);
+			return;
+		}
+		snprintf(value, sizeof(value), "%ld", gid);
+		v = value;
+	}
+	snprintf(item, sizeof(item), "sysctl %s", e->key);
+	snprintf(path, sizeof(path), "/%s", rel);
+	add(b, PH_SYSCTL, HK_PLAN_WRITE, e, item, path, v);
+}
+
+struct mount_keys {
+	const struct hk_config_entry *head; /* any entry of the section, for its place */
+	const struct hk_config_entry *pagesize, *user, *group, *mode, *size, *min_size, *nr_inodes;
+};
+
+/* size or min_size: bytes (whole pages of size), or "N%" as given. */
+static bool mount_size_ok(struct build *b, const struct hk_config_entry *e, uint64_t size)
+{
+	uint64_t v;
+	size_t len = strlen(e->value);
+
+	if (len > 1 && e->value[len - 1] == '%') {
+		char num[32];
+
+		snprintf(num, sizeof(num), "%.*s", (int)(len - 1), e->value);
+		if (hk_parse_u64_strict(num, &v) == 0 && v <= 100)
+			return true;
+		problem(b, e, "%s '%s': not a size or a percentage", e->key, e->value);
+		return false;
+	}
+	if (hk_parse_size(e->value, &v) < 0 && hk_parse_u64_strict(e->value, &v) < 0) {
+		problem(b, e, "%s '%s': not a size or a percentage", e->key, e->value);
+		return false;
+	}
+	if (v % size) {
+		char sname[32];
+
+		size_name(sname, sizeof(sname), size);
+		problem(b, e, "%s '%s': not a whole number of %s pages", e->key, e->value, sname);
+		return false;
+	}
+	return true;
+}
+
+static void plan_mount(struct build *b, const char *target, const struct mount_keys *k)
+{
+	uint64_t size = 0, mode = 0755;
+	long uid = 0, gid = 0;
+	char opts[512], sname[32], item[PATH_MAX + 16];
+	int n;
+	struct hk_plan_item *it;
+	unsigned before = b->errors;
+
+	if (k->pagesize) {
+		size = machine_size(b, k->pagesize, "pagesize", k->pagesize->value);
+	} else {
+		int rc = hk_default_page_size(b->ctx, &size);
+
+		if (rc < 0) {
+			problem(b, k->head, "[mount %s]: this machine has no huge pages", target);
+			return;
+		}
+	}
+	if (k->user && (uid = user_id(k->user->value)) < 0)
+		problem(b, k->user, "user '%s': no such user", k->user->value);
+	if (k->group && (gid = group_id(k->group->value)) < 0)
+		problem(b, k->group, "group '%s': no such group", k->group->value);
+	if (k->user && !k->group && uid > 0) {
+		struct passwd *pw = getpwuid((uid_t)uid);
+
+		gid = pw ? (long)pw->pw_gid : 0;
+	}
+	if (k->mode) {
+		char *end;
+
+		errno = 0;
+		mode = strtoull(k->mode->value, &end, 8);
+		if (errno || *end || end == k->mode->value || mode > 07777)
+			problem(b, k->mode, "mode '%s': not an octal mode", k->mode->value);
+	}
+	if (size && k->size)
+		mount_size_ok(b, k->size, size);
+	if (size && k->min_size)
+		mount_size_ok(b, k->min_size, size);
+	if (k->nr_inodes) {
+		uint64_t v;
+
+		if (hk_parse_u64_strict(k->nr_inodes->value, &v) < 0 &&
+		    hk_parse_size(k->nr_inodes->value, &v) < 0)
+			problem(b, k->nr_inodes, "nr_inodes '%s': not a number",
+				k->nr_inodes->value);
+	}
+	if (!size || b->errors != before)
+		return;
+	size_name(sname, sizeof(sname), size);
+	n = snprintf(opts, sizeof(opts), "pagesize=%s", sname);
+	if (k->size)
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",size=%s", k->size->value);
+	if (k->min_size)
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",min_size=%s",
+			      k->min_size->value);
+	if (k->nr_inodes)
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",nr_inodes=%s",
+			      k->nr_inodes->value);
+	snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%ld,gid=%ld,mode=0%o", uid, gid,
+		 (unsigned)mode);
+	snprintf(item, sizeof(item), "mount %s", target);
+	it = add(b, PH_MOUNT, HK_PLAN_MOUNT, k->head, item, target, opts);
+	if (it) {
+		it->page_size = size;
+		it->uid = (uint32_t)uid;
+		it->gid = (uint32_t)gid;
+		it->mode = (uint32_t)mode;
+	}
+}
+
+/*
+ * The hugetlb controller's root: cgroup v2 where its cgroup.controllers lists
+ * hugetlb (at the cgroup root, or beside v1 at unified/ in a hybrid set-up),
+ * else v1's hugetlb hierarchy.
+ */
+static int cgroup_root(struct build *b, const struct hk_config_entry *e)
+{
+	static const char *const v2[] = {HK_SYS_CGROUP, HK_SYS_CGROUP_UNIFIED};
+
+	if (b->cg_state)
+		return b->cg_state;
+	for (size_t i = 0; i < sizeof(v2) / sizeof(v2[0]) && !b->cg_state; i++) {
+		char *ctl = NULL;
+
+		if (hk_path_read_stringf(&b->ctx->path, &ctl, "%s/cgroup.controllers", v2[i]) ==
+			    0 &&
+		    mode_offered(ctl, "hugetlb")) {
+			snprintf(b->cg_root, sizeof(b->cg_root), "%s", v2[i]);
+			b->cg_state = 1;
+		}
+		free(ctl);
+	}
+	if (!b->cg_state &&
+	    hk_path_existsf(&b->ctx->path, HK_SYS_CGROUP "/" CGROUP_V1_DIR "/tasks")) {
+		snprintf(b->cg_root, sizeof(b->cg_root), "%s", HK_SYS_CGROUP "/" CGROUP_V1_DIR);
+		b->cg_v1 = true;
+		b->cg_state = 1;
+	}
+	if (!b->cg_state) {
+		problem(b, e,
+			"[cgroup %s]: no hugetlb cgroup controller here (not in %s/cgroup.controllers "
+			"or %s/cgroup.controllers, no cgroup v1 hugetlb hierarchy)",
+			e->name, HK_ABS(HK_SYS_CGROUP), HK_ABS(HK_SYS_CGROUP_UNIFIED));
+		b->cg_state = -1;
+	}
+	return b->cg_state;
+}
+
+/* The parents' controllers and the directories down to name, each once. */
+static void plan_cgroup_dirs(struct build *b, const struct hk_config_entry *e, const char *name)
+{
+	char rel[PATH_MAX], path[PATH_MAX], item[PATH_MAX + 32];
+	size_t len = strlen(name);
+
+	for (size_t end = 0; end <= len; end++) {
+		if (end < len && name[end] != '/')
+			continue;
+		/* The parent of this level: the root, or name[0, prev). */
+		const char *slash = end ? memrchr(name, '/', end) : NULL;
+		size_t plen = slash ? (size_t)(slash - name) : 0;
+
+		if (!b->cg_v1) {
+			snprintf(item, sizeof(item), "cgroup %s%.*s +hugetlb", plen ? "" : "/",
+				 (int)plen, name);
+			if (!find_item(b, PH_CGROUP, item)) {
+				snprintf(path, sizeof(path), "/%s%s%.*s/cgroup.subtree_control",
+					 b->cg_root, plen ? "/" : "", (int)plen, name);
+				add(b, PH_CGROUP, HK_PLAN_CONTROLLER, NULL, item, path, "hugetlb");
+			}
+		}
+		snprintf(item, sizeof(item), "cgroup %.*s", (int)end, name);
+		if (!find_item(b, PH_CGROUP, item)) {
+			snprintf(rel, sizeof(rel), "/%s/%.*s", b->cg_root, (int)end, name);
+			add(b, PH_CGROUP, HK_PLAN_MKDIR, end == len ? e : NULL, item, rel,
+			    "present");
+		}
+	}
+}
+
+static void plan_cgroup_limit(struct build *b, const struct hk_config_entry *e)
+{
+	/* hugetlb.<SIZE>.max or hugetlb.<SIZE>.rsvd.max */
+	const char *sz = e->key + strlen("hugetlb."), *dot = strchr(sz, '.');
+	bool rsvd = dot && strcmp(dot, ".rsvd.max") == 0;
+	char sbuf[32], kname[32], file[96], path[PATH_MAX], item[PATH_MAX + 96], value[32];
+	uint64_t size, bytes = 0;
+	bool max = strcmp(e->value, "max") == 0;
+	struct hk_plan_item *it;
+
+	snprintf(sbuf, sizeof(sbuf), "%.*s", dot ? (int)(dot - sz) : 0, sz);
+	size = machine_size(b, e, e->key, sbuf);
+	if (!size)
+		return;
+	if (!max && hk_parse_size(e->value, &bytes) < 0 &&
+	    hk_parse_u64_strict(e->value, &bytes) < 0) {
+		problem(b, e, "%s '%s': not a size or 'max'", e->key, e->value);
+		return;
+	}
+	if (!max && bytes % size) {
+		problem(b, e, "%s '%s': not a whole number of pages of that size", e->key,
+			e->value);
+		return;
+	}
+	/* The kernel's names: 2MB, 1GB, 64KB. */
+	size_name(kname, sizeof(kname), size);
+	strcat(kname, "B");
+	if (b->cg_v1)
+		snprintf(file, sizeof(file), "hugetlb.%s.%slimit_in_bytes", kname,
+			 rsvd ? "rsvd." : "");
+	else
+		snprintf(file, sizeof(file), "hugetlb.%s.%smax", kname, rsvd ? "rsvd." : "");
+	snprintf(path, sizeof(path), "/%s/%s/%s", b->cg_root, e->name, file);
+	snprintf(item, sizeof(item), "cgroup %s %s", e->name, file);
+	if (max)
+		snprintf(value, sizeof(value), b->cg_v1 ? "-1" : "max");
+	else
+		snprintf(value, sizeof(value), "%" PRIu64, bytes);
+	it = add(b, PH_CGROUP, HK_PLAN_WRITE, e, item, path, value);
+	if (it) {
+		it->page_size = size;
+		it->number = bytes;
+	}
+}
+
+/* Mount points and cgroup names as sections: in order of first appearance. */
+struct names {
+	const char **v;
+	size_t n;
+};
+
+static int names_add(struct names *ns, const char *name)
+{
+	const char **nv;
+
+	for (size_t i = 0; i < ns->n; i++)
+		if (strcmp(ns->v[i], name) == 0)
+			return 0;
+	nv = realloc(ns->v, (ns->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	ns->v = nv;
+	ns->v[ns->n++] = name;
+	return 0;
+}
+
+static bool is(const struct hk_config_entry *e, const char *section, const char *name)
+{
+	return strcmp(e->section, section) == 0 &&
+	       (!name || (e->name && strcmp(e->name, name) == 0));
+}
+
+static void plan_entries(struct build *b, const struct hk_config_entry *es, size_t n)
+{
+	struct names pools = {0}, mounts = {0}, cgroups = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		int rc = 0;
+
+		if (is(&es[i], "pool", NULL))
+			rc = names_add(&pools, es[i].name);
+		else if (is(&es[i], "mount", NULL))
+			rc = names_add(&mounts, es[i].name);
+		else if (is(&es[i], "cgroup", NULL))
+			rc = names_add(&cgroups, es[i].name);
+		else if (is(&es[i], "thp", NULL))
+			plan_thp(b, &es[i]);
+		if (rc < 0)
+			sys_error(b, rc);
+	}
+	/* Pools before sysctls: "recommended" shmmax follows the pools the plan leaves. */
+	for (size_t p = 0; p < pools.n; p++) {
+		struct pool_keys k = {0};
+		const struct hk_config_entry *head = NULL;
+		uint64_t size;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!is(&es[i], "pool", pools.v[p]))
+				continue;
+			head = head ? head : &es[i];
+			if (strcmp(es[i].key, "minimum") == 0)
+				k.minimum = &es[i];
+			else if (strcmp(es[i].key, "maximum") == 0)
+				k.maximum = &es[i];
+			else if (strcmp(es[i].key, "demote_size") == 0)
+				k.demote_size = &es[i];
+		}
+		size = machine_size(b, head, "[pool]", pools.v[p]);
+		if (size)
+			plan_pool(b, size, &k);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (is(&es[i], "sysctl", NULL))
+			plan_sysctl(b, &es[i]);
+	for (size_t m = 0; m < mounts.n; m++) {
+		struct mount_keys k = {0};
+		const struct {
+			const char *key;
+			const struct hk_config_entry **slot;
+		} keys[] = {
+			{"pagesize", &k.pagesize},   {"user", &k.user}, {"group", &k.group},
+			{"mode", &k.mode},	     {"size", &k.size}, {"min_size", &k.min_size},
+			{"nr_inodes", &k.nr_inodes},
+		};
+
+		for (size_t i = 0; i < n; i++) {
+			if (!is(&es[i], "mount", mounts.v[m]))
+				continue;
+			k.head = k.head ? k.head : &es[i];
+			for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
+				if (strcmp(es[i].key, keys[j].key) == 0)
+					*keys[j].slot = &es[i];
+		}
+		plan_mount(b, mounts.v[m], &k);
+	}
+	for (size_t c = 0; c < cgroups.n; c++) {
+		bool dirs = false;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!is(&es[i], "cgroup", cgroups.v[c]))
+				continue;
+			if (cgroup_root(b, &es[i]) < 0)
+				break;
+			if (!dirs) {
+				plan_cgroup_dirs(b, &es[i], cgroups.v[c]);
+				dirs = true;
+			}
+			plan_cgroup_limit(b, &es[i]);
+		}
+	}
+	free(pools.v);
+	free(mounts.v);
+	free(cgroups.v);
+}
+
+static void build_free(struct build *b)
+{
+	for (int p = 0; p < PH_N; p++) {
+		for (size_t i = 0; i < b->n_ph[p]; i++)
+			item_free(&b->ph[p][i]);
+		free(b->ph[p]);
+	}
+	free(b->sizes);
+	free(b->nodes);
+	free(b->planned_max);
+}
+
+HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *config,
+				  hk_config_error_fn fn, void *data, struct hk_plan **ret_plan)
+{
+	struct build b = {.ctx = ctx, .fn = fn, .data = data};
+	const struct hk_config_entry *es;
+	struct hk_plan *plan;
+	size_t n, total = 0;
+	int rc;
+
+	if (!ctx || !config || !ret_plan)
+		return -EINVAL;
+	n = hk_config_entries(config, &es);
+	rc = hk_page_sizes(ctx, &b.sizes, &b.n_sizes);
+	if (rc == -EOPNOTSUPP) {
+		b.sizes = NULL;
+		b.n_sizes = 0;
+		rc = 0;
+	}
+	if (rc == 0)
+		rc = hk_node_list(ctx, &b.nodes, &b.n_nodes);
+	if (rc == 0 && !(b.planned_max = calloc(b.n_sizes + 1, sizeof(*b.planned_max))))
+		rc = -ENOMEM;
+	if (rc < 0) {
+		build_free(&b);
+		return rc;
+	}
+	/* A pool the config leaves alone keeps its Maximum. */
+	for (size_t i = 0; i < b.n_sizes; i++) {
+		struct hk_pool *pool;
+
+		if (hk_pool_read(ctx, b.sizes[i], &pool) == 0) {
+			b.planned_max[i] = hk_pool_get(pool, HK_POOL_MAXIMUM);
+			hk_pool_unref(pool);
+		}
+	}
+	plan_entries(&b, es, n);
+	if (b.rc < 0 || b.errors) {
+		rc = b.rc < 0 ? b.rc : -EINVAL;
+		build_free(&b);
+		return rc;
+	}
+	plan = calloc(1, sizeof(*plan));
+	for (int p = 0; p < PH_N; p++)
+		total += b.n_ph[p];
+	if (!plan || !(plan->items = calloc(total + 1, sizeof(*plan->items)))) {
+		free(plan);
+		build_free(&b);
+		return -ENOMEM;
+	}
+	for (int p = 0; p < PH_N; p++) {
+		if (b.n_ph[p])
+			memcpy(plan->items + plan->n, b.ph[p], b.n_ph[p] * sizeof(*plan->items));
+		plan->n += b.n_ph[p];
+		b.n_ph[p] = 0; /* moved */
+	}
+	build_free(&b);
+	*ret_plan = plan;
+	return 0;
+}
+
+HK_EXPORT void hk_plan_unref(struct hk_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->n; i++)
+		item_free(&plan->items[i]);
+	free(plan->items);
+	free(plan);
+}
+
+HK_EXPORT size_t hk_plan_items(const struct hk_plan *plan, const struct hk_plan_item **ret)
+{
+	if (!plan) {
+		if (ret)
+			*ret = NULL;
+		return 0;
+	}
+	if (ret)
+		*ret = plan->items;
+	return plan->n;
+}
+
+/* Checking */
+
+static int dup_out(const char *s, char **ret)
+{
+	if (!ret)
+		return 0;
+	*ret = s ? strdup(s) : NULL;
+	return s && !*ret ? -ENOMEM : 0;
+}
+
+static int u64_out(uint64_t v, char **ret)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return dup_out(buf, ret);
+}
+
+/* A /proc/sys or cgroup value against the one wanted: numbers compared as numbers. */
+static bool same_value(const char *have, const char *want)
+{
+	uint64_t a, b;
+
+	if (hk_parse_u64_strict(have, &a) == 0 && hk_parse_u64_strict(want, &b) == 0)
+		return a == b;
+	return strcmp(have, want) == 0;
+}
+
+static int check_pool(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret)
+{
+	struct hk_pool *pool;
+	uint64_t have = 0;
+	int rc = hk_pool_read(ctx, it->page_size, &pool);
+
+	if (rc < 0)
+		return rc;
+	if (it->field == HK_POOL_OVERCOMMIT) {
+		have = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
+	} else if (it->node == HK_NODE_ALL) {
+		have = hk_pool_get(pool, HK_POOL_MINIMUM);
+	} else {
+		rc = -ENOENT;
+		for (size_t i = 0; i < hk_pool_node_count(pool); i++) {
+			uint64_t nr, surplus;
+
+			if (hk_pool_node_id(pool, i) != it->node)
+				continue;
+			nr = hk_pool_node_get(pool, i, HK_POOL_NR);
+			surplus = hk_pool_node_get(pool, i, HK_POOL_SURPLUS);
+			have = nr > surplus ? nr - surplus : 0;
+			rc = 0;
+		}
+	}
+	hk_pool_unref(pool);
+	if (rc < 0)
+		return rc;
+	rc = u64_out(have, ret);
+	return rc < 0 ? rc : have == it->number;
+}
+
+/* A size shown by hugetlbfs ("1G", "262144k"), or a number. */
+static int shown_size(const char *s, uint64_t *ret)
+{
+	char buf[40];
+	size_t len = strlen(s);
+
+	if (hk_parse_u64_strict(s, ret) == 0 || hk_parse_size(s, ret) == 0)
+		return 0;
+	if (len && len < sizeof(buf) - 1 && s[len - 1] == 'k') {
+		snprintf(buf, sizeof(buf), "%.*sK", (int)(len - 1), s);
+		return hk_parse_size(buf, ret);
+	}
+	return -EINVAL;
+}
+
+/* One option of the mount against the wanted one, from its options string. */
+static bool mount_option_ok(const struct hk_mounts *ms, size_t i, const char *opt,
+			    uint64_t pool_pages, uint64_t page_size)
+{
+	char name[32], *have = NULL;
+	const char *want = strchr(opt, '=') + 1;
+	bool ok;
+	int rc;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(want - 1 - opt), opt);
+	if (strcmp(name, "pagesize") == 0)
+		return true; /* compared by size */
+	rc = hk_mount_option(ms, i, name, &have);
+	if (rc < 0) {
+		/* Shown only when not the default: uid/gid 0, mode 0755, no size limit. */
+		if (strcmp(name, "uid") == 0 || strcmp(name, "gid") == 0)
+			return strcmp(want, "0") == 0;
+		if (strcmp(name, "mode") == 0)
+			return strtoul(want, NULL, 8) == 0755;
+		return false;
+	}
+	if (strcmp(name, "mode") == 0) {
+		ok = strtoul(have, NULL, 8) == strtoul(want, NULL, 8);
+	} else if (strcmp(name, "uid") == 0 || strcmp(name, "gid") == 0 ||
+		   strcmp(name, "nr_inodes") == 0) {
+		uint64_t a, b;
+
+		ok = shown_size(have, &a) == 0 && shown_size(want, &b) == 0 && a == b;
+	} else {
+		/* size, min_size: bytes, or a percentage of the pool (as the kernel took it). */
+		uint64_t a, b;
+		size_t wl = strlen(want);
+
+		if (shown_size(have, &a) < 0)
+			ok = false;
+		else if (wl && want[wl - 1] == '%')
+			ok = a / page_size == pool_pages * strtoull(want, NULL, 10) / 100;
+		else
+			ok = shown_size(want, &b) == 0 && a == b;
+	}
+	free(have);
+	return ok;
+}
+
+static int check_mount(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret)
+{
+	struct hk_mounts *ms;
+	ssize_t found = -1;
+	uint64_t pool_pages = 0;
+	char *opts, *save = NULL;
+	bool ok;
+	int rc = hk_mounts_read(ctx, &ms);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < hk_mounts_count(ms); i++)
+		if (strcmp(hk_mount_target(ms, i), it->path) == 0)
+			found = (ssize_t)i; /* the last one is the one seen */
+	if (found < 0) {
+		hk_mounts_unref(ms);
+		if (ret)
+			*ret = NULL;
+		return 0;
+	}
+	rc = dup_out(hk_mount_options(ms, (size_t)found), ret);
+	ok = rc == 0 && hk_mount_page_size(ms, (size_t)found) == it->page_size;
+	if (ok && strchr(it->value, '%')) {
+		struct hk_pool *pool;
+
+		if (hk_pool_read(ctx, it->page_size, &pool) == 0) {
+			pool_pages = hk_pool_get(pool, HK_POOL_MINIMUM);
+			hk_pool_unref(pool);
+		}
+	}
+	opts = strdup(it->value);
+	if (!opts)
+		rc = -ENOMEM;
+	for (char *o = opts ? strtok_r(opts, ",", &save) : NULL; o && ok;
+	     o = strtok_r(NULL, ",", &save))
+		ok = mount_option_ok(ms, (size_t)found, o, pool_pages, it->page_size);
+	free(opts);
+	hk_mounts_unref(ms);
+	if (rc < 0) {
+		if (ret) {
+			free(*ret);
+			*ret = NULL;
+		}
+		return rc;
+	}
+	return ok;
+}
+
+static const char *rel(const struct hk_plan_item *it)
+{
+	return it->path[0] == '/' ? it->path + 1 : it->path;
+}
+
+static int check_write(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret)
+{
+	char *have = NULL;
+	int rc;
+
+	if (it->page_size && it->field != HK_POOL_SIZE)
+		return check_pool(ctx, it, ret);
+	if (strncmp(it->item, "thp ", 4) == 0)
+		rc = hk_thp_read(ctx, it->item + 4, &have);
+	else
+		rc = hk_path_read_stringf(&ctx->path, &have, "%s", rel(it));
+	if (rc == -ENOENT)
+		return 0; /* nothing there yet: a cgroup not made */
+	if (rc < 0)
+		return rc;
+	/* demote_size reads "2048kB"; a cgroup v1 limit, -1 written, reads a huge number. */
+	/* No limit: "max" (v2), -1 written to v1; read as "max" or the counter's largest bytes. */
+	if (strcmp(it->value, "max") == 0 || strcmp(it->value, "-1") == 0)
+		rc = strcmp(have, "max") == 0 || strtoull(have, NULL, 10) >= (UINT64_MAX >> 2);
+	else
+		rc = same_value(have, it->value);
+	if (dup_out(have, ret) < 0)
+		rc = -ENOMEM;
+	free(have);
+	return rc;
+}
+
+HK_EXPORT int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *item,
+				 char **ret_current)
+{
+	char *have = NULL;
+	int rc;
+
+	if (ret_current)
+		*ret_current = NULL;
+	if (!ctx || !item)
+		return -EINVAL;
+	switch (item->kind) {
+	case HK_PLAN_WRITE:
+		return check_write(ctx, item, ret_current);
+	case HK_PLAN_MOUNT:
+		return check_mount(ctx, item, ret_current);
+	case HK_PLAN_MKDIR:
+		rc = hk_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", rel(item));
+		if (rc < 0)
+			return rc == -ENOENT ? 0 : rc;
+		close(rc);
+		return dup_out("present", ret_current) < 0 ? -ENOMEM : 1;
+	case HK_PLAN_CONTROLLER:
+		rc = hk_path_read_stringf(&ctx->path, &have, "%s", rel(item));
+		if (rc < 0)
+			return rc;
+		rc = mode_offered(have, item->value);
+		if (dup_out(have, ret_current) < 0)
+			rc = -ENOMEM;
+		free(have);
+		return rc;
+	}
+	return -EINVAL;
+}
+
+HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *item,
+				 char **ret_reached)
+{
+	char value[96];
+	int rc;
+
+	if (ret_reached)
+		*ret_reached = NULL;
+	if (!ctx || !item)
+		return -EINVAL;
+	switch (item->kind) {
+	case HK_PLAN_MOUNT:
+		return -EOPNOTSUPP;
+	case HK_PLAN_MKDIR:
+		if (hk_is_dry_run(ctx))
+			return 0;
+		rc = hk_path_mkdirf(&ctx->path, 0755, "%s", rel(item));
+		return rc == -EEXIST ? 0 : rc;
+	case HK_PLAN_CONTROLLER:
+		snprintf(value, sizeof(value), "+%s", item->value);
+		if (!hk_is_live(ctx) && !hk_is_dry_run(ctx)) {
+			/* A tree's file is plain: it gets what the kernel would show after. */
+			char *have = NULL;
+
+			rc = hk_path_read_stringf(&ctx->path, &have, "%s", rel(item));
+			if (rc == 0 &&
+			    snprintf(value, sizeof(value), "%s%s%s", have, *have ? " " : "",
+				     item->value) >= (int)sizeof(value))
+				rc = -E2BIG;
+			free(have);
+			if (rc < 0)
+				return rc;
+		}
+		rc = hk_path_write_stringf(&ctx->path, value, "%s", rel(item));
+		break;
+	case HK_PLAN_WRITE:
+		if (item->page_size && item->field == HK_POOL_MINIMUM)
+			rc = hk_pool_set_nr(ctx, item->page_size, item->node, item->number, 0);
+		else if (item->page_size && item->field == HK_POOL_OVERCOMMIT)
+			rc = hk_pool_set_overcommit(ctx, item->page_size, item->number);
+		else
+			rc = hk_path_write_stringf(&ctx->path, item->value, "%s", rel(item));
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (rc < 0) {
+		hk_dbg(ctx, "%s: cannot write %s: %s", item->path, item->value, strerror(-rc));
+		return rc;
+	}
+	if (hk_is_dry_run(ctx))
+		return 0;
+	/* Read back: what the kernel did with it. */
+	rc = hk_plan_item_check(ctx, item, ret_reached);
+	if (rc < 0)
+		return rc;
+	return rc ? 0 : -EAGAIN;
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# hugeadm --apply and --check on a fixture tree (--sysroot writes the tree's
+# files): the items written and read back, idempotence, drift, JSON, the dry
+# run, configuration errors at FILE:LINE with nothing changed, a short pool.
+
+load helpers
+
+# changed PRISTINE COPY: the files that differ, relative, one per line, sorted.
+changed() {
+	diff -rq "$1" "$2" | sed -E "s|^Files $1/([^ ]+) and .*|\1|; s|^Only in $2/?([^:]*): (.*)|+\1/\2|" | sort
+}
+
+# kernel_like ROOT: the default size's /proc/sys/vm files are its sysfs
+# attributes (links inside the tree, which hugeadm follows), no surplus pages:
+# what a kernel shows after a write, which plain files cannot.
+kernel_like() {
+	local h=sys/kernel/mm/hugepages/hugepages-2048kB n
+	ln -sf "../../../$h/nr_hugepages" "$1/proc/sys/vm/nr_hugepages"
+	ln -sf "../../../$h/nr_overcommit_hugepages" "$1/proc/sys/vm/nr_overcommit_hugepages"
+	echo 0 > "$1/$h/surplus_hugepages"
+	for n in 0 1; do
+		echo 0 > "$1/sys/devices/system/node/node$n/hugepages/hugepages-2048kB/surplus_hugepages"
+	done
+	mkdir -p "$1/sys/fs/cgroup"
+	echo "cpu memory hugetlb pids" > "$1/sys/fs/cgroup/cgroup.controllers"
+	echo "memory" > "$1/sys/fs/cgroup/cgroup.subtree_control"
+	# A cgroup as the kernel makes it (mkdir in a tree makes no files).
+	mkdir -p "$1/sys/fs/cgroup/db.slice"
+	echo max > "$1/sys/fs/cgroup/db.slice/hugetlb.2MB.max"
+	: > "$1/sys/fs/cgroup/db.slice/cgroup.subtree_control"
+}
+
+setup() {
+	ROOT=$(fixture x86-2node)
+	kernel_like "$ROOT"
+	PRISTINE="$BATS_TEST_TMPDIR/pristine"
+	rm -rf "$PRISTINE"
+	cp -a "$ROOT" "$PRISTINE"
+	CONF="$BATS_TEST_TMPDIR/hugekit.conf"
+	cat > "$CONF" <<-'EOF'
+		[thp]
+		enabled = never
+		[pool 2M]
+		minimum = 30
+		maximum = 40
+		[pool 1G]
+		minimum = 1@0, 2@1
+		[sysctl]
+		vm.min_free_kbytes = 100000
+		[cgroup db.slice]
+		hugetlb.2M.max = 64M
+	EOF
+}
+
+@test "--apply writes each item, reads it back, and says what it changed" {
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output "$(printf '%s\n' \
+		"changed: thp enabled: madvise -> never ($CONF:2)" \
+		"changed: sysctl vm.min_free_kbytes: 90112 -> 100000 ($CONF:9)" \
+		"changed: pool 2M minimum: 24 -> 30 ($CONF:4)" \
+		"changed: pool 2M maximum: 8 -> 10 ($CONF:5)" \
+		"changed: pool 1G node 0 minimum: 0 -> 1 ($CONF:7)" \
+		"changed: cgroup / +hugetlb: memory -> memory hugetlb (implied)" \
+		"changed: cgroup db.slice hugetlb.2MB.max: max -> 67108864 ($CONF:11)")"
+}
+
+@test "a second --apply changes nothing and says so; --check agrees (exit 0)" {
+	"$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	cp -a "$ROOT" "$BATS_TEST_TMPDIR/after1"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	assert_output "nothing to change: the machine matches the configuration"
+	run changed "$BATS_TEST_TMPDIR/after1" "$ROOT"
+	assert_output ""
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_success
+	assert_output --regexp '^the machine matches the configuration \([0-9]+ items\)$'
+}
+
+@test "--check on a machine that drifted: one line per difference, exit 3, nothing written" {
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_failure 3
+	assert_line "drift: thp enabled: is madvise, wanted never ($CONF:2)"
+	assert_line "drift: pool 2M minimum: is 24, wanted 30 ($CONF:4)"
+	assert_line "drift: cgroup db.slice hugetlb.2MB.max: is max, wanted 67108864 ($CONF:11)"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+	# Made true, then one knob moved by hand: only it is named.
+	"$HUGEADM" --sysroot "$ROOT" --apply "$CONF" > /dev/null
+	echo always > "$ROOT/sys/kernel/mm/transparent_hugepage/enabled"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_failure 3
+	assert_output "drift: thp enabled: is always, wanted never ($CONF:2)"
+}
+
+@test "--apply --json and --check --json" {
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF" --json
+	assert_failure 3
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["drifted"] is True; i=[x["item"] for x in d["differences"]]; assert "pool 2M maximum" in i, i; x=d["differences"][0]; assert x["item"]=="thp enabled" and x["current"]=="madvise" and x["wanted"]=="never" and x["line"]==2 and x["path"]=="/sys/kernel/mm/transparent_hugepage/enabled", x' "$output"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --json
+	assert_success
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["changed"] is True and d["short"]==[] and d["failed"]==[]; c=[x for x in d["changes"] if x["item"]=="pool 2M minimum"][0]; assert c["from"]=="24" and c["to"]=="30", c' "$output"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --json
+	assert_success
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d=={"changed": False, "changes": [], "short": [], "failed": []}, d' "$output"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF" --json
+	assert_success
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["drifted"] is False and d["differences"]==[] and d["items"]>=8, d' "$output"
+}
+
+@test "--apply --dry-run prints the writes and changes nothing" {
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --dry-run
+	assert_success
+	assert_line "echo never > /sys/kernel/mm/transparent_hugepage/enabled"
+	assert_line "echo 30 > /proc/sys/vm/nr_hugepages"
+	assert_line "echo 1 > /sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages"
+	assert_line "echo +hugetlb > /sys/fs/cgroup/cgroup.subtree_control"
+	assert_line "echo 67108864 > /sys/fs/cgroup/db.slice/hugetlb.2MB.max"
+	refute_line --partial "changed:"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
+@test "configuration problems: one error per line at FILE:LINE, exit 1, nothing changed" {
+	cat > "$CONF" <<-'EOF'
+		[thp]
+		enabled = never
+		[pool 4M]
+		minimum = 3
+		[pool 2M]
+		minimum = 1@0, 1@5
+		[mount /mnt/hk-test]
+		user = no-such-user-hk
+	EOF
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_failure 1
+	assert_output ""
+	[[ $stderr == *"hugeadm:ERROR: $CONF:4: [pool] '4M': this machine has no such huge page size (it has 2M, 1G)"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: $CONF:6: minimum 1@5: this machine has no NUMA node 5"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: nothing was changed"* ]] || fail "$stderr"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+	# A syntax problem is the parser's: also FILE:LINE.
+	printf '[pool 2M]\nminmum = 3\n' > "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_failure 1
+	[[ $stderr == *"hugeadm:ERROR: $CONF:2: "*"minmum"* ]] || fail "$stderr"
+}
+
+@test "a missing FILE is an error naming it; FILE as the next word or after '='" {
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$BATS_TEST_TMPDIR/none.conf"
+	assert_failure 1
+	[[ $stderr == *"$BATS_TEST_TMPDIR/none.conf"* ]] || fail "$stderr"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check="$CONF"
+	assert_failure 3
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply= 
+	assert_failure 1
+	[[ $stderr == *"--apply: the file name is empty"* ]] || fail "$stderr"
+}
+
+@test "without FILE: etc/hugekit/hugekit.conf and conf.d/*.conf of the tree" {
+	mkdir -p "$ROOT/etc/hugekit/conf.d"
+	printf '[thp]\nenabled = never\n' > "$ROOT/etc/hugekit/hugekit.conf"
+	printf '[pool 1G]\nminimum = 1@0, 2@1\n' > "$ROOT/etc/hugekit/conf.d/50-db.conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply
+	assert_success
+	assert_line "changed: thp enabled: madvise -> never ($ROOT/etc/hugekit/hugekit.conf:2)"
+	assert_line "changed: pool 1G node 0 minimum: 0 -> 1 ($ROOT/etc/hugekit/conf.d/50-db.conf:2)"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check
+	assert_success
+}
+
+@test "--apply and --check take no other change or report, and not each other" {
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --pool-pages-min 2M:3
+	assert_failure 1
+	[[ $stderr == *"--apply takes only"* ]] || fail "$stderr"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF" --dry-run
+	assert_failure 1
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --check "$CONF"
+	assert_failure 1
+	[[ $stderr == *"--apply and --check are given once, alone"* ]] || fail "$stderr"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
+@test "a pool the kernel leaves short: a warning with what it reached; --strict puts it back, exit 2" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
+	[ -x "$faulty" ] || skip "no $faulty (built with the tests)"
+	mkdir -p "$bin"
+	ln -sf "$faulty" "$bin/hugeadm"
+	printf '[pool 1G]\nminimum = 5\n' > "$CONF"
+	mkdir -p "$ROOT/run"
+	# The pool's nr_hugepages is read 4 times (resolving, checking) before the
+	# read-back, which says 3: the kernel got 3 of 5.
+	run --separate-stderr env HK_FAULT="live;read:sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages:5+:value=3" \
+		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	[[ $stderr == *"hugeadm:WARNING: pool 1G minimum: asked for 5, the kernel reached 3"* ]] || fail "$stderr"
+	echo 2 > "$ROOT/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+	run --separate-stderr env HK_FAULT="live;read:sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages:5+:value=3" \
+		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --strict --json
+	assert_failure 2
+	[[ $stderr == *"pool 1G minimum: came up short; put back to "*" (--strict)"* ]] || fail "$stderr"
+	# What it was before (as the faked reads said it): not the 5 asked for.
+	[ "$(cat "$ROOT/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages")" -lt 5 ] || fail "not put back"
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["short"]==[{"item": "pool 1G minimum", "wanted": "5", "reached": "3"}] and d["changes"]==[] and d["changed"] is False, d' "$output"
+}
+
+@test "a write the kernel refuses: the item, the file and the error; the other items still made" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
+	[ -x "$faulty" ] || skip "no $faulty (built with the tests)"
+	mkdir -p "$bin"
+	ln -sf "$faulty" "$bin/hugeadm"
+	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \
+		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
+	assert_failure 1
+	[[ $stderr == *"hugeadm:ERROR: thp enabled: cannot write never to /sys/kernel/mm/transparent_hugepage/enabled: Invalid argument"* ]] || fail "$stderr"
+	assert_line "changed: pool 2M minimum: 24 -> 30 ($CONF:4)"
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# hugeadm --apply and --check against the running kernel: a configuration of
+# a THP knob, the 2 MiB pool (minimum and maximum), a hugetlbfs mount with its
+# owner, mode and sizes, and a hugetlb cgroup limit is applied and read back;
+# a second --apply changes nothing; --check agrees, then names a drift; the
+# cgroup's limit stops a process in it at the limit.
+
+load live
+
+HOLD="$HK_BUILD_DIR/tests/hk-usage-hold"
+
+setup_file() {
+	live_usable || return 0
+	live_lock
+	live_save
+	# Put back in teardown_file: the mount, the cgroup and its parent's controllers.
+	MNT=/run/hk-config-test.$$
+	CG=hk-config-test.$$
+	echo "$MNT" > "$BATS_FILE_TMPDIR/mnt"
+	echo "$CG" > "$BATS_FILE_TMPDIR/cg"
+	local root
+	if root=$(live_cgroup_root); then
+		echo "$root" > "$BATS_FILE_TMPDIR/cgroot"
+		cat "$root/cgroup.subtree_control" > "$BATS_FILE_TMPDIR/subtree"
+	fi
+	# A defrag mode other than the current one, so that the first run changes it.
+	local defrag
+	defrag=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/defrag")
+	[ "$defrag" = defer ] && defrag=madvise || defrag=defer
+	echo "$defrag" > "$BATS_FILE_TMPDIR/defrag"
+	cat > "$BATS_FILE_TMPDIR/hugekit.conf" <<-EOF
+		# live test of hugeadm --apply
+		[thp]
+		defrag = $defrag
+		[pool 2M]
+		minimum = 40
+		maximum = 48
+		[mount $MNT]
+		pagesize = 2M
+		group = nogroup
+		mode = 0750
+		size = 16M
+		min_size = 4M
+	EOF
+	if [ -f "$BATS_FILE_TMPDIR/cgroot" ]; then
+		printf '[cgroup %s]\nhugetlb.2M.max = 8M\n' "$CG" >> "$BATS_FILE_TMPDIR/hugekit.conf"
+	fi
+}
+
+teardown_file() {
+	local f root
+	[ -f "$BATS_FILE_TMPDIR/mnt" ] || return 0
+	f=$(cat "$BATS_FILE_TMPDIR/mnt")
+	mountpoint -q "$f" && umount "$f"
+	[ -d "$f" ] && rmdir "$f"
+	if [ -f "$BATS_FILE_TMPDIR/cgroot" ]; then
+		root=$(cat "$BATS_FILE_TMPDIR/cgroot")
+		f=$root/$(cat "$BATS_FILE_TMPDIR/cg")
+		[ -d "$f" ] && rmdir "$f"
+		# Only a file the kernel made: never create one (the root may be a tmpfs).
+		if [ -f "$root/cgroup.subtree_control" ] && ! grep -qw hugetlb "$BATS_FILE_TMPDIR/subtree"; then
+			echo -hugetlb > "$root/cgroup.subtree_control"
+		fi
+	fi
+	live_restore
+}
+
+setup() {
+	live_requirements
+	CONF=$BATS_FILE_TMPDIR/hugekit.conf
+	MNT=$(cat "$BATS_FILE_TMPDIR/mnt")
+	CG=$(cat "$BATS_FILE_TMPDIR/cg")
+	CGROOT=$(cat "$BATS_FILE_TMPDIR/cgroot" 2>/dev/null || true)
+}
+
+@test "before: --check finds the drift (exit 3) and changes nothing" {
+	local before
+	before=$(live_snapshot)
+	run --separate-stderr hugeadm --check "$CONF"
+	assert_failure 3
+	assert_line --regexp "^drift: thp defrag: is [a-z+]+, wanted $(cat "$BATS_FILE_TMPDIR/defrag") \\($CONF:3\\)\$"
+	assert_line "drift: mount $MNT: is (none), wanted pagesize=2M,size=16M,min_size=4M,uid=0,gid=$(getent group nogroup | cut -d: -f3),mode=0750 ($CONF:8)"
+	assert_equal "$(live_snapshot)" "$before"
+	[ ! -e "$MNT" ] || fail "--check made $MNT"
+}
+
+@test "--apply makes it true: the kernel's files, the mount, the cgroup limit" {
+	run --separate-stderr hugeadm --apply "$CONF"
+	echo "$output" >&3
+	assert_success
+	assert_line --partial "changed: thp defrag:"
+	assert_line --partial "changed: mount $MNT: (none) -> pagesize=2M"
+	assert_equal "$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/defrag")" "$(cat "$BATS_FILE_TMPDIR/defrag")"
+	assert_equal "$(( $(cat "$HP/hugepages-2048kB/nr_hugepages") - $(cat "$HP/hugepages-2048kB/surplus_hugepages") ))" 40
+	assert_equal "$(cat "$HP/hugepages-2048kB/nr_overcommit_hugepages")" 8
+	run findmnt -rn -o FSTYPE,OPTIONS "$MNT"
+	# The kernel shows the sizes in bytes or with a suffix, as its version does.
+	assert_output --regexp "^hugetlbfs .*gid=$(getent group nogroup | cut -d: -f3),mode=750,pagesize=2M,size=(16M|16777216),min_size=(4M|4194304)"
+	assert_equal "$(stat -c '%U:%G %a' "$MNT")" "root:nogroup 750"
+	if [ -n "$CGROOT" ]; then
+		assert_equal "$(cat "$CGROOT/$CG/hugetlb.2MB.max")" 8388608
+		grep -qw hugetlb "$CGROOT/cgroup.subtree_control" || fail "controller not enabled"
+	fi
+}
+
+@test "a second --apply changes nothing and says so; --check exits 0" {
+	local before
+	before=$(live_snapshot)
+	run --separate-stderr hugeadm --apply "$CONF" --json
+	assert_success
+	run jq -c . <<<"$output"
+	assert_output '{"changed":false,"changes":[],"short":[],"failed":[]}'
+	assert_equal "$(live_snapshot)" "$before"
+	run --separate-stderr hugeadm --check "$CONF"
+	assert_success
+	assert_output --regexp '^the machine matches the configuration \([0-9]+ items\)$'
+}
+
+@test "drift: a knob and the pool moved by hand are named; --apply puts them back" {
+	echo never > "$THP/defrag"
+	echo 35 > "$HP/hugepages-2048kB/nr_hugepages"
+	run --separate-stderr hugeadm --check "$CONF" --json
+	assert_failure 3
+	run jq -c '[.differences[] | [.item, .current, .wanted]]' <<<"$output"
+	assert_output "[[\"thp defrag\",\"never\",\"$(cat "$BATS_FILE_TMPDIR/defrag")\"],[\"pool 2M minimum\",\"35\",\"40\"]]"
+	run --separate-stderr hugeadm --apply "$CONF"
+	assert_success
+	assert_equal "${#lines[@]}" 2
+	run hugeadm --check "$CONF"
+	assert_success
+}
+
+@test "the cgroup's limit holds: 2 pages fault in it, 6 pages (12 MiB > 8 MiB) do not" {
+	[ -n "$CGROOT" ] || skip "no cgroup v2 hugetlb controller here"
+	local cg=$CGROOT/$CG out
+	# A process in the group with 2 private pages: within the limit.
+	out=$(sh -c 'echo $$ > "$1/cgroup.procs" && exec timeout 5 "$2" 2 0 0 0' sh "$cg" "$HOLD" | head -2 | tail -1)
+	assert_equal "$out" ready
+	# 6 pages: the fault beyond the limit kills it (SIGBUS), and the kernel counts it.
+	run sh -c 'echo $$ > "$1/cgroup.procs" && exec timeout 20 "$2" 6 0 0 0' sh "$cg" "$HOLD"
+	assert_failure
+	refute_output --partial ready
+	[ "$(awk '$1 == "max" { print $2 }' "$cg/hugetlb.2MB.events")" -ge 1 ] || fail "no max event"
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The configuration parser (lib/core/config.c): entries with their file and
+ * line, comments, a BOM and CRLF; every kind of problem reported at its line
+ * with the bad part named, and no configuration then; conf.d in name order,
+ * a key two files set differently (both places named), the same value
+ * accepted once; the files under the sysroot; root refuses files others can
+ * write.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka.h needs the headers above first. */
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hugekit/hugekit.h>
+
+#include "errs.h"
+#include "tree.h"
+
+static struct hk_ctx *ctx_of(void)
+{
+	struct hk_ctx *ctx = NULL;
+
+	assert_int_equal(hk_new(NULL, &ctx), 0);
+	return ctx;
+}
+
+static const struct hk_config_entry *entry(const struct hk_config *cfg, const char *section,
+					   const char *name, const char *key)
+{
+	const struct hk_config_entry *es;
+	size_t n = hk_config_entries(cfg, &es);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(es[i].section, section) == 0 && strcmp(es[i].key, key) == 0 &&
+		    ((!name && !es[i].name) ||
+		     (name && es[i].name && strcmp(es[i].name, name) == 0)))
+			return &es[i];
+	fail_msg("no [%s %s] %s", section, name ? name : "", key);
+	return NULL;
+}
+
+static void test_entries(void **state)
+{
+	static const char text[] = "\xef\xbb\xbf# a comment\r\n"
+				   "[pool 2M]\r\n"
+				   "minimum = 512            # or per node\r\n"
+				   "  maximum = 1G ; a comment libinih takes off\n"
+				   "[pool 1G]\n"
+				   "minimum = 4@0, 4@1\n"
+				   "\n"
+				   "[mount /dev/hugepages-2M]\n"
+				   "pagesize = 2M\n"
+				   "user = postgres\n"
+				   "mode = 0770\n"
+				   "size = 50%\n"
+				   "[thp]\n"
+				   "enabled = madvise\n"
+				   "khugepaged/pages_to_scan = 4096\n"
+				   "hugepages-64kB/enabled = inherit\n"
+				   "[sysctl]\n"
+				   "vm.min_free_kbytes = recommended\n"
+				   "[cgroup /db.slice]\n"
+				   "hugetlb.2M.rsvd.max = 2G\n"
+				   "[boot]\n"
+				   "hugetlb_cma = 0:2G, 1:2G\n";
+	struct hk_ctx *ctx = ctx_of();
+	struct hk_config *cfg = NULL;
+	struct errs errs = {0};
+	const struct hk_config_entry *e;
+	const char *const *files;
+
+	assert_int_equal(hk_config_parse_string(ctx, "t.conf", text, collect, &errs, &cfg), 0);
+	assert_int_equal(errs.n, 0);
+	assert_int_equal(hk_config_entries(cfg, NULL), 13);
+	e = entry(cfg, "pool", "2M", "minimum");
+	assert_string_equal(e->value, "512");
+	assert_string_equal(e->file, "t.conf");
+	assert_int_equal(e->line, 3);
+	e = entry(cfg, "pool", "2M", "maximum");
+	assert_string_equal(e->value, "1G");
+	assert_int_equal(e->line, 4);
+	assert_string_equal(entry(cfg, "pool", "1G", "minimum")->value, "4@0, 4@1");
+	assert_string_equal(entry(cfg, "mount", "/dev/hugepages-2M", "size")->value, "50%");
+	assert_null(entry(cfg, "thp", NULL, "enabled")->name);
+	assert_string_equal(entry(cfg, "cgroup", "/db.slice", "hugetlb.2M.rsvd.max")->value, "2G");
+	assert_int_equal(entry(cfg, "boot", NULL, "hugetlb_cma")->line, 22);
+	assert_int_equal(hk_config_files(cfg, &files), 1);
+	assert_string_equal(files[0], "t.conf");
+	hk_config_unref(cfg);
+	hk_unref(ctx);
+}
+
+/* text has exactly one problem, at line, whose message holds want; no config. */
+static void expect(const char *text, unsigned line, const char *want)
+{
+	struct hk_ctx *ctx = ctx_of();
+	struct hk_config *cfg = NULL;
+	struct errs errs = {0};
+	char where[32];
+
+	assert_int_equal(hk_config_parse_string(ctx, "t.conf", text, collect, &errs, &cfg),
+			 -EINVAL);
+	assert_null(cfg);
+	snprintf(where, sizeof(where), "t.conf:%u: ", line);
+	if (errs.n != 1 || strncmp(errs.buf, where, strlen(where)) != 0 || !strstr(errs.buf, want))
+		fail_msg("wanted one problem at %s'%s', got %u:\n%s", where, want, errs.n,
+			 errs.buf);
+	hk_unref(ctx);
+}
+
+static void test_problems(void **state)
+{
+	(void)state;
+	expect("[pools 2M]\nminimum = 1\n", 1, "unknown section [pools 2M]");
+	expect("[pool 2M]\nminmum = 1\n", 2, "unknown key 'minmum' in [pool 2M]");
+	expect("[pool 2M]\nminimum = 5x\n", 2, "'5x' is not a page count");
+	expect("[pool 2M]\nminimum = 3M\n", 2,
+	       "'3M' is not a page count or a whole number of pages");
+	expect("[pool 2M]\nminimum = 1@0, 2@0\n", 2, "node 0 is given twice");
+	expect("[pool 2M]\nminimum = 1@0, 2\n", 2, "give every part a node");
+	expect("[pool 2M]\nmaximum = 4@1\n", 2, "a maximum is for the whole pool");
+	expect("[pool 2M]\nminimum = 512\nmaximum = 256\n", 3,
+	       "[pool 2M] maximum 256 is below the minimum 512 (t.conf:2)");
+	expect("[pool 2M]\nminimum = 1\nminimum = 1\n", 3,
+	       "key 'minimum' is set twice in [pool 2M] (line 2)");
+	/* [pool 2M] and [pool 2MB] are one pool. */
+	expect("[pool 2M]\nminimum = 1\n[pool 2MB]\nminimum = 2\n", 4,
+	       "key 'minimum' is set twice in [pool 2MB] (line 2)");
+	expect("[pool two]\nminimum = 1\n", 1, "'two' is not a page size");
+	expect("[pool 1G]\ndemote_size = 1G\n", 2, "not below the pool's size");
+	expect("[pool]\nminimum = 1\n", 1, "[pool] needs a name");
+	expect("[thp 2M]\nenabled = never\n", 1, "[thp] takes no name");
+	expect("[thp]\nenabled = sometimes\n", 2, "[thp] enabled 'sometimes': not one of");
+	expect("[thp]\nkhugepaged/pages_to_scan = -1\n", 2, "not a number");
+	expect("[thp]\nhugepages-64kB/enabled = defer\n", 2, "not one of the kernel's modes");
+	expect("[thp]\nkhugepaged = 1\n", 2, "unknown key 'khugepaged' in [thp]");
+	expect("[sysctl]\nvm.nr_hugepages = 5\n", 2, "set it as [pool SIZE] minimum");
+	expect("[sysctl]\nvm.nr_overcommit_hugepages = 5\n", 2, "set it as [pool SIZE] maximum");
+	expect("[sysctl]\nvm.swappiness = 5\n", 2, "unknown key 'vm.swappiness' in [sysctl]");
+	expect("[sysctl]\nvm.min_free_kbytes = lots\n", 2, "not a number or 'recommended'");
+	expect("[mount /dev/../etc]\npagesize = 2M\n", 1, "must be an absolute path");
+	expect("[mount relative]\npagesize = 2M\n", 1, "must be an absolute path");
+	expect("[mount /mnt/h]\nmode = 0999\n", 2, "mode '0999': not an octal mode");
+	expect("[mount /mnt/h]\nsize = 120%\n", 2, "size '120%': not a size or a percentage");
+	expect("[mount /mnt/h]\nuser = a b\n", 2, "user 'a b': not a name or a number");
+	expect("[mount /mnt/h]\nowner = root\n", 2, "unknown key 'owner' in [mount /mnt/h]");
+	expect("[cgroup a/../b]\nhugetlb.2M.max = 1G\n", 1, "the cgroup must be a path");
+	expect("[cgroup a]\nhugetlb.2M.limit = 1G\n", 2, "unknown key 'hugetlb.2M.limit'");
+	expect("[cgroup a]\nhugetlb.2X.max = 1G\n", 2, "'2X' is not a page size");
+	expect("[cgroup a]\nhugetlb.2M.max = lots\n", 2, "not a size or 'max'");
+	expect("[boot]\nhugetlb_free_vmemmap = yes\n", 2, "on or off");
+	expect("[boot]\nhugetlb_cma = 0:2G, 4G\n", 2, "a size, or NODE:SIZE");
+	expect("[pool 2M]\nminimum 512\n", 2, "'minimum 512' is not 'key = value'");
+	expect("[pool 2M\nminimum = 1\n", 1, "a section header without its ']'");
+	expect("minimum = 1\n", 1, "'minimum' is outside any section");
+	expect("[pool 2M]\nminimum =\n", 2, "[pool 2M] minimum: no value");
+}
+
+/* Several problems: each at its own line, all of them. */
+static void test_all_problems(void **state)
+{
+	struct hk_ctx *ctx = ctx_of();
+	struct hk_config *cfg = NULL;
+	struct errs errs = {0};
+	char *longline = malloc(3100);
+
+	(void)state;
+	assert_int_equal(hk_config_parse_string(ctx, "t.conf",
+						"[pool 2M]\nminmum = 1\n[thp]\nenabled = x\n"
+						"[sysctl]\nvm.nope = 1\n",
+						collect, &errs, &cfg),
+			 -EINVAL);
+	assert_int_equal(errs.n, 3);
+	assert_non_null(strstr(errs.buf, "t.conf:2: "));
+	assert_non_null(strstr(errs.buf, "t.conf:4: "));
+	assert_non_null(strstr(errs.buf, "t.conf:6: "));
+	/* A line longer than the parser's buffer is one problem, not two lines. */
+	memset(errs.buf, 0, sizeof(errs.buf));
+	errs.n = 0;
+	snprintf(longline, 3100, "[thp]\nenabled = %02990d\n", 0);
+	assert_int_equal(hk_config_parse_string(ctx, "t.conf", longline, collect, &errs, &cfg),
+			 -EINVAL);
+	assert_int_equal(errs.n, 1);
+	assert_non_null(strstr(errs.buf, "t.conf:2: line too long"));
+	free(longline);
+	hk_unref(ctx);
+}
+
+static void write_file(const char *dir, const char *rel, const char *text, mode_t mode)
+{
+	char path[4096];
+
+	fixture_write(dir, rel, text);
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* The default files under the sysroot: hugekit.conf, then conf.d's *.conf by name. */
+static void test_files(void **state)
+{
+	struct tree t;
+	struct hk_config *cfg = NULL;
+	struct errs errs = {0};
+	const char *const *files;
+	const struct hk_config_entry *es;
+	char want[4096];
+
+	(void)state;
+	tree_open(&t, NULL);
+	/* No configuration at all: an empty one. */
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), 0);
+	assert_int_equal(hk_config_entries(cfg, NULL), 0);
+	hk_config_unref(cfg);
+	write_file(t.dir, "etc/hugekit/hugekit.conf", "[pool 2M]\nminimum = 8\n", 0644);
+	write_file(t.dir, "etc/hugekit/conf.d/50-b.conf", "[thp]\nenabled = never\n", 0644);
+	write_file(t.dir, "etc/hugekit/conf.d/10-a.conf", "[pool 2M]\nminimum = 8\n", 0644);
+	write_file(t.dir, "etc/hugekit/conf.d/.hidden.conf", "[nonsense]\n", 0644);
+	write_file(t.dir, "etc/hugekit/conf.d/README", "not a configuration\n", 0644);
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), 0);
+	if (errs.n)
+		fail_msg("%s", errs.buf);
+	assert_int_equal(hk_config_files(cfg, &files), 3);
+	snprintf(want, sizeof(want), "%s/etc/hugekit/conf.d/10-a.conf", t.dir);
+	assert_string_equal(files[1], want);
+	/* The same value twice: once, at its first place. */
+	assert_int_equal(hk_config_entries(cfg, &es), 2);
+	snprintf(want, sizeof(want), "%s/etc/hugekit/hugekit.conf", t.dir);
+	assert_string_equal(es[0].file, want);
+	assert_string_equal(es[1].key, "enabled");
+	hk_config_unref(cfg);
+
+	/* Another value in a later file: both places named, nothing returned. */
+	write_file(t.dir, "etc/hugekit/conf.d/60-c.conf", "# c\n[pool 2M]\nminimum = 16\n", 0644);
+	cfg = NULL;
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	assert_null(cfg);
+	snprintf(want, sizeof(want),
+		 "%s/etc/hugekit/conf.d/60-c.conf:3: [pool 2M] minimum is set to 8 in "
+		 "%s/etc/hugekit/hugekit.conf:2 and to 16 here",
+		 t.dir, t.dir);
+	if (!strstr(errs.buf, want))
+		fail_msg("wanted %s, got %s", want, errs.buf);
+
+	/* A file given: that one alone; a missing one is -ENOENT, said with line 0. */
+	memset(&errs, 0, sizeof(errs));
+	snprintf(want, sizeof(want), "%s/etc/hugekit/none.conf", t.dir);
+	assert_int_equal(hk_config_load(t.ctx, want, collect, &errs, &cfg), -ENOENT);
+	assert_non_null(strstr(errs.buf, ":0: cannot read it: No such file or directory"));
+	tree_close(&t);
+}
+
+/* As root: a file or conf.d that others can write is refused, naming it. */
+static void test_owner(void **state)
+{
+	struct tree t;
+	struct hk_config *cfg = NULL;
+	struct errs errs = {0};
+	char path[4096];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	tree_open(&t, NULL);
+	write_file(t.dir, "etc/hugekit/hugekit.conf", "[pool 2M]\nminimum = 8\n", 0646);
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	assert_non_null(strstr(errs.buf, "hugekit.conf:0: writable by others (mode 0646)"));
+	write_file(t.dir, "etc/hugekit/hugekit.conf", "[pool 2M]\nminimum = 8\n", 0644);
+	write_file(t.dir, "etc/hugekit/conf.d/a.conf", "[pool 2M]\nminimum = 8\n", 0644);
+	snprintf(path, sizeof(path), "%s/etc/hugekit/conf.d", t.dir);
+	assert_int_equal(chmod(path, 0775), 0);
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	assert_non_null(strstr(errs.buf, "conf.d:0: writable by its group (mode 0775)"));
+	assert_int_equal(chmod(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/etc/hugekit/conf.d/a.conf", t.dir);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	assert_non_null(strstr(errs.buf, "a.conf:0: owned by uid 65534, not root"));
+	tree_close(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_entries),	     cmocka_unit_test(test_problems),
+		cmocka_unit_test(test_all_problems), cmocka_unit_test(test_files),
+		cmocka_unit_test(test_owner),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The plan (lib/core/plan.c) on the two-node fixture tree: a configuration
+ * resolved into items in the applied order, with their files, values and
+ * places; problems that only the machine shows, each at its file:line; check
+ * and apply on the tree (apply makes check true; a second apply has nothing
+ * to do).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka.h needs the headers above first. */
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include <hugekit/hugekit.h>
+
+#include "errs.h"
+#include "tree.h"
+
+/* Resolve text on the tree; the plan, or NULL with the errors in *errs. */
+static struct hk_plan *plan_of(struct tree *t, const char *text, struct errs *errs)
+{
+	struct hk_config *cfg = NULL;
+	struct hk_plan *plan = NULL;
+	int rc;
+
+	memset(errs, 0, sizeof(*errs));
+	rc = hk_config_parse_string(t->ctx, "t.conf", text, collect, errs, &cfg);
+	if (rc < 0)
+		fail_msg("the config does not parse: %s", errs->buf);
+	rc = hk_plan_from_config(t->ctx, cfg, collect, errs, &plan);
+	hk_config_unref(cfg);
+	if (rc < 0)
+		assert_null(plan);
+	return plan;
+}
+
+static const struct hk_plan_item *find(const struct hk_plan *plan, const char *item, size_t *ret_i)
+{
+	const struct hk_plan_item *items;
+	size_t n = hk_plan_items(plan, &items);
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(items[i].item, item) == 0) {
+			if (ret_i)
+				*ret_i = i;
+			return &items[i];
+		}
+	}
+	fail_msg("no item '%s' in the plan", item);
+	return NULL;
+}
+
+static void add_cgroup_root(struct tree *t)
+{
+	fixture_write(t->dir, "sys/fs/cgroup/cgroup.controllers",
+		      "cpuset cpu io memory hugetlb pids\n");
+	fixture_write(t->dir, "sys/fs/cgroup/cgroup.subtree_control", "memory pids\n");
+}
+
+/*
+ * The tree as a kernel shows it: the default size's /proc/sys/vm files are the
+ * same attributes as its sysfs ones (in-tree links, which the path layer
+ * follows), and no surplus pages (a plain nr_hugepages file does not turn
+ * surplus pages into persistent ones on a write, as the kernel does).
+ */
+static void kernel_like(struct tree *t)
+{
+	static const char *const links[][2] = {
+		{"proc/sys/vm/nr_hugepages",
+		 "../../../sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"},
+		{"proc/sys/vm/nr_overcommit_hugepages",
+		 "../../../sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages"},
+	};
+	static const char *const surplus[] = {
+		"sys/kernel/mm/hugepages/hugepages-2048kB/surplus_hugepages",
+		"sys/devices/system/node/node0/hugepages/hugepages-2048kB/surplus_hugepages",
+		"sys/devices/system/node/node1/hugepages/hugepages-2048kB/surplus_hugepages",
+	};
+	char path[4096];
+
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", t->dir, links[i][0]);
+		assert_int_equal(unlink(path), 0);
+		assert_int_equal(symlink(links[i][1], path), 0);
+	}
+	for (size_t i = 0; i < sizeof(surplus) / sizeof(surplus[0]); i++)
+		fixture_write(t->dir, surplus[i], "0\n");
+}
+
+static const char full[] = "[thp]\n"
+			   "enabled = never\n"
+			   "[pool 2M]\n"
+			   "minimum = 10@0, 20@1\n"
+			   "maximum = 40\n"
+			   "[sysctl]\n"
+			   "vm.min_free_kbytes = recommended\n"
+			   "kernel.shmmax = recommended\n"
+			   "[pool 1G]\n"
+			   "minimum = 2\n"
+			   "[mount /dev/hugepages-2M]\n"
+			   "pagesize = 2M\n"
+			   "user = 0\n"
+			   "mode = 0770\n"
+			   "size = 1G\n"
+			   "[cgroup db.slice/pg]\n"
+			   "hugetlb.2M.max = 64M\n"
+			   "hugetlb.1GB.rsvd.max = max\n";
+
+static void test_items(void **state)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+	const struct hk_plan_item *it;
+	size_t i_thp, i_sys, i_pool, i_mount, i_cg;
+	uint64_t kb;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	add_cgroup_root(&t);
+	plan = plan_of(&t, full, &errs);
+	if (!plan)
+		fail_msg("%s", errs.buf);
+
+	it = find(plan, "thp enabled", &i_thp);
+	assert_string_equal(it->path, "/sys/kernel/mm/transparent_hugepage/enabled");
+	assert_string_equal(it->value, "never");
+	assert_string_equal(it->file, "t.conf");
+	assert_int_equal(it->line, 2);
+	assert_string_equal(it->why, "[thp] enabled = never");
+
+	it = find(plan, "sysctl vm.min_free_kbytes", &i_sys);
+	assert_int_equal(hk_recommended_min_free_kbytes(t.ctx, &kb), 0);
+	assert_int_equal(strtoull(it->value, NULL, 10), kb);
+	assert_string_equal(it->path, "/proc/sys/vm/min_free_kbytes");
+	/* The pools as the plan leaves them: 2M max 40 pages, 1G min 2 pages. */
+	it = find(plan, "sysctl kernel.shmmax", NULL);
+	assert_int_equal(strtoull(it->value, NULL, 10),
+			 40 * (UINT64_C(2) << 20) + (UINT64_C(2) << 30));
+
+	it = find(plan, "pool 2M node 1 minimum", &i_pool);
+	assert_string_equal(
+		it->path, "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages");
+	assert_int_equal(it->number, 20);
+	assert_int_equal(it->node, 1);
+	assert_int_equal(it->field, HK_POOL_MINIMUM);
+	assert_int_equal(it->line, 4);
+	it = find(plan, "pool 2M maximum", NULL);
+	assert_string_equal(it->value, "10"); /* overcommit: 40 - (10 + 20) */
+	assert_string_equal(it->path, "/proc/sys/vm/nr_overcommit_hugepages");
+	it = find(plan, "pool 1G minimum", NULL);
+	assert_int_equal(it->node, HK_NODE_ALL);
+	assert_int_equal(it->page_size, UINT64_C(1) << 30);
+
+	it = find(plan, "mount /dev/hugepages-2M", &i_mount);
+	assert_int_equal(it->kind, HK_PLAN_MOUNT);
+	assert_string_equal(it->value, "pagesize=2M,size=1G,uid=0,gid=0,mode=0770");
+	assert_int_equal(it->mode, 0770);
+
+	/* The root's controller, then each level made and given it, then the limits. */
+	it = find(plan, "cgroup / +hugetlb", &i_cg);
+	assert_int_equal(it->kind, HK_PLAN_CONTROLLER);
+	assert_string_equal(it->path, "/sys/fs/cgroup/cgroup.subtree_control");
+	assert_null(it->file);
+	assert_int_equal(find(plan, "cgroup db.slice", NULL)->kind, HK_PLAN_MKDIR);
+	assert_string_equal(find(plan, "cgroup db.slice +hugetlb", NULL)->path,
+			    "/sys/fs/cgroup/db.slice/cgroup.subtree_control");
+	it = find(plan, "cgroup db.slice/pg hugetlb.2MB.max", NULL);
+	assert_string_equal(it->path, "/sys/fs/cgroup/db.slice/pg/hugetlb.2MB.max");
+	assert_string_equal(it->value, "67108864");
+	assert_string_equal(find(plan, "cgroup db.slice/pg hugetlb.1GB.rsvd.max", NULL)->value,
+			    "max");
+
+	/* The documented order. */
+	assert_true(i_thp < i_sys);
+	assert_true(i_sys < i_pool);
+	assert_true(i_pool < i_mount);
+	assert_true(i_mount < i_cg);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+/* Each machine problem, named at its line; and no plan. */
+static void expect_error(const char *text, const char *want)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+
+	tree_open(&t, "x86-2node");
+	plan = plan_of(&t, text, &errs);
+	if (plan || !strstr(errs.buf, want))
+		fail_msg("wanted '%s', got: %s", want, errs.buf);
+	tree_close(&t);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error(
+		"[pool 4M]\nminimum = 1\n",
+		"t.conf:2: [pool] '4M': this machine has no such huge page size (it has 2M, 1G)");
+	expect_error("[pool 2M]\n\nminimum = 1@0, 2@7\n",
+		     "t.conf:3: minimum 2@7: this machine has no NUMA node 7");
+	expect_error("[pool 1G]\nminimum = 1\nmaximum = 3\n",
+		     "t.conf:3: maximum 3: gigantic pages cannot be overcommitted");
+
+	expect_error("[thp]\nhugepages-8kB/enabled = always\n",
+		     "t.conf:2: [thp] hugepages-8kB/enabled: the kernel has no such knob");
+	expect_error(
+		"[sysctl]\nvm.compaction_proactiveness = 20\n",
+		"t.conf:2: [sysctl] vm.compaction_proactiveness: the kernel has no such setting");
+	expect_error("[sysctl]\nvm.hugetlb_shm_group = no-such-group-hk\n",
+		     "t.conf:2: vm.hugetlb_shm_group 'no-such-group-hk': no such group");
+	expect_error("[mount /mnt/h]\npagesize = 4M\n",
+		     "t.conf:2: pagesize '4M': this machine has no such huge page size");
+	expect_error("[mount /mnt/h]\nuser = no-such-user-hk\n",
+		     "t.conf:2: user 'no-such-user-hk': no such user");
+	expect_error("[mount /mnt/h]\nsize = 3M\n",
+		     "t.conf:2: size '3M': not a whole number of 2M pages");
+	expect_error("[cgroup a]\nhugetlb.2M.max = 1G\n",
+		     "t.conf:2: [cgroup a]: no hugetlb cgroup controller here");
+}
+
+static void test_cgroup_limit_errors(void **state)
+{
+	struct tree t;
+	struct errs errs;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	add_cgroup_root(&t);
+	assert_null(plan_of(&t, "[cgroup a]\nhugetlb.2M.max = 3M\n", &errs));
+	assert_non_null(
+		strstr(errs.buf, "t.conf:2: hugetlb.2M.max '3M': not a whole number of pages"));
+	assert_null(plan_of(&t, "[cgroup a]\nhugetlb.4M.max = 4M\n", &errs));
+	assert_non_null(
+		strstr(errs.buf, "t.conf:2: hugetlb.4M.max '4M': this machine has no such"));
+	/* A THP mode this kernel does not offer (one without "never"). */
+	fixture_write(t.dir, "sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise\n");
+	assert_null(plan_of(&t, "[thp]\ndefrag = never\nenabled = never\n", &errs));
+	assert_non_null(strstr(
+		errs.buf, "t.conf:3: [thp] enabled 'never': the kernel offers always madvise"));
+	tree_close(&t);
+}
+
+/* "max" is no limit however the kernel shows it: "max", or the counter's largest bytes. */
+static void test_cgroup_max(void **state)
+{
+	static const char *const shown[] = {"max\n", "9223372036854771712\n"};
+	struct tree t;
+	struct errs errs;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	add_cgroup_root(&t);
+	for (size_t i = 0; i < 2; i++) {
+		struct hk_plan *plan;
+		char *cur = NULL;
+
+		fixture_write(t.dir, "sys/fs/cgroup/a/hugetlb.2MB.max", shown[i]);
+		plan = plan_of(&t, "[cgroup a]\nhugetlb.2M.max = max\n", &errs);
+		assert_non_null(plan);
+		assert_int_equal(hk_plan_item_check(
+					 t.ctx, find(plan, "cgroup a hugetlb.2MB.max", NULL), &cur),
+				 1);
+		free(cur);
+		fixture_write(t.dir, "sys/fs/cgroup/a/hugetlb.2MB.max", "8388608\n");
+		assert_int_equal(hk_plan_item_check(
+					 t.ctx, find(plan, "cgroup a hugetlb.2MB.max", NULL), &cur),
+				 0);
+		assert_string_equal(cur, "8388608");
+		free(cur);
+		hk_plan_unref(plan);
+	}
+	tree_close(&t);
+}
+
+/* Apply every item but the mount on the tree: check agrees afterwards, and stays agreed. */
+static void test_apply_check(void **state)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+	const struct hk_plan_item *items;
+	size_t n, differ = 0;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	add_cgroup_root(&t);
+	kernel_like(&t);
+	plan = plan_of(&t, full, &errs);
+	assert_non_null(plan);
+	n = hk_plan_items(plan, &items);
+	for (size_t i = 0; i < n; i++) {
+		char *cur = NULL, *reached = NULL;
+		int rc = hk_plan_item_check(t.ctx, &items[i], &cur);
+
+		assert_true(rc >= 0 || rc == -ENOENT);
+		if (items[i].kind == HK_PLAN_MOUNT) {
+			assert_int_equal(rc, 0); /* not mounted in the tree */
+			assert_null(cur);
+			assert_int_equal(hk_plan_item_apply(t.ctx, &items[i], NULL), -EOPNOTSUPP);
+			continue;
+		}
+		differ += rc != 1;
+		if (rc != 1) {
+			/* A cgroup's files, which the kernel makes with its directory. */
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s%s", t.dir, items[i].path);
+			if (strncmp(items[i].item, "cgroup", 6) == 0 &&
+			    items[i].kind != HK_PLAN_MKDIR && access(path, F_OK) < 0)
+				fixture_write(t.dir, items[i].path + 1,
+					      items[i].kind == HK_PLAN_CONTROLLER ? "" : "max\n");
+			assert_int_equal(hk_plan_item_apply(t.ctx, &items[i], &reached), 0);
+		}
+		free(cur);
+		free(reached);
+	}
+	assert_true(differ >= 10);
+	for (size_t i = 0; i < n; i++) {
+		char *cur = NULL;
+
+		if (items[i].kind == HK_PLAN_MOUNT)
+			continue;
+		if (hk_plan_item_check(t.ctx, &items[i], &cur) != 1)
+			fail_msg("%s still differs: %s, wanted %s", items[i].item, cur,
+				 items[i].value);
+		free(cur);
+	}
+	/* A controller is added to the ones there, never written over them. */
+	{
+		char *cur = NULL;
+
+		assert_int_equal(
+			hk_plan_item_check(t.ctx, find(plan, "cgroup / +hugetlb", NULL), &cur), 1);
+		assert_string_equal(cur, "memory pids hugetlb");
+		free(cur);
+	}
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_items),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_cgroup_limit_errors),
+		cmocka_unit_test(test_cgroup_max),
+		cmocka_unit_test(test_apply_check),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

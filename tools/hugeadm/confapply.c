@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * hugeadm --apply [FILE] and --check [FILE]: the configuration
+ * (/etc/hugekit/hugekit.conf and conf.d, or FILE) resolved by libhugekit into
+ * a plan of writes; --check compares each with the machine (exit 3 when any
+ * differs), --apply makes the ones that differ true and reads them back,
+ * under the machine-wide lock. A problem in the configuration is one error per
+ * line, exit 1, and nothing is changed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hugeadm.h"
+
+/* Exit status of --check when the machine differs from the configuration. */
+#define HA_EXIT_DRIFT 3
+
+static void config_error(void *data, const char *file, unsigned line, const char *msg)
+{
+	const struct hugeadm_ctl *ctl = data;
+
+	if (file && line)
+		ha_msg(ctl, HA_ERROR, "%s:%u: %s", file, line, msg);
+	else if (file)
+		ha_msg(ctl, HA_ERROR, "%s: %s", file, msg);
+	else
+		ha_msg(ctl, HA_ERROR, "%s", msg);
+}
+
+/* The plan of the configuration, or NULL after the errors were said. */
+static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
+{
+	struct hk_config *cfg = NULL;
+	struct hk_plan *plan = NULL;
+	int rc;
+
+	rc = hk_config_load(ctl->ctx, ctl->config_file, config_error, ctl, &cfg);
+	if (rc < 0) {
+		if (rc != -EINVAL && rc != -ENOENT)
+			ha_msg(ctl, HA_ERROR, "cannot read the configuration: %s", strerror(-rc));
+		ha_msg(ctl, HA_ERROR, "nothing was %s", ctl->apply ? "changed" : "checked");
+		return NULL;
+	}
+	rc = hk_plan_from_config(ctl->ctx, cfg, config_error, ctl, &plan);
+	if (rc < 0) {
+		if (rc != -EINVAL)
+			ha_msg(ctl, HA_ERROR, "cannot resolve the configuration: %s",
+			       strerror(-rc));
+		ha_msg(ctl, HA_ERROR, "nothing was %s", ctl->apply ? "changed" : "checked");
+		plan = NULL;
+	}
+	hk_config_unref(cfg);
+	return plan;
+}
+
+static void json_place(struct hk_json *j, const struct hk_plan_item *it)
+{
+	hk_json_string(j, "path", it->path);
+	if (it->file) {
+		hk_json_string(j, "file", it->file);
+		hk_json_u64(j, "line", it->line);
+	} else {
+		hk_json_null(j, "file");
+		hk_json_null(j, "line");
+	}
+}
+
+static void json_str_or_null(struct hk_json *j, const char *key, const char *s)
+{
+	if (s)
+		hk_json_string(j, key, s);
+	else
+		hk_json_null(j, key);
+}
+
+/* "(FILE:LINE)" of an item, or "" for an implied one. */
+static void place(const struct hk_plan_item *it, char *buf, size_t sz)
+{
+	if (it->file)
+		snprintf(buf, sz, " (%s:%u)", it->file, it->line);
+	else
+		snprintf(buf, sz, " (implied)");
+}
+
+/* A value for a text line: "(none)" where there is nothing. */
+static const char *shown(const char *s)
+{
+	return s && *s ? s : "(none)";
+}
+
+/* --check */
+
+struct diff {
+	const struct hk_plan_item *it;
+	char *current;
+};
+
+static int run_check(struct hugeadm_ctl *ctl, struct hk_plan *plan)
+{
+	const struct hk_plan_item *items;
+	size_t n = hk_plan_items(plan, &items), n_diff = 0;
+	struct diff *diffs = calloc(n + 1, sizeof(*diffs));
+	bool failed = false;
+
+	if (!diffs) {
+		ha_msg(ctl, HA_ERROR, "out of memory");
+		return HK_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *cur = NULL;
+		int rc = hk_plan_item_check(ctl->ctx, &items[i], &cur);
+
+		if (rc < 0) {
+			ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", items[i].item,
+			       items[i].path, strerror(-rc));
+			failed = true;
+		} else if (rc == 0) {
+			diffs[n_diff].it = &items[i];
+			diffs[n_diff++].current = cur;
+			continue;
+		}
+		free(cur);
+	}
+	if (ctl->json) {
+		struct hk_json j;
+
+		hk_json_init(&j, stdout);
+		hk_json_open_object(&j, NULL);
+		hk_json_bool(&j, "drifted", n_diff > 0);
+		hk_json_u64(&j, "items", n);
+		hk_json_open_array(&j, "differences");
+		for (size_t i = 0; i < n_diff; i++) {
+			hk_json_open_object(&j, NULL);
+			hk_json_string(&j, "item", diffs[i].it->item);
+			json_str_or_null(&j, "current", diffs[i].current);
+			hk_json_string(&j, "wanted", diffs[i].it->value);
+			json_place(&j, diffs[i].it);
+			hk_json_close_object(&j);
+		}
+		hk_json_close_array(&j);
+		hk_json_close_object(&j);
+		hk_json_end(&j);
+	} else {
+		for (size_t i = 0; i < n_diff; i++) {
+			char where[PATH_MAX + 32];
+
+			place(diffs[i].it, where, sizeof(where));
+			printf("drift: %s: is %s, wanted %s%s\n", diffs[i].it->item,
+			       shown(diffs[i].current), diffs[i].it->value, where);
+		}
+		if (!n_diff && !failed)
+			printf("the machine matches the configuration (%zu items)\n", n);
+	}
+	for (size_t i = 0; i < n_diff; i++)
+		free(diffs[i].current);
+	free(diffs);
+	if (failed)
+		return HK_EXIT_FAILURE;
+	return n_diff ? HA_EXIT_DRIFT : HK_EXIT_SUCCESS;
+}
+
+/* --apply */
+
+struct change {
+	const struct hk_plan_item *it;
+	char *from, *to;
+	bool is_short, failed;
+	bool put_back; /* --strict took it back: no change */
+};
+
+static void dry_line(void *data, const char *path, const char *value)
+{
+	(void)data;
+	printf("echo %s > %s\n", value, path);
+}
+
+/* Write one item (or print it, dry); 0, 1 when the kernel reached less, -1 after an error. */
+static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, char **ret_reached)
+{
+	int rc;
+
+	if (it->kind == HK_PLAN_MOUNT) {
+		if (ctl->dry_run) {
+			printf("mkdir -p %s\nmount -t hugetlbfs -o %s none %s\n", it->path,
+			       it->value, it->path);
+			return 0;
+		}
+		return ha_mount_config(ctl, it) < 0 ? -1 : 0;
+	}
+	if (it->kind == HK_PLAN_MKDIR && ctl->dry_run) {
+		printf("mkdir -m 0755 %s\n", it->path);
+		return 0;
+	}
+	rc = hk_plan_item_apply(ctl->ctx, it, ret_reached);
+	if (rc == -EAGAIN)
+		return 1;
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot write %s to %s: %s", it->item, it->value,
+		       it->path, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* --strict: a pool that came up short goes back to what it was; true when it did. */
+static bool put_back(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *from)
+{
+	struct hk_plan_item old = *it;
+	uint64_t v;
+	int rc;
+
+	if (!from || hk_parse_size(from, &v) < 0) /* a plain count parses too */
+		return false;
+	old.number = v;
+	old.value = from;
+	rc = hk_plan_item_apply(ctl->ctx, &old, NULL);
+	if (rc < 0 && rc != -EAGAIN) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot put it back to %s: %s", it->item, from,
+		       strerror(-rc));
+		return false;
+	}
+	ha_msg(ctl, HA_ERROR, "%s: came up short; put back to %s (--strict)", it->item, from);
+	return true;
+}
+
+static void print_apply(struct hugeadm_ctl *ctl, const struct change *ch, size_t n_ch)
+{
+	size_t n_changed = 0;
+
+	for (size_t i = 0; i < n_ch; i++)
+		n_changed += !ch[i].failed && !ch[i].put_back;
+	if (ctl->json) {
+		struct hk_json j;
+
+		hk_json_init(&j, stdout);
+		hk_json_open_object(&j, NULL);
+		hk_json_bool(&j, "changed", n_changed > 0);
+		hk_json_open_array(&j, "changes");
+		for (size_t i = 0; i < n_ch; i++) {
+			if (ch[i].failed || ch[i].put_back)
+				continue;
+			hk_json_open_object(&j, NULL);
+			hk_json_string(&j, "item", ch[i].it->item);
+			json_str_or_null(&j, "from", ch[i].from);
+			hk_json_string(&j, "to", ch[i].to ? ch[i].to : ch[i].it->value);
+			json_place(&j, ch[i].it);
+			hk_json_close_object(&j);
+		}
+		hk_json_close_array(&j);
+		hk_json_open_array(&j, "short");
+		for (size_t i = 0; i < n_ch; i++) {
+			if (!ch[i].is_short)
+				continue;
+			hk_json_open_object(&j, NULL);
+			hk_json_string(&j, "item", ch[i].it->item);
+			hk_json_string(&j, "wanted", ch[i].it->value);
+			json_str_or_null(&j, "reached", ch[i].to);
+			hk_json_close_object(&j);
+		}
+		hk_json_close_array(&j);
+		hk_json_open_array(&j, "failed");
+		for (size_t i = 0; i < n_ch; i++)
+			if (ch[i].failed)
+				hk_json_string(&j, NULL, ch[i].it->item);
+		hk_json_close_array(&j);
+		hk_json_close_object(&j);
+		hk_json_end(&j);
+		return;
+	}
+	for (size_t i = 0; i < n_ch; i++) {
+		char where[PATH_MAX + 32];
+
+		if (ch[i].failed || ch[i].put_back)
+			continue;
+		place(ch[i].it, where, sizeof(where));
+		printf("changed: %s: %s -> %s%s\n", ch[i].it->item, shown(ch[i].from),
+		       ch[i].to ? ch[i].to : ch[i].it->value, where);
+	}
+	if (!n_changed && !n_ch)
+		printf("nothing to change: the machine matches the configuration\n");
+}
+
+static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
+{
+	const struct hk_plan_item *items;
+	size_t n = hk_plan_items(plan, &items), n_ch = 0;
+	struct change *ch = calloc(n + 1, sizeof(*ch));
+	bool failed = false, any_short = false;
+
+	if (!ch) {
+		ha_msg(ctl, HA_ERROR, "out of memory");
+		return HK_EXIT_FAILURE;
+	}
+	if (ctl->dry_run)
+		hk_set_dry_run(ctl->ctx, dry_line, ctl);
+	for (size_t i = 0; i < n; i++) {
+		char *cur = NULL, *reached = NULL;
+		int rc = hk_plan_item_check(ctl->ctx, &items[i], &cur);
+
+		if (rc == 1) {
+			ha_msg(ctl, HA_INFO, "%s: already %s", items[i].item, items[i].value);
+			free(cur);
+			continue;
+		}
+		if (rc < 0 && rc != -ENOENT) {
+			ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", items[i].item,
+			       items[i].path, strerror(-rc));
+			failed = true;
+			free(cur);
+			continue;
+		}
+		if (items[i].kind == HK_PLAN_MOUNT && cur) {
+			ha_msg(ctl, HA_ERROR,
+			       "%s: mounted with other options (%s); unmount it and run hugeadm "
+			       "again: nothing mounted over it",
+			       items[i].item, cur);
+			failed = true;
+			free(cur);
+			continue;
+		}
+		ha_msg(ctl, HA_INFO, "%s: %s -> %s (%s)", items[i].item, cur ? cur : "(none)",
+		       items[i].value, items[i].path);
+		rc = apply_item(ctl, &items[i], &reached);
+		ch[n_ch].it = &items[i];
+		ch[n_ch].from = cur;
+		ch[n_ch].to = reached;
+		if (rc < 0) {
+			ch[n_ch].failed = true;
+			failed = true;
+		} else if (rc > 0) {
+			ch[n_ch].is_short = true;
+			any_short = true;
+			ha_msg(ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s",
+			       items[i].item, items[i].value, reached ? reached : "?");
+			if (ctl->strict)
+				ch[n_ch].put_back = put_back(ctl, &items[i], cur);
+		}
+		n_ch++;
+	}
+	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	if (!ctl->dry_run)
+		print_apply(ctl, ch, n_ch);
+	for (size_t i = 0; i < n_ch; i++) {
+		free(ch[i].from);
+		free(ch[i].to);
+	}
+	free(ch);
+	if (failed)
+		return HK_EXIT_FAILURE;
+	return any_short && ctl->strict ? HA_EXIT_SHORT : HK_EXIT_SUCCESS;
+}
+
+int ha_config_run(struct hugeadm_ctl *ctl)
+{
+	struct hk_plan *plan;
+	int lock_fd = -1, rc;
+
+	/* Resolved under the lock: the plan is checked against the state it changes. */
+	if (ctl->apply && ha_lock(ctl, &lock_fd) < 0)
+		return HK_EXIT_FAILURE;
+	plan = load_plan(ctl);
+	if (!plan)
+		rc = HK_EXIT_FAILURE;
+	else
+		rc = ctl->apply ? run_apply(ctl, plan) : run_check(ctl, plan);
+	hk_plan_unref(plan);
+	hk_unlock(lock_fd);
+	return rc;
+}

@@ -293,8 +293,8 @@ HK_EXPORT int hk_hugetlb_cma(struct hk_ctx *ctx, uint64_t *ret_bytes)
 	if (rc == 0 && !part && total == 0 && !*value)
 		rc = -EINVAL;
 	if (rc == -EINVAL)
-		hk_err(ctx, "%s: hugetlb_cma has a value that is not a size or a node:size list",
-		       HK_ABS(HK_PROC_CMDLINE));
+		hk_warn(ctx, "%s: hugetlb_cma has a value that is not a size or a node:size list",
+			HK_ABS(HK_PROC_CMDLINE));
 	free(value);
 	if (rc < 0)
 		return rc;

@@ -20,24 +20,19 @@ unchanged() {
 @test "--pool-demote-size: bad arguments name the bad part, exit 1, change nothing" {
 	local root
 	root=$(fixture x86-2node)
-	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote-size 1G
-	assert_failure 1
-	assert_equal "$stderr" "hugeadm:ERROR: 1G: invalid demote size setting (SIZE:TO, e.g. 1G:2M)"
-	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote-size 1G:2X
-	assert_failure 1
-	assert_equal "$stderr" "hugeadm:ERROR: 2X: invalid page size to demote to"
-	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote-size 4M:2M
-	assert_failure 1
-	assert_equal "$stderr" "hugeadm:ERROR: 4M: unknown page size"
-	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote-size 1G:4M
-	assert_failure 1
-	assert_equal "$stderr" "hugeadm:ERROR: 1G:4M: 4M is not a huge page size smaller than 1G"
-	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote-size 1G:1G
-	assert_failure 1
-	assert_equal "$stderr" "hugeadm:ERROR: 1G:1G: 1G is not a huge page size smaller than 1G"
-	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote-size 2M:2M
-	assert_failure 1
-	assert_equal "$stderr" "hugeadm:ERROR: 2M:2M: 2M pages cannot be demoted: no smaller huge page size"
+	local -A cases=(
+		[1G]="1G: invalid demote size setting (SIZE:TO, e.g. 1G:2M)"
+		[1G:2X]="2X: invalid page size to demote to"
+		[4M:2M]="4M: unknown page size"
+		[1G:4M]="1G:4M: 4M is not a huge page size smaller than 1G"
+		[1G:1G]="1G:1G: 1G is not a huge page size smaller than 1G"
+		[2M:2M]="2M:2M: 2M pages cannot be demoted: no smaller huge page size"
+	)
+	for arg in "${!cases[@]}"; do
+		run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote-size "$arg"
+		assert_failure 1
+		assert_equal "$stderr" "hugeadm:ERROR: ${cases[$arg]}"
+	done
 	# A bad option after a good one: the good one is not made either.
 	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote-size 1G:2M --pool-demote 1G:x
 	assert_failure 1

@@ -39,5 +39,8 @@
 #define HK_SYS_CGROUP_UNIFIED HK_SYS_CGROUP "/unified"
 #define HK_SYS_CPU0_L2_LINE_SIZE "sys/devices/system/cpu/cpu0/cache/index2/coherency_line_size"
 
+/* The kernel's boot parameters (hugetlb_cma=). */
+#define HK_PROC_CMDLINE "proc/cmdline"
+
 /* Printable absolute form, for messages and dry-run lines. */
 #define HK_ABS(rel) "/" rel

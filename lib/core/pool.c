@@ -22,6 +22,7 @@ struct hk_pool_node {
 
 struct hk_pool {
 	uint64_t size;
+	uint64_t demote_size; /* 0: no demote files */
 	bool is_default, gigantic;
 	struct hk_pool_counters c;
 	struct hk_pool_node *nodes;
@@ -133,6 +134,38 @@ static int read_nodes(struct hk_ctx *ctx, struct hk_pool *pool)
 	return rc;
 }
 
+/* demote_size ("2048kB") in bytes; *ret 0 where the kernel has no such file. */
+static int read_demote_size(struct hk_ctx *ctx, uint64_t kb, uint64_t *ret)
+{
+	char *v;
+	size_t len;
+	int rc;
+
+	*ret = 0;
+	rc = hk_path_read_stringf(&ctx->path, &v, POOL_DIR "/demote_size", kb);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc < 0)
+		return rc;
+	len = strlen(v);
+	if (len > 2 && strcmp(v + len - 2, "kB") == 0) {
+		v[len - 2] = '\0';
+		rc = hk_parse_u64_strict(v, ret);
+		if (rc == 0 && (*ret == 0 || *ret > UINT64_MAX / 1024))
+			rc = -EINVAL;
+		*ret *= 1024;
+	} else {
+		rc = -EINVAL;
+	}
+	if (rc < 0) {
+		*ret = 0;
+		hk_err(ctx, "%s/hugepages-%" PRIu64 "kB/demote_size: not a size in kB",
+		       HK_ABS(HK_SYS_HUGEPAGES), kb);
+	}
+	free(v);
+	return rc;
+}
+
 HK_EXPORT int hk_pool_read(struct hk_ctx *ctx, uint64_t page_size, struct hk_pool **ret_pool)
 {
 	struct hk_pool_counters again;
@@ -162,6 +195,8 @@ HK_EXPORT int hk_pool_read(struct hk_ctx *ctx, uint64_t page_size, struct hk_poo
 	}
 	if (rc == 0)
 		rc = read_nodes(ctx, pool);
+	if (rc == 0)
+		rc = read_demote_size(ctx, page_size / 1024, &pool->demote_size);
 	if (rc < 0) {
 		hk_pool_unref(pool);
 		return rc;
@@ -203,6 +238,10 @@ HK_EXPORT uint64_t hk_pool_get(const struct hk_pool *pool, enum hk_pool_field fi
 		return min;
 	case HK_POOL_MAXIMUM:
 		return c->overcommit > UINT64_MAX - min ? UINT64_MAX : min + c->overcommit;
+	case HK_POOL_DEMOTE_SIZE:
+		return pool->demote_size;
+	case HK_POOL_DEMOTE:
+		return 0;
 	}
 	return 0;
 }
@@ -275,6 +314,10 @@ static int pool_file(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_f
 		name = mempol ? "nr_hugepages_mempolicy" : "nr_hugepages";
 	else if (field == HK_POOL_OVERCOMMIT && node == HK_NODE_ALL && !mempol)
 		name = "nr_overcommit_hugepages";
+	else if (field == HK_POOL_DEMOTE_SIZE && node == HK_NODE_ALL && !mempol)
+		name = "demote_size";
+	else if (field == HK_POOL_DEMOTE && !mempol)
+		name = "demote";
 	else
 		return -EINVAL;
 	if (size < 1024 || size % 1024 || (node != HK_NODE_ALL && (node < 0 || mempol)))
@@ -285,12 +328,19 @@ static int pool_file(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_f
 		if (!hk_path_existsf(&ctx->path, NODE_POOL_DIR, node, kb))
 			return -ENOENT;
 		n = snprintf(buf, sz, NODE_POOL_DIR "/%s", node, kb, name);
-	} else if (hk_ctx_default_size(ctx, &def) == 0 && def == size) {
+	} else if ((field == HK_POOL_NR || field == HK_POOL_OVERCOMMIT) &&
+		   hk_ctx_default_size(ctx, &def) == 0 && def == size) {
 		n = snprintf(buf, sz, HK_PROC_SYS_VM "/%s", name);
 	} else {
 		n = snprintf(buf, sz, POOL_DIR "/%s", kb, name);
 	}
-	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
+	if (n < 0 || (size_t)n >= sz)
+		return -ENAMETOOLONG;
+	/* The demote files exist only where the kernel can demote this size. */
+	if ((field == HK_POOL_DEMOTE || field == HK_POOL_DEMOTE_SIZE) &&
+	    !hk_path_existsf(&ctx->path, "%s", buf))
+		return -ENOENT;
+	return 0;
 }
 
 HK_EXPORT int hk_pool_file(struct hk_ctx *ctx, uint64_t page_size, int node,
@@ -306,19 +356,24 @@ HK_EXPORT int hk_pool_file(struct hk_ctx *ctx, uint64_t page_size, int node,
 	return 0;
 }
 
+/* value: the number to write, or with field HK_POOL_DEMOTE_SIZE a size in bytes ("<kB>kB"). */
 static int pool_write(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_field field,
 		      unsigned flags, uint64_t value)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], v[32];
 	int rc = pool_file(ctx, size, node, field, flags, buf, sizeof(buf));
 
 	if (rc < 0)
 		return rc;
-	rc = hk_path_write_u64f(&ctx->path, value, "%s", buf);
-	if (rc < 0)
-		hk_dbg(ctx, "/%s: cannot write %" PRIu64 ": %s", buf, value, strerror(-rc));
+	if (field == HK_POOL_DEMOTE_SIZE)
+		snprintf(v, sizeof(v), "%" PRIu64 "kB", value / 1024);
 	else
-		hk_dbg(ctx, "/%s = %" PRIu64, buf, value);
+		snprintf(v, sizeof(v), "%" PRIu64, value);
+	rc = hk_path_write_stringf(&ctx->path, v, "%s", buf);
+	if (rc < 0)
+		hk_dbg(ctx, "/%s: cannot write %s: %s", buf, v, strerror(-rc));
+	else
+		hk_dbg(ctx, "/%s = %s", buf, v);
 	return rc;
 }
 
@@ -331,4 +386,16 @@ HK_EXPORT int hk_pool_set_nr(struct hk_ctx *ctx, uint64_t page_size, int node, u
 HK_EXPORT int hk_pool_set_overcommit(struct hk_ctx *ctx, uint64_t page_size, uint64_t overcommit)
 {
 	return pool_write(ctx, page_size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, 0, overcommit);
+}
+
+HK_EXPORT int hk_pool_set_demote_size(struct hk_ctx *ctx, uint64_t page_size, uint64_t demote_size)
+{
+	if (demote_size < 1024 || demote_size % 1024 || demote_size >= page_size)
+		return -EINVAL;
+	return pool_write(ctx, page_size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, 0, demote_size);
+}
+
+HK_EXPORT int hk_pool_demote(struct hk_ctx *ctx, uint64_t page_size, int node, uint64_t nr)
+{
+	return pool_write(ctx, page_size, node, HK_POOL_DEMOTE, 0, nr);
 }

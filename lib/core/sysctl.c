@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ static const char *const sysctl_paths[] = {
 	[HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE] =
 		HK_ABS(HK_PROC_SYS_VM "/hugepages_treat_as_movable"),
 	[HK_SYSCTL_COMPACT_MEMORY] = HK_ABS(HK_PROC_SYS_VM "/compact_memory"),
+	[HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP] = HK_ABS(HK_PROC_SYS_VM "/hugetlb_optimize_vmemmap"),
 };
 
 #define N_SYSCTLS (sizeof(sysctl_paths) / sizeof(sysctl_paths[0]))
@@ -203,5 +205,101 @@ HK_EXPORT int hk_recommended_shmmax(struct hk_ctx *ctx, uint64_t *ret)
 	if (rc < 0)
 		return rc;
 	*ret = sum;
+	return 0;
+}
+
+/*
+ * The next word of a kernel command line from *pos, as the kernel splits it:
+ * blanks separate words, double quotes group blanks into one (and are
+ * dropped). Written over the buffer; NULL at the end.
+ */
+static char *cmdline_word(char **pos)
+{
+	char *s = *pos, *out, *word;
+	bool quoted = false;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return NULL;
+	word = out = s;
+	for (; *s && (quoted || !isspace((unsigned char)*s)); s++) {
+		if (*s == '"')
+			quoted = !quoted;
+		else
+			*out++ = *s;
+	}
+	*pos = *s ? s + 1 : s;
+	*out = '\0';
+	return word;
+}
+
+HK_EXPORT int hk_kernel_param(struct hk_ctx *ctx, const char *name, char **ret_value)
+{
+	size_t nlen = name ? strlen(name) : 0;
+	char *buf, *pos, *w, *found = NULL;
+	int rc;
+
+	if (!nlen || strchr(name, '=') || !ret_value)
+		return -EINVAL;
+	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_CMDLINE);
+	if (rc < 0)
+		return rc;
+	for (pos = buf; (w = cmdline_word(&pos)) != NULL;) {
+		if (strcmp(w, "--") == 0)
+			break;
+		if (strncmp(w, name, nlen) == 0 && (w[nlen] == '=' || !w[nlen]))
+			found = w[nlen] ? w + nlen + 1 : w + nlen;
+	}
+	if (found) {
+		*ret_value = strdup(found);
+		rc = *ret_value ? 0 : -ENOMEM;
+	} else {
+		rc = -ENOENT;
+	}
+	free(buf);
+	return rc;
+}
+
+HK_EXPORT int hk_hugetlb_cma(struct hk_ctx *ctx, uint64_t *ret_bytes)
+{
+	uint64_t total = 0, v;
+	char *value, *part, *save = NULL;
+	int rc;
+
+	if (!ret_bytes)
+		return -EINVAL;
+	rc = hk_kernel_param(ctx, "hugetlb_cma", &value);
+	if (rc < 0)
+		return rc;
+	/* "4G", or per node "0:1G,1:2G" (Linux 5.17). */
+	for (part = strtok_r(value, ",", &save); part && rc == 0;
+	     part = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(part, ':'), *size = part;
+
+		if (colon) {
+			*colon = '\0';
+			size = colon + 1;
+			if (!*part || strspn(part, "0123456789") != strlen(part))
+				rc = -EINVAL;
+		}
+		if (rc == 0)
+			rc = hkc_parse_size(size, &v) < 0 ? -EINVAL : 0;
+		if (rc == 0 && v > UINT64_MAX - total)
+			rc = -EINVAL;
+		if (rc == 0)
+			total += v;
+	}
+	if (rc == 0 && !part && total == 0 && !*value)
+		rc = -EINVAL;
+	if (rc == -EINVAL)
+		hk_warn(ctx, "%s: hugetlb_cma has a value that is not a size or a node:size list",
+			HK_ABS(HK_PROC_CMDLINE));
+	free(value);
+	if (rc < 0)
+		return rc;
+	if (total == 0)
+		return -ENOENT; /* hugetlb_cma=0 sets nothing aside */
+	*ret_bytes = total;
 	return 0;
 }

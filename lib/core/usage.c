@@ -650,6 +650,30 @@ static int cg_read(struct hk_ctx *ctx, const char *dir, const char *sz, const ch
 	return rc;
 }
 
+/* The "max" key of hugetlb.<size>.events ("max 3"): refused charges; -ENOENT without the file. */
+static int cg_read_events(struct hk_ctx *ctx, const char *dir, const char *sz, uint64_t *ret)
+{
+	char *buf, *line;
+	int rc = hk_path_read_allf(&ctx->path, &buf, NULL, "%s/hugetlb.%s.events", dir, sz);
+
+	if (rc < 0)
+		return rc;
+	rc = -EINVAL;
+	for (line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t len = strcspn(line, "\n");
+		char num[32];
+
+		if (strncmp(line, "max ", 4) != 0 || len - 4 >= sizeof(num))
+			continue;
+		memcpy(num, line + 4, len - 4);
+		num[len - 4] = '\0';
+		rc = hk_parse_u64_strict(num, ret);
+		break;
+	}
+	free(buf);
+	return rc;
+}
+
 /* The cgroup v2 hierarchy: at sys/fs/cgroup, or beside v1 at sys/fs/cgroup/unified. */
 static const char *cg_root(struct hk_ctx *ctx)
 {
@@ -678,6 +702,9 @@ static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const char *root, co
 			c.rsvd_current = 0;
 		if (rc == 0 && cg_read(ctx, dir, sz, "rsvd.max", &c.rsvd_max) < 0)
 			c.rsvd_max = UINT64_MAX;
+		/* Failures: events (5.6, with the v2 controller); unknown when missing. */
+		if (rc == 0 && cg_read_events(ctx, dir, sz, &c.events_max) < 0)
+			c.events_max = UINT64_MAX;
 		if (rc < 0) {
 			u->unread[HK_USAGE_UNREAD_CGROUPS]++;
 			hk_info(ctx, "/%s: hugetlb.%s: %s", dir, sz, strerror(-rc));

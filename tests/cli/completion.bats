@@ -96,7 +96,8 @@ replies() {
 @test "hugeadm - offers the change options" {
 	complete_line 'hugeadm -'
 	replies
-	for opt in --pool-pages-min --pool-pages-max --obey-mempolicy --hard --strict -d \
+	for opt in --pool-pages-min --pool-pages-max --pool-demote-size --pool-demote \
+		--vmemmap-optimize --obey-mempolicy --hard --strict -d \
 		--dry-run --thp-always --thp-madvise --thp-never --thp-defrag --thp-size \
 		--thp-khugepaged-pages --thp-khugepaged-scan-sleep --thp-khugepaged-alloc-sleep \
 		--set-recommended-min_free_kbytes --set-recommended-shmmax --set-shm-group \
@@ -194,6 +195,24 @@ replies() {
 	# The count after the colon is the user's to type.
 	complete_line "hugeadm --sysroot $root --pool-pages-min 2M:"
 	assert_equal "${#COMPREPLY[@]}" 0
+}
+
+@test "hugeadm --pool-demote(-size) offer the sizes, then the sizes to demote to; --vmemmap-optimize on|off" {
+	local root=$HK_SOURCE_DIR/tests/fixtures/sysroot/arm64
+
+	complete_line "hugeadm --sysroot $root --pool-demote "
+	replies
+	assert_output "$(printf '%s\n' 1G: 2M: 32M: 64K: DEFAULT:)"
+	complete_line "hugeadm --sysroot $root --pool-demote 1G:"
+	assert_equal "${#COMPREPLY[@]}" 0
+	complete_line "hugeadm --sysroot $root --pool-demote-size 3"
+	assert_equal "${COMPREPLY[*]}" 32M:
+	complete_line "hugeadm --sysroot $root --pool-demote-size 1G:3"
+	replies
+	assert_output 1G:32M
+	complete_line "hugeadm --vmemmap-optimize "
+	replies
+	assert_output "$(printf '%s\n' off on)"
 }
 
 @test "hugeadm --thp-size offers the THP sizes of the --sysroot, then the modes" {

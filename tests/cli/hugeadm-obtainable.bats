@@ -107,7 +107,7 @@ hugeadm:ERROR: cannot read the free page lists (buddyinfo): Invalid argument"
 	golden "hugeadm/x86-2node-explain-json" "$HUGEADM" --sysroot "$(fixture x86-2node)" --explain --json
 	run --separate-stderr "$HUGEADM" --sysroot "$(fixture x86-1node)" --explain --json
 	assert_success
-	assert_equal "$(json 'sorted(d["explain"])')" "['memory_total', 'min_free_kbytes', 'pools', 'thp']"
+	assert_equal "$(json 'sorted(d["explain"])')" "['hugetlb_cma', 'memory_total', 'min_free_kbytes', 'pools', 'thp', 'vmemmap_optimize']"
 	assert_equal "$(json 'd["explain"]["memory_total"]')" $((24683520 * 1024))
 	assert_equal "$(json '[(p["size"], p["obtainable"], p["gigantic"]) for p in d["explain"]["pools"]]')" \
 		"[(2097152, 1744, False), (1073741824, None, True)]"

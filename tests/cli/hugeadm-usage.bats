@@ -49,7 +49,25 @@ jq_usage() {
 @test "--usage --json: cgroups that hold or limit pages, max as null" {
 	run jq_usage '.usage.cgroups'
 	assert_success
-	assert_output '[{"path":"/db.slice","page_size":2097152,"usage":6291456,"limit":20971520,"reserved":8388608,"reserved_limit":null}]'
+	assert_output '[{"path":"/db.slice","page_size":2097152,"usage":6291456,"limit":20971520,"reserved":8388608,"reserved_limit":null,"events_max":3}]'
+}
+
+@test "--usage: a cgroup's failures are hugetlb.<size>.events max; unknown without the file" {
+	printf 'max 17\n' > "$TREE/sys/fs/cgroup/db.slice/hugetlb.2MB.events"
+	run jq_usage '[.usage.cgroups[] | .events_max]'
+	assert_success
+	assert_output '[17]'
+	run hugeadm --sysroot "$TREE" --usage
+	assert_line --regexp '^/db.slice +2M +3 +10 +4 +max +17$'
+	rm "$TREE/sys/fs/cgroup/db.slice/hugetlb.2MB.events"
+	run jq_usage '[.usage.cgroups[] | .events_max]'
+	assert_success
+	assert_output '[null]'
+	run hugeadm --sysroot "$TREE" --usage
+	assert_line --regexp '^/db.slice +2M +3 +10 +4 +max +-$'
+	printf 'max x\n' > "$TREE/sys/fs/cgroup/db.slice/hugetlb.2MB.events"
+	run jq_usage '[.usage.cgroups[] | .events_max]'
+	assert_output '[null]'
 }
 
 @test "--usage --json: a limit written as the page counter's largest value is no limit" {
@@ -113,7 +131,8 @@ jq_usage() {
 	assert_line --regexp '^4444 +dbchild +0 +2M +shared +1 +-$'
 	assert_line --regexp '^6 +0x00000000 +0 +2M +1\? +0 \(detached\)$'
 	assert_line --regexp '^/dev/hugepages/orphan +0 +2M +1 +no \(unmapped\)$'
-	assert_line --regexp '^/db.slice +2M +3 +10 +4 +max$'
+	assert_line --regexp '^CGROUP +SIZE +CURRENT +MAX +RSVD +RSVD_MAX +FAILED$'
+	assert_line --regexp '^/db.slice +2M +3 +10 +4 +max +3$'
 	assert_line --regexp '^2M +12 +12 +2 +0 +0 +none$'
 	assert_line --regexp '^1G +0 +0 +0 +0 +0 +none$'
 }

@@ -53,7 +53,7 @@ static int check_caps(struct hugeadm_ctl *ctl)
  * plain files) hugeadm follows the pools in memory, changing them the way the
  * kernel would on each write; with one, it reads them back after each write.
  */
-static bool simulated(const struct hugeadm_ctl *ctl)
+bool ha_simulated(const struct hugeadm_ctl *ctl)
 {
 	return ctl->dry_run || !hk_is_live(ctl->ctx);
 }
@@ -64,7 +64,7 @@ static int pool_now(struct hugeadm_ctl *ctl, uint64_t size, struct ha_pool_state
 {
 	int rc;
 
-	if (simulated(ctl))
+	if (ha_simulated(ctl))
 		return ha_state_get(ctl, &ctl->dry_states, size, ret);
 	rc = ha_state_load(ctl, mine, size);
 	if (rc < 0) {
@@ -101,7 +101,7 @@ static int set_nr(struct hugeadm_ctl *ctl, struct ha_pool_state *st, int node, u
 	if (report_write(ctl, hk_pool_set_nr(ctl->ctx, st->size, node, v, flags), st->size, node,
 			 HK_POOL_NR, flags, v) < 0)
 		return -1;
-	if (!simulated(ctl))
+	if (!ha_simulated(ctl))
 		return 0;
 	if (node == HK_NODE_ALL) {
 		st->min = v;
@@ -119,7 +119,7 @@ static int set_oc(struct hugeadm_ctl *ctl, struct ha_pool_state *st, uint64_t v)
 	if (report_write(ctl, hk_pool_set_overcommit(ctl->ctx, st->size, v), st->size, HK_NODE_ALL,
 			 HK_POOL_OVERCOMMIT, 0, v) < 0)
 		return -1;
-	if (simulated(ctl))
+	if (ha_simulated(ctl))
 		st->oc = v;
 	return 0;
 }
@@ -488,7 +488,7 @@ static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
 	size_t n;
 	int rc = hk_page_sizes(ctl->ctx, &sizes, &n);
 
-	if (rc < 0 || !simulated(ctl)) {
+	if (rc < 0 || !ha_simulated(ctl)) {
 		if (rc == 0)
 			free(sizes);
 		return rc < 0 ? rc : hk_recommended_shmmax(ctl->ctx, ret);
@@ -563,6 +563,10 @@ static int apply_one(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *r
 	case HA_POOL_MIN:
 	case HA_POOL_MAX:
 		return apply_pool(ctl, a, ret_short);
+	case HA_VMEMMAP:
+	case HA_DEMOTE_SIZE:
+	case HA_DEMOTE:
+		return ha_apply_kernel(ctl, a, ret_short);
 	case HA_MIN_FREE_KBYTES:
 		rc = hk_recommended_min_free_kbytes(ctl->ctx, &v);
 		if (rc < 0) {
@@ -631,9 +635,15 @@ int ha_apply(struct hugeadm_ctl *ctl)
 				continue;
 			rc = apply_one(ctl, &ctl->actions[i], &short_now);
 			if (short_now && ctl->strict) {
-				ha_msg(ctl, HA_ERROR,
-				       "%s: the pool came up short; it was put back (--strict)",
-				       ctl->actions[i].arg);
+				if (ctl->actions[i].kind == HA_DEMOTE)
+					ha_msg(ctl, HA_ERROR,
+					       "%s: fewer pages were demoted than asked (--strict)",
+					       ctl->actions[i].arg);
+				else
+					ha_msg(ctl, HA_ERROR,
+					       "%s: the pool came up short; it was put back "
+					       "(--strict)",
+					       ctl->actions[i].arg);
 				rc = 1;
 			}
 		}

@@ -27,8 +27,11 @@ enum ha_kind {
 	HA_UNMOUNT_ALL,	 /* hugeadm's own mounts under /var/lib/hugetlbfs */
 	HA_ZONE_MOVABLE, /* u: 1 enable, 0 disable */
 	HA_THP,		 /* knob = value, under /sys/kernel/mm/transparent_hugepage */
-	HA_POOL_MIN,	 /* a --pool-pages-min spec */
-	HA_POOL_MAX,	 /* a --pool-pages-max spec */
+	HA_VMEMMAP,  /* u: vm.hugetlb_optimize_vmemmap, before pools grow (it acts on new pages) */
+	HA_POOL_MIN, /* a --pool-pages-min spec */
+	HA_POOL_MAX, /* a --pool-pages-max spec */
+	HA_DEMOTE_SIZE, /* size's demote_size = u (bytes); adj_str: the TO part as given */
+	HA_DEMOTE,	/* demote amount free pages of size (on each of nodes, when given) */
 	HA_MIN_FREE_KBYTES,
 	HA_SHMMAX,
 	HA_SHM_GROUP, /* u: the gid */
@@ -124,6 +127,7 @@ int ha_report_text(struct hugeadm_ctl *ctl);
 int ha_report_json(struct hugeadm_ctl *ctl);
 
 /* plan.c: parse an option's argument into an action (0, or -1 after a message). */
+struct ha_action *ha_new_action(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg);
 int ha_plan_pool(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg);
 int ha_plan_simple(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *knob, const char *value,
 		   const char *arg);
@@ -141,6 +145,8 @@ int ha_plan_validate(struct hugeadm_ctl *ctl);
  */
 int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd);
 int ha_apply(struct hugeadm_ctl *ctl);
+/* No kernel answers the writes: a dry run, or a --sysroot tree of plain files. */
+bool ha_simulated(const struct hugeadm_ctl *ctl);
 /* 2.23's warnings when swap is missing or nearly full (a growing pool may need it). */
 void ha_check_swap(struct hugeadm_ctl *ctl);
 
@@ -207,6 +213,23 @@ int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j);
  */
 int ha_config_run(struct hugeadm_ctl *ctl);
 
+/*
+ * kernel.c: the newer pool features. --pool-demote-size SIZE:TO, --pool-demote
+ * SIZE:N[@NODES] and --vmemmap-optimize on|off (0, or -1 after a message);
+ * their validation against the machine and their application (0, -1 after a
+ * message, or 1 when fewer pages were demoted than asked: said).
+ */
+int ha_plan_demote_size(struct hugeadm_ctl *ctl, const char *arg);
+int ha_plan_demote(struct hugeadm_ctl *ctl, const char *arg);
+int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg);
+int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a);
+int ha_apply_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short);
+/* --explain: demote sizes, HVO's state and cost (text; JSON under "explain"). */
+void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n);
+void ha_json_kernel(struct hugeadm_ctl *ctl, struct hk_json *j);
+/* hugetlb_cma: 0 and its bytes, or -ENOENT when not set (or unreadable: said once). */
+int ha_hugetlb_cma(struct hugeadm_ctl *ctl, uint64_t *ret);
+
 /* swap.c: temporary swap while a pool grows. */
 struct ha_swap;
 int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **ret);
@@ -221,8 +244,11 @@ int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl);
 int ha_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t *ret);
 /* "obtainable": N, or null where it cannot be known. */
 void ha_json_obtainable(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t size, int node);
-/* "how": the boot parameter or CMA that gives a gigantic size. */
-void ha_json_gigantic_how(struct hk_json *j, uint64_t size);
+/*
+ * "how": the boot parameter or CMA that gives a gigantic size; where
+ * hugetlb_cma is set, also "cma_obtainable" (CmaFree / size, an estimate).
+ */
+void ha_json_gigantic_how(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t size);
 /* --explain: "up to N more pages" per pool, and the THP verdict with its counters. */
 void ha_explain_obtainable(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n);
 void ha_explain_thp(struct hugeadm_ctl *ctl);

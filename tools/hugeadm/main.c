@@ -63,6 +63,10 @@ enum {
 	/* --apply, --check: the configuration */
 	OPT_APPLY,
 	OPT_CHECK,
+	/* Newer kernel pool features */
+	OPT_POOL_DEMOTE_SIZE,
+	OPT_POOL_DEMOTE,
+	OPT_VMEMMAP_OPTIMIZE,
 };
 
 // clang-format off
@@ -71,6 +75,9 @@ static const struct hk_opt opts[] = {
 	{ "check",           0,   HK_ARG_OPTIONAL, OPT_CHECK,           "FILE", "compare the machine with the configuration;\nexit 3 when it differs", 0 },
 	{ "pool-pages-min",  0,   HK_ARG_REQUIRED, OPT_POOL_PAGES_MIN,  "SIZE:[+|-]N[@NODES]", "set (or raise, lower) the pool minimum of a page size;\nN pages, or an amount with K, M or G;\n@NODES: each listed NUMA node's own share", 0 },
 	{ "pool-pages-max",  0,   HK_ARG_REQUIRED, OPT_POOL_PAGES_MAX,  "SIZE:[+|-]N", "set (or raise, lower) the pool maximum (overcommit)", 0 },
+	{ "pool-demote-size", 0,  HK_ARG_REQUIRED, OPT_POOL_DEMOTE_SIZE, "SIZE:TO", "the smaller huge page size that demoted pages\nof SIZE become (Linux 5.16)", 0 },
+	{ "pool-demote",     0,   HK_ARG_REQUIRED, OPT_POOL_DEMOTE,     "SIZE:N[@NODES]", "split N free pages of SIZE into pages of its\ndemote size (on each listed node)", 0 },
+	{ "vmemmap-optimize", 0,  HK_ARG_REQUIRED, OPT_VMEMMAP_OPTIMIZE, "on|off", "HugeTLB vmemmap optimization for pages allocated\nafterwards (vm.hugetlb_optimize_vmemmap, Linux 5.19)", 0 },
 	{ "obey-mempolicy",  0,   HK_ARG_NONE,     OPT_OBEY_MEMPOLICY,  NULL, "grow the pool on the nodes of the caller's NUMA policy", 0 },
 	{ "hard",            0,   HK_ARG_NONE,     OPT_HARD,            NULL, "compact memory and retry while the pool grows (30 s at most)", 0 },
 	{ "strict",          0,   HK_ARG_NONE,     OPT_STRICT,          NULL, "a pool that comes up short is put back; exit status 2", 0 },
@@ -318,6 +325,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_POOL_PAGES_MAX:
 			bad |= ha_plan_pool(&ctl, HA_POOL_MAX, optarg) < 0;
+			break;
+		case OPT_POOL_DEMOTE_SIZE:
+			bad |= ha_plan_demote_size(&ctl, optarg) < 0;
+			break;
+		case OPT_POOL_DEMOTE:
+			bad |= ha_plan_demote(&ctl, optarg) < 0;
+			break;
+		case OPT_VMEMMAP_OPTIMIZE:
+			bad |= ha_plan_vmemmap(&ctl, optarg) < 0;
 			break;
 		case OPT_OBEY_MEMPOLICY:
 			ctl.obey_mempolicy = true;

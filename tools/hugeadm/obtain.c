@@ -39,25 +39,55 @@ void ha_json_obtainable(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t siz
 		hk_json_null(j, "obtainable");
 }
 
-/* How gigantic pages can be had, since the buddy allocator never holds one. */
-static void gigantic_how(char *buf, size_t len, uint64_t size)
+/*
+ * How gigantic pages can be had, since the buddy allocator never holds one:
+ * from the CMA area hugetlb_cma= set aside at boot (an estimate: CmaFree
+ * counts every CMA area, and others may be using it), else only at boot.
+ * *ret_cma: the pages CmaFree holds; -1 without hugetlb_cma, -2 without CmaFree.
+ */
+static void gigantic_how(struct hugeadm_ctl *ctl, char *buf, size_t len, uint64_t size,
+			 int64_t *ret_cma)
 {
-	char sz[32];
+	uint64_t cma, cma_free;
+	char sz[32], *param = NULL;
 
 	ha_format_size(sz, sizeof(sz), size);
-	snprintf(
-		buf, len,
-		"gigantic: not from the free lists; reserve at boot (\"hugepagesz=%s hugepages=N\") "
-		"or set aside CMA (\"hugetlb_cma=SIZE\") to grow at run time",
-		sz);
+	*ret_cma = -1;
+	if (ha_hugetlb_cma(ctl, &cma) < 0 || hk_kernel_param(ctl->ctx, "hugetlb_cma", &param) < 0) {
+		snprintf(
+			buf, len,
+			"gigantic: not from the free lists; reserve at boot (\"hugepagesz=%s "
+			"hugepages=N\") or set aside CMA (\"hugetlb_cma=SIZE\") to grow at run time",
+			sz);
+		return;
+	}
+	if (hk_meminfo_read(ctl->ctx, "CmaFree", &cma_free) < 0) {
+		*ret_cma = -2;
+		snprintf(buf, len,
+			 "gigantic: not from the free lists; hugetlb_cma=%s is set, but the kernel "
+			 "shows no CmaFree",
+			 param);
+	} else {
+		*ret_cma = (int64_t)(cma_free * 1024 / size);
+		snprintf(buf, len,
+			 "gigantic: not from the free lists; hugetlb_cma=%s is set: about %" PRId64
+			 " pages from CMA at run time (CmaFree %" PRIu64 " kB, an estimate)",
+			 param, *ret_cma, cma_free);
+	}
+	free(param);
 }
 
-void ha_json_gigantic_how(struct hk_json *j, uint64_t size)
+void ha_json_gigantic_how(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t size)
 {
 	char how[256];
+	int64_t cma;
 
-	gigantic_how(how, sizeof(how), size);
+	gigantic_how(ctl, how, sizeof(how), size, &cma);
 	hk_json_string(j, "how", how);
+	if (cma >= 0)
+		hk_json_u64(j, "cma_obtainable", (uint64_t)cma);
+	else
+		hk_json_null(j, "cma_obtainable");
 }
 
 void ha_explain_obtainable(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n)
@@ -79,7 +109,9 @@ void ha_explain_obtainable(struct hugeadm_ctl *ctl, struct hk_pool *const *pools
 		}
 		ha_format_size(sz, sizeof(sz), size);
 		if (rc == -ERANGE) {
-			gigantic_how(line, sizeof(line), size);
+			int64_t cma;
+
+			gigantic_how(ctl, line, sizeof(line), size, &cma);
 			printf("  %s pages: %s\n", sz, line);
 			continue;
 		}

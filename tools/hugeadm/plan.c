@@ -13,7 +13,7 @@
 
 #include "hugeadm.h"
 
-static struct ha_action *new_action(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg)
+struct ha_action *ha_new_action(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg)
 {
 	struct ha_action *na = realloc(ctl->actions, (ctl->n_actions + 1) * sizeof(*na));
 
@@ -107,7 +107,7 @@ static int parse_adjustment(struct ha_action *a, const char *s)
 
 int ha_plan_pool(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg)
 {
-	struct ha_action *a = new_action(ctl, kind, arg);
+	struct ha_action *a = ha_new_action(ctl, kind, arg);
 	const char *colon = strchr(arg, ':');
 	const char *at;
 	int rc;
@@ -146,7 +146,7 @@ int ha_plan_pool(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg)
 int ha_plan_simple(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *knob, const char *value,
 		   const char *arg)
 {
-	struct ha_action *a = new_action(ctl, kind, arg);
+	struct ha_action *a = ha_new_action(ctl, kind, arg);
 
 	a->knob = knob;
 	a->value = value;
@@ -156,7 +156,7 @@ int ha_plan_simple(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *knob,
 /* A khugepaged knob: a decimal number from min to UINT32_MAX (the kernel's unsigned int). */
 int ha_plan_number(struct hugeadm_ctl *ctl, const char *knob, const char *arg, uint64_t min)
 {
-	struct ha_action *a = new_action(ctl, HA_THP, arg);
+	struct ha_action *a = ha_new_action(ctl, HA_THP, arg);
 	uint64_t v;
 
 	a->knob = knob;
@@ -173,7 +173,7 @@ int ha_plan_number(struct hugeadm_ctl *ctl, const char *knob, const char *arg, u
 /* --thp-size SIZE:MODE, for the per-size (multi-size THP) knobs of Linux 6.8. */
 int ha_plan_thp_size(struct hugeadm_ctl *ctl, const char *arg)
 {
-	struct ha_action *a = new_action(ctl, HA_THP, arg);
+	struct ha_action *a = ha_new_action(ctl, HA_THP, arg);
 	const char *colon = strchr(arg, ':');
 	uint64_t size;
 	char *s;
@@ -196,7 +196,7 @@ int ha_plan_thp_size(struct hugeadm_ctl *ctl, const char *arg)
 
 int ha_plan_shm_group(struct hugeadm_ctl *ctl, const char *arg)
 {
-	struct ha_action *a = new_action(ctl, HA_SHM_GROUP, arg);
+	struct ha_action *a = ha_new_action(ctl, HA_SHM_GROUP, arg);
 	const struct group *gr = getgrnam(arg);
 	uint64_t gid;
 
@@ -386,6 +386,12 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 		case HA_POOL_MAX:
 			rc = validate_pool(ctl, a);
 			break;
+		case HA_VMEMMAP:
+		case HA_DEMOTE_SIZE:
+			rc = ha_validate_kernel(ctl, a);
+			break;
+		case HA_DEMOTE:
+			break; /* below, once the pool options have moved the plan */
 		case HA_THP:
 			rc = validate_thp(ctl, a);
 			break;
@@ -416,5 +422,9 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 		if (rc < 0)
 			return -1;
 	}
+	for (size_t i = 0; i < ctl->n_actions; i++)
+		if (ctl->actions[i].kind == HA_DEMOTE &&
+		    ha_validate_kernel(ctl, &ctl->actions[i]) < 0)
+			return -1;
 	return 0;
 }

@@ -372,6 +372,7 @@ static void explain_today(struct hugeadm_ctl *ctl, const struct pools *ps)
 		       "hugepages=0:N,1:M\").\n",
 		       sz, sz, sz, sz);
 	}
+	ha_explain_kernel(ctl, ps->p, ps->n);
 }
 
 static int explain(struct hugeadm_ctl *ctl, const struct pools *ps, const struct hk_mounts *ms)
@@ -532,11 +533,16 @@ static void json_pool(struct hugeadm_ctl *ctl, struct hk_json *j, const struct h
 	hk_json_bool(j, "default", hk_pool_is_default(p));
 	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
 		hk_json_u64(j, fields[f].key, hk_pool_get(p, fields[f].field));
+	/* Where the kernel can demote this size (5.16), the size its pages become. */
+	if (hk_pool_get(p, HK_POOL_DEMOTE_SIZE))
+		hk_json_u64(j, "demote_size", hk_pool_get(p, HK_POOL_DEMOTE_SIZE));
+	else
+		hk_json_null(j, "demote_size");
 	ha_json_obtainable(ctl, j, hk_pool_get(p, HK_POOL_SIZE), HK_NODE_ALL);
 	if (explain) {
 		hk_json_bool(j, "gigantic", hk_pool_is_gigantic(p));
 		if (hk_pool_is_gigantic(p))
-			ha_json_gigantic_how(j, hk_pool_get(p, HK_POOL_SIZE));
+			ha_json_gigantic_how(ctl, j, hk_pool_get(p, HK_POOL_SIZE));
 	}
 	hk_json_open_array(j, "nodes");
 	for (size_t k = 0; k < hk_pool_node_count(p); k++)
@@ -586,6 +592,7 @@ static void json_explain(struct hugeadm_ctl *ctl, struct hk_json *j, const struc
 		json_pool(ctl, j, ps->p[i], true);
 	hk_json_close_array(j);
 	ha_json_thp(ctl, j);
+	ha_json_kernel(ctl, j);
 	hk_json_close_object(j);
 }
 

@@ -134,7 +134,8 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 					    "KIND", "PAGES",   "NODE"};
 	static const char *const scols[] = {"ID", "KEY", "OWNER", "SIZE", "PAGES", "ATTACHED"};
 	static const char *const fcols[] = {"FILE", "OWNER", "SIZE", "PAGES", "MAPPED"};
-	static const char *const ccols[] = {"CGROUP", "SIZE", "CURRENT", "MAX", "RSVD", "RSVD_MAX"};
+	static const char *const ccols[] = {"CGROUP", "SIZE",	  "CURRENT", "MAX",
+					    "RSVD",   "RSVD_MAX", "FAILED"};
 	static const char *const tcols[] = {"SIZE",    "USED",	     "ACCOUNTED", "RESERVED",
 					    "SURPLUS", "DIFFERENCE", "REASON"};
 	char why[128];
@@ -196,7 +197,7 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 	for (size_t k = 0; k < 7; k++)
 		cells[k] = b[k];
 	if (nc) {
-		table_new(&tb, ccols, 6);
+		table_new(&tb, ccols, 7);
 		for (size_t i = 0; i < nc; i++) {
 			const uint64_t v[4] = {c[i].current, c[i].max, c[i].rsvd_current,
 					       c[i].rsvd_max};
@@ -209,6 +210,11 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 				else
 					snprintf(b[2 + k], 64, "%" PRIu64, v[k] / c[i].page_size);
 			}
+			/* Charges the limits refused (events "max"); "-" without the file. */
+			if (c[i].events_max == UINT64_MAX)
+				snprintf(b[6], 64, "-");
+			else
+				snprintf(b[6], 64, "%" PRIu64, c[i].events_max);
 			table_row(&tb, cells);
 		}
 		cells[0] = b[0];
@@ -308,6 +314,10 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 			else
 				hk_json_u64(j, keys[k], v[k]);
 		}
+		if (c[i].events_max == UINT64_MAX)
+			hk_json_null(j, "events_max");
+		else
+			hk_json_u64(j, "events_max", c[i].events_max);
 		hk_json_close_object(j);
 	}
 	hk_json_close_array(j);

@@ -82,6 +82,13 @@ enum hk_pool_field {
 	HK_POOL_OVERCOMMIT, /* nr_overcommit_hugepages */
 	HK_POOL_MINIMUM,    /* nr - surplus (libhugetlbfs "Minimum") */
 	HK_POOL_MAXIMUM,    /* minimum + overcommit (libhugetlbfs "Maximum") */
+	/*
+	 * demote_size in bytes: the size a demoted page becomes (Linux 5.16); 0
+	 * where the kernel has no demote files (older, or the smallest size). (HK_1.2)
+	 */
+	HK_POOL_DEMOTE_SIZE,
+	/* hk_pool_file only: the write-only demote file. (HK_1.2) */
+	HK_POOL_DEMOTE,
 };
 
 struct hk_pool;
@@ -153,6 +160,8 @@ enum hk_sysctl {
 	HK_SYSCTL_SHMALL,		      /* kernel.shmall */
 	HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE, /* vm.hugepages_treat_as_movable (removed in 5.x) */
 	HK_SYSCTL_COMPACT_MEMORY,	      /* vm.compact_memory (write-only trigger) */
+	/* vm.hugetlb_optimize_vmemmap (HVO, Linux 5.19; -ENOENT without it). (HK_1.2) */
+	HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP,
 };
 
 int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t *ret);
@@ -224,6 +233,8 @@ int hk_pool_set_overcommit(struct hk_ctx *ctx, uint64_t page_size, uint64_t over
 /*
  * The file that hk_pool_set_nr (field HK_POOL_NR) or hk_pool_set_overcommit
  * (HK_POOL_OVERCOMMIT) writes, absolute, for messages. free(*ret_path).
+ * Since HK_1.2 also HK_POOL_DEMOTE_SIZE (global) and HK_POOL_DEMOTE (global
+ * or a node): -ENOENT where the kernel has no such file.
  */
 int hk_pool_file(struct hk_ctx *ctx, uint64_t page_size, int node, enum hk_pool_field field,
 		 unsigned flags, char **ret_path);
@@ -308,6 +319,11 @@ struct hk_usage_cgroup {
 	const char *path; /* "/db.slice", below the cgroup root */
 	uint64_t page_size;
 	uint64_t current, max, rsvd_current, rsvd_max;
+	/*
+	 * hugetlb.<size>.events "max": charges its limits refused, below it too
+	 * (hierarchical); UINT64_MAX where the file is missing. (HK_1.2)
+	 */
+	uint64_t events_max;
 };
 
 /* Per page size: the pool's counters against the sum of the lists. */
@@ -367,6 +383,36 @@ struct hk_pages_needed {
  * free(*ret) afterwards.
  */
 int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret, size_t *ret_n);
+
+/* Newer pool features and boot parameters (HK_1.2) */
+
+/*
+ * Write demote_size (Linux 5.16): the smaller huge page size that demoted
+ * pages of page_size become. -ENOENT where the kernel has no demote files for
+ * page_size; the kernel refuses (-EINVAL) a size that is not a smaller huge
+ * page size. The file is global (the per-node ones are the same setting).
+ */
+int hk_pool_set_demote_size(struct hk_ctx *ctx, uint64_t page_size, uint64_t demote_size);
+/*
+ * Demote nr free pages of page_size into pages of its demote size, from any
+ * node (HK_NODE_ALL) or from one. The kernel demotes as many as it can (free
+ * pages that are not reserved) and still succeeds: read the pool back (its
+ * HK_POOL_NR) to learn how many it did.
+ */
+int hk_pool_demote(struct hk_ctx *ctx, uint64_t page_size, int node, uint64_t nr);
+
+/*
+ * A kernel boot parameter from /proc/cmdline ("hugetlb_cma"): its value after
+ * '=' ("" for a bare flag), the last one when given twice; -ENOENT when it is
+ * not there. Parameters after " -- " are the init's, not the kernel's. free().
+ */
+int hk_kernel_param(struct hk_ctx *ctx, const char *name, char **ret_value);
+/*
+ * The bytes hugetlb_cma= set aside for gigantic pages: its size, or the sum of
+ * its per-node "node:size" list. -ENOENT when it is not set, -EINVAL when its
+ * value cannot be read.
+ */
+int hk_hugetlb_cma(struct hk_ctx *ctx, uint64_t *ret_bytes);
 
 /* Configuration (HK_1.2): /etc/hugekit/hugekit.conf and /etc/hugekit/conf.d/ */
 

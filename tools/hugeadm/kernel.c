@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The newer pool features of the kernel: demote (Linux 5.16: split free pages
+ * of one size into pages of a smaller one), the HugeTLB vmemmap optimization
+ * (HVO, vm.hugetlb_optimize_vmemmap, Linux 5.19) and hugetlb_cma (a boot
+ * parameter). Options, their checks and their application, and what
+ * --explain says of them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hugeadm.h"
+
+/* The kernel's struct page: 64 bytes where HVO exists (x86-64, arm64, riscv64, loongarch). */
+#define STRUCT_PAGE_BYTES 64
+
+/* "ARG: WHAT", -1. */
+static int plan_error(struct hugeadm_ctl *ctl, const char *arg, const char *what)
+{
+	ha_msg(ctl, HA_ERROR, "%s: %s", arg, what);
+	return -1;
+}
+
+/* "SIZE:REST": the SIZE part into a->size_str and the rest into a->adj_str. */
+static int split_spec(struct hugeadm_ctl *ctl, struct ha_action *a, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+
+	if (!colon || colon == arg || !colon[1])
+		return -1;
+	a->size_str = strndup(arg, (size_t)(colon - arg));
+	a->adj_str = strdup(colon + 1);
+	if (!a->size_str || !a->adj_str) {
+		ha_msg(ctl, HA_ERROR, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int ha_plan_demote_size(struct hugeadm_ctl *ctl, const char *arg)
+{
+	struct ha_action *a = ha_new_action(ctl, HA_DEMOTE_SIZE, arg);
+
+	if (split_spec(ctl, a, arg) < 0)
+		return plan_error(ctl, arg, "invalid demote size setting (SIZE:TO, e.g. 1G:2M)");
+	if (hk_parse_size(a->adj_str, &a->u) < 0)
+		return plan_error(ctl, a->adj_str, "invalid page size to demote to");
+	return 0;
+}
+
+int ha_plan_demote(struct hugeadm_ctl *ctl, const char *arg)
+{
+	struct ha_action *a = ha_new_action(ctl, HA_DEMOTE, arg);
+	char *at;
+	int rc;
+
+	if (split_spec(ctl, a, arg) < 0)
+		return plan_error(ctl, arg,
+				  "invalid demote specification (SIZE:N[@NODES], e.g. 1G:1)");
+	at = strchr(a->adj_str, '@');
+	if (at)
+		*at = '\0';
+	if (!*a->adj_str || strspn(a->adj_str, "0123456789") != strlen(a->adj_str) ||
+	    hk_parse_size(a->adj_str, &a->amount) < 0 || a->amount == 0)
+		return plan_error(ctl, a->adj_str, "invalid number of pages to demote (1 or more)");
+	if (!at)
+		return 0;
+	rc = hk_nodelist_parse(at + 1, &a->nodes, &a->n_nodes);
+	if (rc < 0 || a->n_nodes == 0)
+		return plan_error(ctl, at + 1, "invalid node list");
+	return 0;
+}
+
+int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg)
+{
+	struct ha_action *a = ha_new_action(ctl, HA_VMEMMAP, arg);
+
+	if (strcmp(arg, "on") == 0)
+		a->u = 1;
+	else if (strcmp(arg, "off") != 0)
+		return plan_error(ctl, arg, "invalid value for --vmemmap-optimize (on or off)");
+	return 0;
+}
+
+/* The pool of the action's SIZE (a huge page size in the strict grammar, or DEFAULT). */
+static int action_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool **ret)
+{
+	int rc;
+
+	if (strcmp(a->size_str, "DEFAULT") == 0)
+		rc = hk_default_page_size(ctl->ctx, &a->size);
+	else
+		rc = hk_parse_size(a->size_str, &a->size);
+	if (rc == 0)
+		rc = hk_pool_read(ctl->ctx, a->size, ret);
+	if (rc == -ENOENT || rc == -EINVAL || rc == -ERANGE)
+		ha_msg(ctl, HA_ERROR, "%s: unknown page size", a->size_str);
+	else if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->size_str, strerror(-rc));
+	return rc;
+}
+
+/* Whether any size of the kernel has demote files (then the kernel has demote). */
+static bool kernel_demotes(struct hugeadm_ctl *ctl)
+{
+	uint64_t *sizes;
+	size_t n;
+	bool any = false;
+
+	if (hk_page_sizes(ctl->ctx, &sizes, &n) < 0)
+		return false;
+	for (size_t i = 0; i < n && !any; i++) {
+		struct hk_pool *p;
+
+		if (hk_pool_read(ctl->ctx, sizes[i], &p) == 0) {
+			any = hk_pool_get(p, HK_POOL_DEMOTE_SIZE) != 0;
+			hk_pool_unref(p);
+		}
+	}
+	free(sizes);
+	return any;
+}
+
+static int check_demotes(struct hugeadm_ctl *ctl, const struct ha_action *a,
+			 const struct hk_pool *p)
+{
+	char sz[32];
+
+	if (hk_pool_get(p, HK_POOL_DEMOTE_SIZE))
+		return 0;
+	ha_format_size(sz, sizeof(sz), a->size);
+	if (kernel_demotes(ctl))
+		ha_msg(ctl, HA_ERROR, "%s: %s pages cannot be demoted: no smaller huge page size",
+		       a->arg, sz);
+	else
+		ha_msg(ctl, HA_ERROR, "%s: the kernel has no demote (Linux 5.16 or later)", a->arg);
+	return -1;
+}
+
+static int validate_demote_size(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	char sz[32], to[32];
+	struct hk_pool *tp;
+
+	ha_format_size(sz, sizeof(sz), a->size);
+	if (a->u < a->size && hk_pool_read(ctl->ctx, a->u, &tp) == 0) {
+		hk_pool_unref(tp);
+		return 0;
+	}
+	ha_format_size(to, sizeof(to), a->u);
+	ha_msg(ctl, HA_ERROR, "%s: %s is not a huge page size smaller than %s", a->arg, to, sz);
+	return -1;
+}
+
+/* A node's free pages, and its persistent ones; false when the pool has no such node. */
+static bool node_pages(const struct hk_pool *p, int node, uint64_t *ret_free, uint64_t *ret_min)
+{
+	for (size_t k = 0; k < hk_pool_node_count(p); k++) {
+		if (hk_pool_node_id(p, k) != node)
+			continue;
+		*ret_free = hk_pool_node_get(p, k, HK_POOL_FREE);
+		*ret_min = ha_pool_min(hk_pool_node_get(p, k, HK_POOL_NR),
+				       hk_pool_node_get(p, k, HK_POOL_SURPLUS));
+		return true;
+	}
+	return false;
+}
+
+/* The node has its own demote file (the kernel makes one wherever the node has the pool). */
+static int node_demotes(struct hugeadm_ctl *ctl, const struct ha_action *a, int node)
+{
+	char *path = NULL;
+	int rc = hk_pool_file(ctl->ctx, a->size, node, HK_POOL_DEMOTE, 0, &path);
+
+	free(path);
+	if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "%s: node %d has no demote file: %s", a->arg, node,
+		       strerror(-rc));
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * N must not be above the free pages, counting those that the pool options
+ * of this command add first (plan_states holds the pools as they leave them).
+ */
+static int validate_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
+			   const struct hk_pool *p)
+{
+	struct ha_pool_state *st = NULL;
+	uint64_t free_now, min_now, grown;
+	char sz[32];
+
+	ha_format_size(sz, sizeof(sz), a->size);
+	if (ha_state_get(ctl, &ctl->plan_states, a->size, &st) < 0)
+		return -1;
+	if (!a->nodes) {
+		grown = ha_sat_sub(st->min, hk_pool_get(p, HK_POOL_MINIMUM));
+		free_now = ha_sat_add(hk_pool_get(p, HK_POOL_FREE), grown);
+		if (a->amount <= free_now)
+			return 0;
+		ha_msg(ctl, HA_ERROR,
+		       "%s: %" PRIu64 " pages to demote, but the %s pool has %" PRIu64 " free",
+		       a->arg, a->amount, sz, free_now);
+		return -1;
+	}
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		int k = ha_state_node(st, a->nodes[i]);
+
+		if (k < 0 || !node_pages(p, a->nodes[i], &free_now, &min_now)) {
+			ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)",
+			       a->arg, a->nodes[i], sz);
+			return -1;
+		}
+		if (node_demotes(ctl, a, a->nodes[i]) < 0)
+			return -1;
+		free_now = ha_sat_add(free_now, ha_sat_sub(st->node_min[k], min_now));
+		if (a->amount > free_now) {
+			ha_msg(ctl, HA_ERROR,
+			       "%s: %" PRIu64 " pages to demote on node %d, but it has %" PRIu64
+			       " free %s pages",
+			       a->arg, a->amount, a->nodes[i], free_now, sz);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
+{
+	struct hk_pool *p = NULL;
+	uint64_t v;
+	int rc;
+
+	if (a->kind == HA_VMEMMAP) {
+		rc = hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, &v);
+		if (rc == -ENOENT) {
+			ha_msg(ctl, HA_ERROR,
+			       "--vmemmap-optimize: the kernel has no %s (Linux 5.19 or later, "
+			       "built with CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP)",
+			       hk_sysctl_path(HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP));
+			return -1;
+		}
+		if (rc < 0) {
+			ha_msg(ctl, HA_ERROR, "%s: %s",
+			       hk_sysctl_path(HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP), strerror(-rc));
+			return -1;
+		}
+		return 0;
+	}
+	if (action_pool(ctl, a, &p) < 0)
+		return -1;
+	rc = check_demotes(ctl, a, p);
+	if (rc == 0 && a->kind == HA_DEMOTE_SIZE)
+		rc = validate_demote_size(ctl, a);
+	else if (rc == 0)
+		rc = validate_demote(ctl, a, p);
+	hk_pool_unref(p);
+	return rc;
+}
+
+static int write_error(struct hugeadm_ctl *ctl, int rc, uint64_t size, int node,
+		       enum hk_pool_field field, const char *value)
+{
+	char *path = NULL;
+
+	hk_pool_file(ctl->ctx, size, node, field, 0, &path);
+	ha_msg(ctl, HA_ERROR, "%s: cannot write %s: %s", path ? path : "pool", value,
+	       strerror(-rc));
+	free(path);
+	return -1;
+}
+
+static int apply_vmemmap(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	enum hk_sysctl which = HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP;
+	uint64_t v;
+	int rc;
+
+	ctl->dry_quote = "";
+	rc = hk_sysctl_write(ctl->ctx, which, a->u);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot write %" PRIu64 ": %s", hk_sysctl_path(which),
+		       a->u, strerror(-rc));
+		return -1;
+	}
+	if (ha_simulated(ctl))
+		return 0;
+	rc = hk_sysctl_read(ctl->ctx, which, &v);
+	if (rc < 0 || v != a->u) {
+		ha_msg(ctl, HA_ERROR, "%s: wrote %" PRIu64 " but it reads %s",
+		       hk_sysctl_path(which), a->u,
+		       rc < 0 ? strerror(-rc)
+		       : v    ? "1"
+			      : "0");
+		return -1;
+	}
+	ha_msg(ctl, HA_INFO, "HVO is %s for the huge pages allocated from now on",
+	       a->u ? "on" : "off");
+	return 0;
+}
+
+static int apply_demote_size(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	struct hk_pool *p;
+	uint64_t got;
+	char v[32];
+	int rc;
+
+	snprintf(v, sizeof(v), "%" PRIu64 "kB", a->u / 1024);
+	ctl->dry_quote = "";
+	rc = hk_pool_set_demote_size(ctl->ctx, a->size, a->u);
+	if (rc < 0)
+		return write_error(ctl, rc, a->size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, v);
+	if (ha_simulated(ctl))
+		return 0;
+	rc = hk_pool_read(ctl->ctx, a->size, &p);
+	got = rc == 0 ? hk_pool_get(p, HK_POOL_DEMOTE_SIZE) : 0;
+	hk_pool_unref(p);
+	if (got != a->u) {
+		ha_msg(ctl, HA_ERROR, "%s: the kernel kept demote_size at %" PRIu64 "kB", a->arg,
+		       got / 1024);
+		return -1;
+	}
+	return 0;
+}
+
+/* Persistent pages of the pool, or of the listed nodes. */
+static uint64_t demote_count(const struct ha_action *a, const struct hk_pool *p)
+{
+	uint64_t n = 0, f, m;
+
+	if (!a->nodes)
+		return hk_pool_get(p, HK_POOL_MINIMUM);
+	for (size_t i = 0; i < a->n_nodes; i++)
+		if (node_pages(p, a->nodes[i], &f, &m))
+			n += m;
+	return n;
+}
+
+static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
+{
+	struct hk_pool *before = NULL, *after = NULL;
+	uint64_t asked = a->amount * (a->nodes ? a->n_nodes : 1), done, to, each;
+	char v[32], sz[32], tsz[32];
+	int rc = 0;
+
+	snprintf(v, sizeof(v), "%" PRIu64, a->amount);
+	if (!ha_simulated(ctl) && (rc = hk_pool_read(ctl->ctx, a->size, &before)) < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
+		return -1;
+	}
+	ctl->dry_quote = "";
+	for (size_t i = 0; i < (a->nodes ? a->n_nodes : 1) && rc == 0; i++) {
+		int node = a->nodes ? a->nodes[i] : HK_NODE_ALL;
+
+		rc = hk_pool_demote(ctl->ctx, a->size, node, a->amount);
+		if (rc < 0)
+			write_error(ctl, rc, a->size, node, HK_POOL_DEMOTE, v);
+	}
+	if (rc == 0 && before && (rc = hk_pool_read(ctl->ctx, a->size, &after)) < 0)
+		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool back: %s", a->arg, strerror(-rc));
+	if (rc < 0 || !before) {
+		hk_pool_unref(before);
+		return rc < 0 ? -1 : 0;
+	}
+	/* Read back: demoted pages left the pool's persistent count. */
+	done = ha_sat_sub(demote_count(a, before), demote_count(a, after));
+	to = hk_pool_get(before, HK_POOL_DEMOTE_SIZE);
+	each = to ? a->size / to : 0;
+	ha_format_size(sz, sizeof(sz), a->size);
+	ha_format_size(tsz, sizeof(tsz), to);
+	if (done < asked) {
+		ha_msg(ctl, HA_WARNING,
+		       "%s: demoted %" PRIu64 " of %" PRIu64 " %s pages into %" PRIu64
+		       " %s pages: the kernel demotes only free pages that no mapping has reserved",
+		       a->arg, done, asked, sz, done * each, tsz);
+		*ret_short = true;
+	} else if (!ctl->json) {
+		printf("Demoted %" PRIu64 " %s page%s into %" PRIu64 " %s pages\n", done, sz,
+		       done == 1 ? "" : "s", done * each, tsz);
+	}
+	hk_pool_unref(before);
+	hk_pool_unref(after);
+	return 0;
+}
+
+int ha_apply_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
+{
+	switch (a->kind) {
+	case HA_VMEMMAP:
+		return apply_vmemmap(ctl, a);
+	case HA_DEMOTE_SIZE:
+		return apply_demote_size(ctl, a);
+	case HA_DEMOTE:
+		return apply_demote(ctl, a, ret_short);
+	default:
+		return -1;
+	}
+}
+
+int ha_hugetlb_cma(struct hugeadm_ctl *ctl, uint64_t *ret)
+{
+	int rc = hk_hugetlb_cma(ctl->ctx, ret);
+
+	return rc < 0 ? -ENOENT : 0;
+}
+
+/*
+ * The bytes of struct pages HVO gives back for each huge page of size: all
+ * of its vmemmap but one base page (Documentation/mm/vmemmap_dedup.rst; with
+ * 4 KiB pages 7 pages per 2 MiB page, 4095 per 1 GiB page).
+ */
+static uint64_t hvo_saving(uint64_t size, uint64_t base)
+{
+	uint64_t vmemmap = size / base * STRUCT_PAGE_BYTES;
+
+	return vmemmap > base ? (vmemmap / base - 1) * base : 0;
+}
+
+static const char hvo_cost[] =
+	"pages move between the pool and the system about 2x slower, and freeing pages "
+	"back to the system can fail while memory is short (retry later)";
+
+void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n)
+{
+	bool header = false;
+	uint64_t v, base = 4096;
+	char sz[32], to[32], saved[32];
+	size_t shown = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size = hk_pool_get(pools[i], HK_POOL_SIZE),
+			 dsz = hk_pool_get(pools[i], HK_POOL_DEMOTE_SIZE);
+
+		if (!dsz)
+			continue;
+		if (!header)
+			printf("\nDemote (free pages split into smaller huge pages: --pool-demote "
+			       "SIZE:N):\n");
+		header = true;
+		ha_format_size(sz, sizeof(sz), size);
+		ha_format_size(to, sizeof(to), dsz);
+		printf("  %s pages demote to %s pages, %" PRIu64 " each; %" PRIu64 " free now\n",
+		       sz, to, size / dsz, hk_pool_get(pools[i], HK_POOL_FREE));
+	}
+
+	printf("\nHugeTLB vmemmap optimization (vm.hugetlb_optimize_vmemmap): ");
+	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, &v) < 0) {
+		printf("not available\n");
+		return;
+	}
+	printf("%s\n", v ? "on" : "off");
+	hk_base_page_size(ctl->ctx, &base);
+	printf("  Each huge page allocated %s gives back struct pages:\n  ",
+	       v ? "since it was turned on" : "after it is turned on");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size = hk_pool_get(pools[i], HK_POOL_SIZE), s = hvo_saving(size, base);
+
+		if (!s)
+			continue;
+		ha_format_size(sz, sizeof(sz), size);
+		ha_format_size(saved, sizeof(saved), s);
+		printf("%s%s per %s page", shown++ ? ", " : "", saved, sz);
+	}
+	printf("%s (pages already in the pool keep theirs).\n", shown ? "" : "none");
+	printf("  Cost: pages move between the pool and the system about 2x slower, and\n"
+	       "  freeing pages back to the system can fail while memory is short.\n");
+}
+
+void ha_json_kernel(struct hugeadm_ctl *ctl, struct hk_json *j)
+{
+	uint64_t v, base = 4096, *sizes = NULL;
+	char *param = NULL;
+	size_t n = 0;
+	bool have, set;
+
+	hk_json_open_object(j, "vmemmap_optimize");
+	have = hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, &v) == 0;
+	hk_json_bool(j, "available", have);
+	if (have)
+		hk_json_bool(j, "enabled", v != 0);
+	else
+		hk_json_null(j, "enabled");
+	hk_base_page_size(ctl->ctx, &base);
+	hk_json_open_array(j, "saves");
+	if (have && hk_page_sizes(ctl->ctx, &sizes, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			hk_json_open_object(j, NULL);
+			hk_json_u64(j, "size", sizes[i]);
+			hk_json_u64(j, "bytes", hvo_saving(sizes[i], base));
+			hk_json_close_object(j);
+		}
+		free(sizes);
+	}
+	hk_json_close_array(j);
+	if (have)
+		hk_json_string(j, "cost", hvo_cost);
+	else
+		hk_json_null(j, "cost");
+	hk_json_close_object(j);
+
+	hk_json_open_object(j, "hugetlb_cma");
+	have = hk_kernel_param(ctl->ctx, "hugetlb_cma", &param) == 0;
+	set = have && ha_hugetlb_cma(ctl, &v) == 0;
+	hk_json_bool(j, "set", set);
+	if (have)
+		hk_json_string(j, "parameter", param);
+	else
+		hk_json_null(j, "parameter");
+	if (set)
+		hk_json_u64(j, "size", v);
+	else
+		hk_json_null(j, "size");
+	free(param);
+	if (hk_meminfo_read(ctl->ctx, "CmaTotal", &v) == 0)
+		hk_json_u64(j, "cma_total", v * 1024);
+	else
+		hk_json_null(j, "cma_total");
+	if (hk_meminfo_read(ctl->ctx, "CmaFree", &v) == 0)
+		hk_json_u64(j, "cma_free", v * 1024);
+	else
+		hk_json_null(j, "cma_free");
+	hk_json_close_object(j);
+}

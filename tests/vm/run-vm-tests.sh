@@ -26,10 +26,12 @@
 #   HK_VM_FILES    files (separated by spaces) copied into the guest's /hk/
 #                  under their own names, e.g. what the guest script expects.
 #   HK_VM_LOG      the console log (default BUILD_DIR/vm-tests.log).
-# The CPU is `-cpu max` under KVM and TCG alike: it passes the host's flags
-# under KVM and QEMU's full set under TCG, pdpe1gb (1 GiB pages) included
-# where the host or QEMU has it; guest scripts check for
-# /sys/kernel/mm/hugepages/hugepages-1048576kB before testing 1 GiB pages.
+#   HK_VM_CPU      QEMU's -cpu (default max: the host's flags under KVM,
+#                  QEMU's full set under TCG, pdpe1gb for 1 GiB pages included
+#                  where the host or QEMU has it; `max,pdpe1gb=off` boots a
+#                  guest without 1 GiB pages). Guest scripts check for
+#                  /sys/kernel/mm/hugepages/hugepages-1048576kB before testing
+#                  1 GiB pages.
 set -euo pipefail
 
 skip() {
@@ -51,6 +53,7 @@ guest=${2:-$here/guest-tests.sh}
 cache=${HK_VM_CACHE:-$build/vm-cache}
 vm_timeout=${HK_VM_TIMEOUT:-240}
 vm_append=${HK_VM_APPEND:-}
+vm_cpu=${HK_VM_CPU:-max}
 case ${HK_VM_NODE_MB:-640} in
 *,*) node0_mb=${HK_VM_NODE_MB%%,*} node1_mb=${HK_VM_NODE_MB#*,} ;;
 *) node0_mb=${HK_VM_NODE_MB:-640} node1_mb=$node0_mb ;;
@@ -208,14 +211,14 @@ run_qemu() {
 	# -accel tcg after kvm: QEMU falls back when KVM cannot start at all.
 	[ "$1" = kvm ] && accel_args+=(-accel tcg)
 	rm -f "$log"
-	echo "HK-VM: kernel $kernel, accel $1, nodes ${node0_mb}M+${node1_mb}M, log $log"
+	echo "HK-VM: kernel $kernel, accel $1, cpu $vm_cpu, nodes ${node0_mb}M+${node1_mb}M, log $log"
 	[ -z "$vm_append" ] || echo "HK-VM: kernel parameters added: $vm_append"
 	local start
 	start=$(date +%s)
 	status=0
 	# The subshell keeps bash's "Aborted" notice out of the output.
 	(
-		timeout "$vm_timeout" qemu-system-x86_64 "${accel_args[@]}" -cpu max \
+		timeout "$vm_timeout" qemu-system-x86_64 "${accel_args[@]}" -cpu "$vm_cpu" \
 			-machine q35 -m "$((node0_mb + node1_mb))M" -smp 2 \
 			-object "memory-backend-ram,id=m0,size=${node0_mb}M" \
 			-object "memory-backend-ram,id=m1,size=${node1_mb}M" \

@@ -16,8 +16,22 @@
 #
 # Environment: HK_VM_CACHE (cache dir), HK_VM_KERNEL (use this bzImage instead
 # of Debian's; needs hugetlbfs, NUMA, devtmpfs and the 8250 console built in),
-# HK_VM_ACCEL (kvm or tcg; default kvm when /dev/kvm is usable, else tcg),
-# HK_VM_TIMEOUT (seconds for QEMU, default 240).
+# HK_VM_ACCEL (kvm or tcg; default tcg, see below), HK_VM_TIMEOUT (seconds for
+# QEMU, default 240), and for tests that boot with their own settings:
+#   HK_VM_APPEND   extra kernel parameters, appended to the -append line after
+#                  `console=ttyS0 panic=-1 quiet` (e.g. `hugepagesz=1G
+#                  hugepages=0:2,1:1`); the guest sees them in /proc/cmdline.
+#   HK_VM_NODE_MB  MiB of memory per NUMA node: one number for both nodes or
+#                  `N0,N1` (default 640, which vm/numa's checks assume).
+#   HK_VM_FILES    files (separated by spaces) copied into the guest's /hk/
+#                  under their own names, e.g. what the guest script expects.
+#   HK_VM_LOG      the console log (default BUILD_DIR/vm-tests.log).
+#   HK_VM_CPU      QEMU's -cpu (default max: the host's flags under KVM,
+#                  QEMU's full set under TCG, pdpe1gb for 1 GiB pages included
+#                  where the host or QEMU has it; `max,pdpe1gb=off` boots a
+#                  guest without 1 GiB pages). Guest scripts check for
+#                  /sys/kernel/mm/hugepages/hugepages-1048576kB before testing
+#                  1 GiB pages.
 set -euo pipefail
 
 skip() {
@@ -38,6 +52,22 @@ guest=${2:-$here/guest-tests.sh}
 [ -f "$guest" ] || die "$guest: no such guest script"
 cache=${HK_VM_CACHE:-$build/vm-cache}
 vm_timeout=${HK_VM_TIMEOUT:-240}
+vm_append=${HK_VM_APPEND:-}
+vm_cpu=${HK_VM_CPU:-max}
+case ${HK_VM_NODE_MB:-640} in
+*,*) node0_mb=${HK_VM_NODE_MB%%,*} node1_mb=${HK_VM_NODE_MB#*,} ;;
+*) node0_mb=${HK_VM_NODE_MB:-640} node1_mb=$node0_mb ;;
+esac
+for mb in "$node0_mb" "$node1_mb"; do
+	case $mb in
+	'' | *[!0-9]*) die "HK_VM_NODE_MB=${HK_VM_NODE_MB:-}: want MiB per node, N or N0,N1" ;;
+	esac
+	[ "$mb" -ge 256 ] || die "HK_VM_NODE_MB=${HK_VM_NODE_MB:-}: at least 256 MiB per node"
+done
+read -r -a guest_files <<< "${HK_VM_FILES:-}"
+for f in "${guest_files[@]}"; do
+	[ -f "$f" ] || die "HK_VM_FILES: $f: no such file"
+done
 
 for t in hugeadm pagesize; do
 	[ -x "$build/tools/$t" ] || die "$build/tools/$t is not built"
@@ -139,6 +169,9 @@ for bin in "$build/tools/hugeadm" "$build/tools/pagesize" "$busybox" "${extra[@]
 	done <<< "$deps"
 done
 cp "$guest" "$root/hk/guest-tests.sh"
+for f in "${guest_files[@]}"; do
+	cp "$f" "$root/hk/"
+done
 cat > "$root/init" << 'INIT'
 #!/bin/sh
 # PID 1 of the hugekit test VM: mount, run the guest script, report, power off.
@@ -170,7 +203,7 @@ INIT
 chmod 755 "$root/init" "$root/hk/guest-tests.sh"
 (cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$work/initrd.gz"
 
-log=$build/vm-tests.log
+log=${HK_VM_LOG:-$build/vm-tests.log}
 
 # run_qemu ACCEL: boots the guest, console in $log; sets status and elapsed.
 run_qemu() {
@@ -178,20 +211,21 @@ run_qemu() {
 	# -accel tcg after kvm: QEMU falls back when KVM cannot start at all.
 	[ "$1" = kvm ] && accel_args+=(-accel tcg)
 	rm -f "$log"
-	echo "HK-VM: kernel $kernel, accel $1, log $log"
+	echo "HK-VM: kernel $kernel, accel $1, cpu $vm_cpu, nodes ${node0_mb}M+${node1_mb}M, log $log"
+	[ -z "$vm_append" ] || echo "HK-VM: kernel parameters added: $vm_append"
 	local start
 	start=$(date +%s)
 	status=0
 	# The subshell keeps bash's "Aborted" notice out of the output.
 	(
-		timeout "$vm_timeout" qemu-system-x86_64 "${accel_args[@]}" -cpu max \
-			-machine q35 -m 1280M -smp 2 \
-			-object memory-backend-ram,id=m0,size=640M \
-			-object memory-backend-ram,id=m1,size=640M \
+		timeout "$vm_timeout" qemu-system-x86_64 "${accel_args[@]}" -cpu "$vm_cpu" \
+			-machine q35 -m "$((node0_mb + node1_mb))M" -smp 2 \
+			-object "memory-backend-ram,id=m0,size=${node0_mb}M" \
+			-object "memory-backend-ram,id=m1,size=${node1_mb}M" \
 			-numa node,nodeid=0,cpus=0,memdev=m0 \
 			-numa node,nodeid=1,cpus=1,memdev=m1 \
 			-kernel "$kernel" -initrd "$work/initrd.gz" \
-			-append "console=ttyS0 panic=-1 quiet" \
+			-append "console=ttyS0 panic=-1 quiet${vm_append:+ $vm_append}" \
 			-nodefaults -display none -no-reboot \
 			-serial "file:$log" < /dev/null
 		exit "$?"

@@ -1,4 +1,6 @@
 # shellcheck shell=bash
+# SC2034: the variables are the .bats files'; SC2154: bats' run sets $output.
+# shellcheck disable=SC2034,SC2154
 # Shared by the fleet tests: contrib/ansible's role run by ansible-playbook
 # against localhost, into a scratch directory.
 
@@ -30,6 +32,8 @@ fleet_env() {
 	export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 	export ANSIBLE_STDOUT_CALLBACK=default
 	export ANSIBLE_RETRY_FILES_ENABLED=0
+	# Ansible refuses to run in a locale that is not UTF-8 (ctest sets LC_ALL=C).
+	export LC_ALL=C.UTF-8 LANG=C.UTF-8
 	ANSIBLE_PYTHON_INTERPRETER=$(command -v python3)
 	export ANSIBLE_PYTHON_INTERPRETER
 }

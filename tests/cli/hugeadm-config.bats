@@ -162,6 +162,11 @@ setup() {
 }
 
 @test "without FILE: etc/hugekit/hugekit.conf and conf.d/*.conf of the tree" {
+	# None there: a warning, nothing to do.
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply
+	assert_success
+	assert_equal "$stderr" "hugeadm:WARNING: no configuration: neither /etc/hugekit/hugekit.conf nor /etc/hugekit/conf.d/*.conf is there"
+	assert_output "nothing to change: the machine matches the configuration"
 	mkdir -p "$ROOT/etc/hugekit/conf.d"
 	printf '[thp]\nenabled = never\n' > "$ROOT/etc/hugekit/hugekit.conf"
 	printf '[pool 1G]\nminimum = 1@0, 2@1\n' > "$ROOT/etc/hugekit/conf.d/50-db.conf"

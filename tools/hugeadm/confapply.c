@@ -44,6 +44,9 @@ static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 		ha_msg(ctl, HA_ERROR, "nothing was %s", ctl->apply ? "changed" : "checked");
 		return NULL;
 	}
+	if (hk_config_files(cfg, NULL) == 0)
+		ha_msg(ctl, HA_WARNING, "no configuration: neither %s nor %s/*.conf is there",
+		       HK_CONFIG_FILE, HK_CONFIG_DIR);
 	rc = hk_plan_from_config(ctl->ctx, cfg, config_error, ctl, &plan);
 	if (rc < 0) {
 		if (rc != -EINVAL)

@@ -179,7 +179,7 @@ static void test_boot_comments(void **state)
 	assert_int_equal(ha_gen_boot(&r.g, true, &r.out), 0);
 	assert_non_null(strstr(r.out.files[0].text,
 			       "# Kernel parameters made by hugeadm --generate boot from t.conf.\n"
-			       "# Add them to GRUB_CMDLINE_LINUX"));
+			       "# To install them: add them to GRUB_CMDLINE_LINUX"));
 	/* The last line is the parameters alone. */
 	assert_non_null(strstr(r.out.files[0].text, ".\nhugepagesz=1G hugepages=2\n"));
 	finish(&r);
@@ -216,7 +216,7 @@ static void test_sysctl(void **state)
 			     "# group root (t.conf:5): the kernel takes its gid\n"
 			     "vm.hugetlb_shm_group = 0\n"
 			     "# recommended (t.conf:6), worked out on this machine:\n"
-			     "# what the huge page pools can hold at their maximum, in bytes\n"
+			     "# what the huge page pools hold at their maximum now, in bytes\n"
 			     "kernel.shmmax = %llu\n"
 			     "kernel.shmall = 4194304\n",
 			     (unsigned long long)mfk, (unsigned long long)shmmax) > 0);

@@ -536,7 +536,10 @@ out:
 		fputs("# Kernel parameters made by hugeadm --generate boot from ", file.f);
 		put_files(file.f, g);
 		fputs(".\n", file.f);
-		ha_gen_boot_hint(file.f, "# ");
+		if (*params)
+			ha_gen_boot_hint(file.f, "# ", params);
+		else
+			fputs("# Nothing to put on the kernel command line.\n", file.f);
 	}
 	if (*params)
 		fprintf(file.f, "%s\n", params);
@@ -546,14 +549,14 @@ out:
 	return ha_gen_files_add(out, "kernel-cmdline", text);
 }
 
-void ha_gen_boot_hint(FILE *f, const char *prefix)
+void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params)
 {
 	fprintf(f,
-		"%sAdd them to GRUB_CMDLINE_LINUX in /etc/default/grub and run update-grub\n"
-		"%s(grub2-mkconfig -o /boot/grub2/grub.cfg on Fedora and RHEL, or there:\n"
-		"%sgrubby --update-kernel=ALL --args='...'; with systemd-boot on Pop!_OS:\n"
-		"%skernelstub -a '...'); they take effect at the next boot.\n",
-		prefix, prefix, prefix, prefix);
+		"%sTo install them: add them to GRUB_CMDLINE_LINUX in /etc/default/grub, then run\n"
+		"%supdate-grub (Debian, Ubuntu) or grub2-mkconfig -o /boot/grub2/grub.cfg; or\n"
+		"%sgrubby --update-kernel=ALL --args='%s' (Fedora, RHEL);\n"
+		"%sor kernelstub -a '%s' (Pop!_OS). They take effect at the next boot.\n",
+		prefix, prefix, prefix, params, prefix, params);
 }
 
 /* Sysctl: a sysctl.d file */
@@ -603,7 +606,7 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 			}
 			fprintf(t.f,
 				"# recommended (%s:%u), worked out on this machine:\n"
-				"# what the huge page pools can hold at their maximum, in bytes\n"
+				"# what the huge page pools hold at their maximum now, in bytes\n"
 				"%s = %" PRIu64 "\n",
 				e->file, e->line, e->key, v);
 		} else if (is(e->value, "recommended")) {

@@ -55,8 +55,8 @@ int ha_gen_files_add(struct ha_gen_files *f, const char *name, char *text);
 
 /* hugekit.service's text, running hugeadm_path --apply. */
 void ha_gen_service(FILE *f, const char *hugeadm_path);
-/* How to install the kernel parameters, each line after prefix. */
-void ha_gen_boot_hint(FILE *f, const char *prefix);
+/* How to install the kernel parameters params, each line after prefix. */
+void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params);
 /* systemd-escape --path --suffix=SUFFIX; free(*ret). -EINVAL, -ENAMETOOLONG, -ENOMEM. */
 int ha_gen_unit_name(const char *path, const char *suffix, char **ret);
 /* A size as the kernel's command line takes it: "1G", "2M", "64K", or bytes. */

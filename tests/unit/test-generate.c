@@ -170,6 +170,22 @@ static void test_boot_problems(void **state)
 		      "6: hugetlb_cma: node 2 does not exist on this machine\n");
 }
 
+/* Each problem once: a bad size name, one size under two names, a size this machine lacks. */
+static void test_boot_pool_names(void **state)
+{
+	const struct hk_config_entry e[] = {
+		E("pool", "2X", "minimum", "1", 2),
+		E("pool", "1G", "minimum", "1", 4),
+		E("pool", "1048576K", "minimum", "2", 6),
+		E("pool", "16G", "minimum", "1", 8),
+	};
+
+	boot_problems("x86-2node", e, 4,
+		      "2: [pool 2X]: not a page size\n"
+		      "6: [pool 1048576K]: the page size of [pool 1G] (t.conf:4)\n"
+		      "8: [pool 16G]: this machine has no huge pages of that size\n");
+}
+
 static void test_boot_comments(void **state)
 {
 	const struct hk_config_entry e[] = {E("pool", "1G", "minimum", "2", 2)};
@@ -328,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_boot_options),
 		cmocka_unit_test(test_boot_nothing),
 		cmocka_unit_test(test_boot_problems),
+		cmocka_unit_test(test_boot_pool_names),
 		cmocka_unit_test(test_boot_comments),
 		cmocka_unit_test(test_sysctl),
 		cmocka_unit_test(test_sysctl_problems),

@@ -317,6 +317,93 @@ static bool size_known(const uint64_t *sizes, size_t n, uint64_t size)
 	return false;
 }
 
+/* A [pool]'s minimum and its page size. */
+struct pool_min {
+	const struct hk_config_entry *e;
+	uint64_t size;
+};
+
+static int cmp_pool_min(const void *a, const void *b)
+{
+	const struct pool_min *x = a, *y = b;
+
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+/*
+ * " hugepagesz=SIZE hugepages=..." for each pool with a minimum that goes on
+ * the command line (gigantic ones, or all), by ascending size; 0, -1 after
+ * messages, or -ENOMEM.
+ */
+static int boot_pools(struct ha_gen *g, const uint64_t *sizes, size_t n_sizes, const int *nodes,
+		      size_t n_nodes, bool all, FILE *line)
+{
+	struct pool_min *pm = calloc(g->n_entries ? g->n_entries : 1, sizeof(*pm));
+	size_t n = 0;
+	char buf[32];
+	int rc = 0;
+
+	if (!pm)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_entries; i++) {
+		const struct hk_config_entry *e = &g->entries[i];
+		uint64_t size;
+		bool twice = false;
+
+		if (!is(e->section, "pool") || !is(e->key, "minimum") || pool_size(g, e, &size) < 0)
+			continue;
+		for (size_t k = 0; k < n && !twice; k++)
+			if (pm[k].size == size) {
+				gen_error(g, e, "[pool %s]: the page size of [pool %s] (%s:%u)",
+					  e->name, pm[k].e->name, pm[k].e->file, pm[k].e->line);
+				twice = true;
+			}
+		if (twice)
+			continue;
+		if (!size_known(sizes, n_sizes, size)) {
+			gen_error(g, e, "[pool %s]: this machine has no huge pages of that size",
+				  e->name);
+			continue;
+		}
+		pm[n].e = e;
+		pm[n].size = size;
+		n++;
+	}
+	qsort(pm, n, sizeof(*pm), cmp_pool_min);
+	for (size_t i = 0; i < n && rc != -ENOMEM; i++) {
+		struct hk_pool *pool = NULL;
+		struct node_pages *np = NULL;
+		size_t n_np = 0;
+		bool gigantic;
+
+		rc = hk_pool_read(g->ctx, pm[i].size, &pool);
+		if (rc < 0) {
+			gen_error(g, pm[i].e, "[pool %s]: cannot read the pool: %s", pm[i].e->name,
+				  strerror(-rc));
+			continue;
+		}
+		gigantic = hk_pool_is_gigantic(pool);
+		hk_pool_unref(pool);
+		if (!gigantic && !all)
+			continue;
+		rc = parse_minimum(g, pm[i].e, pm[i].size, nodes, n_nodes, &np, &n_np);
+		if (rc < 0)
+			continue;
+		ha_gen_kernel_size(buf, sizeof(buf), pm[i].size);
+		fprintf(line, " hugepagesz=%s hugepages=", buf);
+		for (size_t k = 0; k < n_np; k++) {
+			if (np[k].node == HK_NODE_ALL)
+				fprintf(line, "%" PRIu64, np[k].pages);
+			else
+				fprintf(line, "%s%d:%" PRIu64, k ? "," : "", np[k].node,
+					np[k].pages);
+		}
+		free(np);
+	}
+	free(pm);
+	return rc == -ENOMEM ? rc : 0;
+}
+
 /* hugetlb_cma = SIZE, or a list of NODE:SIZE: checked and written as the kernel reads it. */
 static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int *nodes,
 		    size_t n_nodes, FILE *line)
@@ -377,9 +464,9 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 	const struct hk_config_entry *cma = find(g, "boot", NULL, "hugetlb_cma");
 	const struct hk_config_entry *hvo = find(g, "boot", NULL, "hugetlb_free_vmemmap");
 	const struct hk_config_entry *which = find(g, "boot", NULL, "pools");
-	uint64_t *sizes = NULL, *done = NULL;
+	uint64_t *sizes = NULL;
 	int *nodes = NULL;
-	size_t n_sizes = 0, n_nodes = 0, n_done = 0;
+	size_t n_sizes = 0, n_nodes = 0;
 	bool all = false;
 	struct text line, file;
 	char buf[32];
@@ -432,82 +519,9 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 		}
 	}
 	/* The pools, by ascending size: hugepagesz=SIZE, then its hugepages=. */
-	for (;;) {
-		const struct hk_config_entry *e = NULL;
-		uint64_t size = 0;
-
-		for (size_t i = 0; i < g->n_entries; i++) {
-			const struct hk_config_entry *c = &g->entries[i];
-			uint64_t s;
-			bool seen = false;
-
-			if (!is(c->section, "pool") || !is(c->key, "minimum"))
-				continue;
-			if (pool_size(g, c, &s) < 0) {
-				/* Said once: keep it from coming round again. */
-				s = 0;
-			}
-			for (size_t k = 0; k < n_done; k++)
-				seen |= done[k] == s;
-			if (seen)
-				continue;
-			if (!e || s < size) {
-				e = c;
-				size = s;
-			}
-		}
-		if (!e)
-			break;
-		{
-			uint64_t *nd = realloc(done, (n_done + 1) * sizeof(*nd));
-
-			if (!nd) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			done = nd;
-			done[n_done++] = size;
-		}
-		if (size == 0)
-			continue;
-		if (!size_known(sizes, n_sizes, size)) {
-			gen_error(g, e, "[pool %s]: this machine has no huge pages of that size",
-				  e->name);
-			continue;
-		}
-		{
-			struct hk_pool *pool = NULL;
-			struct node_pages *np = NULL;
-			size_t n_np = 0;
-			bool gigantic;
-
-			rc = hk_pool_read(g->ctx, size, &pool);
-			if (rc < 0) {
-				gen_error(g, e, "[pool %s]: cannot read the pool: %s", e->name,
-					  strerror(-rc));
-				continue;
-			}
-			gigantic = hk_pool_is_gigantic(pool);
-			hk_pool_unref(pool);
-			if (!gigantic && !all)
-				continue;
-			rc = parse_minimum(g, e, size, nodes, n_nodes, &np, &n_np);
-			if (rc == -ENOMEM)
-				goto out;
-			if (rc < 0)
-				continue;
-			ha_gen_kernel_size(buf, sizeof(buf), size);
-			fprintf(line.f, " hugepagesz=%s hugepages=", buf);
-			for (size_t k = 0; k < n_np; k++) {
-				if (np[k].node == HK_NODE_ALL)
-					fprintf(line.f, "%" PRIu64, np[k].pages);
-				else
-					fprintf(line.f, "%s%d:%" PRIu64, k ? "," : "", np[k].node,
-						np[k].pages);
-			}
-			free(np);
-		}
-	}
+	rc = boot_pools(g, sizes, n_sizes, nodes, n_nodes, all, line.f);
+	if (rc == -ENOMEM)
+		goto out;
 	if (cma) {
 		rc = boot_cma(g, cma, nodes, n_nodes, line.f);
 		if (rc == -ENOMEM)
@@ -517,7 +531,6 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 out:
 	free(sizes);
 	free(nodes);
-	free(done);
 	params = text_close(&line);
 	if (rc < 0 || !params) {
 		free(params);

@@ -107,6 +107,10 @@ struct hugeadm_ctl {
 	/* Options of the mounts created: 0 or -1 when not given. */
 	uint64_t max_size, min_size;
 	long max_inodes;
+	/* --generate KIND [--config FILE] [--output DIR] (gencmd.c); NULL when not given */
+	const char *generate;
+	const char *gen_config;
+	const char *gen_output;
 	struct ha_states plan_states; /* the pools as the plan leaves them */
 	struct ha_states dry_states;  /* the pools as a dry run pretends they are */
 };
@@ -190,6 +194,13 @@ int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a);
 int ha_plan_pages_needed(struct hugeadm_ctl *ctl, const char *arg);
 int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j);
 int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j);
+
+/*
+ * gencmd.c: --generate. The kind is boot, sysctl or units (0, else -EINVAL);
+ * ha_generate reads the configuration and writes the files: an exit code.
+ */
+int ha_generate_check_kind(const char *kind);
+int ha_generate(struct hugeadm_ctl *ctl);
 
 /* swap.c: temporary swap while a pool grows. */
 struct ha_swap;

@@ -194,7 +194,7 @@ static void test_boot_comments(void **state)
 	start(&r, "x86-1node", e, 1);
 	assert_int_equal(ha_gen_boot(&r.g, true, &r.out), 0);
 	assert_non_null(strstr(r.out.files[0].text,
-			       "# Kernel parameters made by hugeadm --generate boot from t.conf.\n"
+			       "# Made by hugeadm --generate boot from t.conf.\n"
 			       "# To install them: add them to GRUB_CMDLINE_LINUX"));
 	/* The last line is the parameters alone. */
 	assert_non_null(strstr(r.out.files[0].text, ".\nhugepagesz=1G hugepages=2\n"));

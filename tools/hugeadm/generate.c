@@ -159,6 +159,17 @@ static void put_files(FILE *f, const struct ha_gen *g)
 		fputs("no configuration file", f);
 }
 
+/* A text that starts "# Made by hugeadm --generate KIND from FILES.". */
+static int text_open_made(struct text *t, const struct ha_gen *g, const char *kind)
+{
+	if (text_open(t) < 0)
+		return -ENOMEM;
+	fprintf(t->f, "# Made by hugeadm --generate %s from ", kind);
+	put_files(t->f, g);
+	fputs(".\n", t->f);
+	return 0;
+}
+
 /* Boot: the kernel command line */
 
 /* One pool's share on one node (node HK_NODE_ALL: the whole pool). */
@@ -543,12 +554,9 @@ out:
 	/* Without the leading blank; an empty line is nothing to add. */
 	memmove(params, params + (*params == ' '), strlen(params) + 1 - (*params == ' '));
 	out->note = params;
-	if (text_open(&file) < 0)
+	if (comments ? text_open_made(&file, g, "boot") < 0 : text_open(&file) < 0)
 		return -ENOMEM;
 	if (comments) {
-		fputs("# Kernel parameters made by hugeadm --generate boot from ", file.f);
-		put_files(file.f, g);
-		fputs(".\n", file.f);
 		if (*params)
 			ha_gen_boot_hint(file.f, "# ", params);
 		else
@@ -581,11 +589,9 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 	char *text;
 	int rc;
 
-	if (text_open(&t) < 0)
+	if (text_open_made(&t, g, "sysctl") < 0)
 		return -ENOMEM;
-	fputs("# Made by hugeadm --generate sysctl from ", t.f);
-	put_files(t.f, g);
-	fputs(".\n# The huge page pools are not set here: hugekit.service sets them (hugeadm --apply)\n"
+	fputs("# The huge page pools are not set here: hugekit.service sets them (hugeadm --apply)\n"
 	      "# and reads them back.\n",
 	      t.f);
 	for (size_t i = 0; i < g->n_entries; i++) {
@@ -594,34 +600,24 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 
 		if (!is(e->section, "sysctl"))
 			continue;
-		if (is(e->value, "recommended") && is(e->key, "vm.min_free_kbytes")) {
-			rc = hk_recommended_min_free_kbytes(g->ctx, &v);
+		if (is(e->value, "recommended") &&
+		    (is(e->key, "vm.min_free_kbytes") || is(e->key, "kernel.shmmax"))) {
+			bool mfk = is(e->key, "vm.min_free_kbytes");
+
+			rc = mfk ? hk_recommended_min_free_kbytes(g->ctx, &v)
+				 : hk_recommended_shmmax(g->ctx, &v);
 			if (rc < 0) {
-				gen_error(g, e,
-					  "vm.min_free_kbytes: cannot work out the "
-					  "recommended value: %s",
-					  strerror(-rc));
+				gen_error(g, e, "%s: cannot work out the recommended value: %s",
+					  e->key, strerror(-rc));
 				continue;
 			}
 			fprintf(t.f,
-				"# recommended (%s:%u), worked out on this machine:\n"
-				"# 11 x the default huge page size in kB x the memory zones\n"
-				"%s = %" PRIu64 "\n",
-				e->file, e->line, e->key, v);
-		} else if (is(e->value, "recommended") && is(e->key, "kernel.shmmax")) {
-			rc = hk_recommended_shmmax(g->ctx, &v);
-			if (rc < 0) {
-				gen_error(
-					g, e,
-					"kernel.shmmax: cannot work out the recommended value: %s",
-					strerror(-rc));
-				continue;
-			}
-			fprintf(t.f,
-				"# recommended (%s:%u), worked out on this machine:\n"
-				"# what the huge page pools hold at their maximum now, in bytes\n"
-				"%s = %" PRIu64 "\n",
-				e->file, e->line, e->key, v);
+				"# recommended (%s:%u), worked out on this machine:\n# %s\n%s = %" PRIu64
+				"\n",
+				e->file, e->line,
+				mfk ? "11 x the default huge page size in kB x the memory zones"
+				    : "what the huge page pools hold at their maximum now, in bytes",
+				e->key, v);
 		} else if (is(e->value, "recommended")) {
 			gen_error(g, e,
 				  "%s: no recommended value (only vm.min_free_kbytes and "
@@ -786,6 +782,41 @@ static int mount_size_option(struct ha_gen *g, const struct hk_config_entry *e, 
 	return 0;
 }
 
+/*
+ * uid= or gid= of a [mount]'s user or group: a number as it is, a name looked
+ * up here (hugetlbfs takes numbers only), with a comment in head that says so.
+ */
+static void mount_owner(struct ha_gen *g, const struct hk_config_entry *e, bool user, FILE *head,
+			FILE *opts)
+{
+	const char *what = user ? "user" : "group", *opt = user ? "uid" : "gid";
+	long long id = -1;
+	uint64_t v;
+
+	if (all_digits(e->value)) {
+		if (parse_number(e->value, &v) == 0 && v < UINT32_MAX) {
+			fprintf(opts, ",%s=%s", opt, e->value);
+			return;
+		}
+	} else if (user) {
+		const struct passwd *pw = getpwnam(e->value);
+
+		if (pw)
+			id = pw->pw_uid;
+	} else {
+		const struct group *gr = getgrnam(e->value);
+
+		if (gr)
+			id = gr->gr_gid;
+	}
+	if (id < 0) {
+		gen_error(g, e, "%s: no %s '%s' on this machine", what, what, e->value);
+		return;
+	}
+	fprintf(head, "# %s %s is %s %lld here\n", what, e->value, opt, id);
+	fprintf(opts, ",%s=%lld", opt, id);
+}
+
 /* One [mount]: its unit, named from the path. */
 static int gen_mount(struct ha_gen *g, const struct hk_config_entry *first,
 		     struct ha_gen_files *out)
@@ -834,33 +865,8 @@ static int gen_mount(struct ha_gen *g, const struct hk_config_entry *first,
 			}
 			ha_gen_kernel_size(buf, sizeof(buf), v);
 			fprintf(opts.f, ",pagesize=%s", buf);
-		} else if (is(e->key, "user")) {
-			const struct passwd *pw = all_digits(e->value) ? NULL : getpwnam(e->value);
-
-			if (all_digits(e->value) && parse_number(e->value, &v) == 0 &&
-			    v < UINT32_MAX) {
-				fprintf(opts.f, ",uid=%s", e->value);
-			} else if (pw) {
-				/* hugetlbfs takes numbers only. */
-				fprintf(t.f, "# user %s is uid %u here\n", e->value,
-					(unsigned)pw->pw_uid);
-				fprintf(opts.f, ",uid=%u", (unsigned)pw->pw_uid);
-			} else {
-				gen_error(g, e, "user: no user '%s' on this machine", e->value);
-			}
-		} else if (is(e->key, "group")) {
-			const struct group *gr = all_digits(e->value) ? NULL : getgrnam(e->value);
-
-			if (all_digits(e->value) && parse_number(e->value, &v) == 0 &&
-			    v < UINT32_MAX) {
-				fprintf(opts.f, ",gid=%s", e->value);
-			} else if (gr) {
-				fprintf(t.f, "# group %s is gid %u here\n", e->value,
-					(unsigned)gr->gr_gid);
-				fprintf(opts.f, ",gid=%u", (unsigned)gr->gr_gid);
-			} else {
-				gen_error(g, e, "group: no group '%s' on this machine", e->value);
-			}
+		} else if (is(e->key, "user") || is(e->key, "group")) {
+			mount_owner(g, e, is(e->key, "user"), t.f, opts.f);
 		} else if (is(e->key, "mode")) {
 			char *end;
 			unsigned long m;
@@ -927,11 +933,8 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 	char *text;
 	int rc;
 
-	if (text_open(&t) < 0)
+	if (text_open_made(&t, g, "units") < 0)
 		return -ENOMEM;
-	fputs("# Made by hugeadm --generate units from ", t.f);
-	put_files(t.f, g);
-	fputs(".\n", t.f);
 	ha_gen_service(t.f, g->hugeadm_path);
 	text = text_close(&t);
 	if (!text)

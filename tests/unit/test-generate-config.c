@@ -134,10 +134,12 @@ static void test_units(void **state)
 	assert_string_equal(problems, "");
 	assert_int_equal(r.out.n, 3);
 	assert_string_equal(r.out.files[1].name, "dev-hugepages\\x2d2M.mount");
-	assert_non_null(strstr(r.out.files[1].text, "Options=nosuid,nodev,pagesize=2M,mode=0770\n"));
+	assert_non_null(
+		strstr(r.out.files[1].text, "Options=nosuid,nodev,pagesize=2M,mode=0770\n"));
 	assert_string_equal(r.out.files[2].name, "mnt-huge\\x20pages.mount");
 	assert_non_null(strstr(r.out.files[2].text, "Where=/mnt/huge pages\n"));
-	assert_non_null(strstr(r.out.files[2].text, "# Made by hugeadm --generate units from t.conf:6.\n"));
+	assert_non_null(
+		strstr(r.out.files[2].text, "# Made by hugeadm --generate units from t.conf:6.\n"));
 	finish(&r);
 }
 

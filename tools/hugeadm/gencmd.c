@@ -2,7 +2,7 @@
 /*
  * hugeadm --generate KIND [--config FILE] [--output DIR]: the configuration
  * read, the generator run (generate.c), and only when all is good, its files
- * written: to stdout, or into DIR, each through a temporary file renamed
+ * written: to stdout, or into DIR, each through a new temporary file renamed
  * over the name, so that a reader sees the old file or the new one whole.
  */
 #include <errno.h>
@@ -60,16 +60,26 @@ static int write_all(int fd, const char *s, size_t len)
 	return 0;
 }
 
-/* DIR/NAME, by way of DIR/.NAME.tmp renamed over it; mode 0644. */
+/*
+ * DIR/NAME, by way of a new DIR/.NAME.XXXXXX renamed over it; mode 0644. The
+ * temporary file is created (O_EXCL), never opened where it was: in a
+ * directory others can write to, a name they made (a link) is not followed.
+ */
 static int write_file(struct hugeadm_ctl *ctl, int dirfd, const char *dir,
 		      const struct ha_gen_file *f)
 {
 	char *tmp = NULL;
-	int fd, rc;
+	int fd = -1, rc;
 
-	if (asprintf(&tmp, ".%s.tmp", f->name) < 0)
-		return -ENOMEM;
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	for (unsigned i = 0; fd < 0 && i < 100; i++) {
+		free(tmp);
+		if (asprintf(&tmp, ".%s.%06x", f->name,
+			     (unsigned)(getpid() * 2654435761u + i * 40503u) & 0xffffff) < 0)
+			return -ENOMEM;
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	if (fd < 0) {
 		rc = -errno;
 		ha_msg(ctl, HA_ERROR, "%s/%s: %s", dir, tmp, strerror(-rc));

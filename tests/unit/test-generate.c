@@ -295,15 +295,24 @@ static void test_units(void **state)
 		E("mount", "/srv/huge 50%", "size", "50%", 7),
 		E("mount", "/srv/huge 50%", "group", "0", 8),
 		E("mount", "/srv/huge 50%", "nr_inodes", "100", 9),
+		E("mount", "/srv/b", "pagesize", "2M", 11),
 	};
 	struct run r;
 
-	start(&r, "x86-2node", e, 7);
+	start(&r, "x86-2node", e, 8);
 	assert_int_equal(ha_gen_units(&r.g, &r.out), 0);
 	assert_string_equal(problems, "");
-	assert_int_equal(r.out.n, 3);
+	assert_int_equal(r.out.n, 4);
 	assert_string_equal(r.out.files[0].name, "hugekit.service");
 	assert_non_null(strstr(r.out.files[0].text, "ExecStart=/usr/bin/hugeadm --apply\n"));
+	/* The service mounts them too: after the file systems they are on, each once. */
+	assert_non_null(
+		strstr(r.out.files[0].text,
+		       "Conflicts=shutdown.target\n"
+		       "# hugeadm --apply mounts the [mount] sections: after the file systems "
+		       "they are on.\n"
+		       "RequiresMountsFor=/dev\n"
+		       "RequiresMountsFor=/srv\n\n[Service]\n"));
 	assert_string_equal(r.out.files[1].name, "dev-hugepages\\x2d1G.mount");
 	assert_non_null(strstr(r.out.files[1].text,
 			       "Where=/dev/hugepages-1G\nType=hugetlbfs\n"

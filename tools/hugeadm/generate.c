@@ -737,19 +737,45 @@ static void put_unit_value(FILE *f, const char *s)
 	}
 }
 
-void ha_gen_service(FILE *f, const char *hugeadm_path)
+/* A path as one word of a unit setting: quoted when it has a blank, '"' or '\\'. */
+static void put_unit_path(FILE *f, const char *s)
 {
+	bool quote = strpbrk(s, " \t\"\\") != NULL;
+
+	if (quote)
+		fputc('"', f);
+	for (; *s; s++) {
+		if (quote && (*s == '"' || *s == '\\'))
+			fputc('\\', f);
+		if (*s == '%')
+			fputc('%', f);
+		fputc(*s, f);
+	}
+	if (quote)
+		fputc('"', f);
+}
+
+void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts_for, size_t n)
+{
+	fprintf(f, "[Unit]\n"
+		   "Description=Huge page pools and settings of /etc/hugekit (hugekit)\n"
+		   "Documentation=man:hugeadm(8)\n"
+		   "# Early, while memory is least fragmented: after the sysctl.d files (so that\n"
+		   "# the pools read back here are the last word), before the basic system and\n"
+		   "# the hugetlbfs mounts and services that use huge pages.\n"
+		   "DefaultDependencies=no\n"
+		   "After=systemd-modules-load.service systemd-sysctl.service\n"
+		   "Before=sysinit.target shutdown.target\n"
+		   "Conflicts=shutdown.target\n");
+	if (n)
+		fputs("# hugeadm --apply mounts the [mount] sections: after the file systems they are on.\n",
+		      f);
+	for (size_t i = 0; i < n; i++) {
+		fputs("RequiresMountsFor=", f);
+		put_unit_path(f, mounts_for[i]);
+		fputc('\n', f);
+	}
 	fprintf(f,
-		"[Unit]\n"
-		"Description=Huge page pools and settings of /etc/hugekit (hugekit)\n"
-		"Documentation=man:hugeadm(8)\n"
-		"# Early, while memory is least fragmented: after the sysctl.d files (so that\n"
-		"# the pools read back here are the last word), before the basic system and\n"
-		"# the hugetlbfs mounts and services that use huge pages.\n"
-		"DefaultDependencies=no\n"
-		"After=systemd-modules-load.service systemd-sysctl.service\n"
-		"Before=sysinit.target shutdown.target\n"
-		"Conflicts=shutdown.target\n"
 		"\n"
 		"[Service]\n"
 		"Type=oneshot\n"
@@ -924,6 +950,32 @@ static int gen_mount(struct ha_gen *g, const struct hk_config_entry *first,
 	return rc;
 }
 
+static void free_names(char **names, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
+}
+
+/* The directory an absolute path is in ("/dev/hugepages-2M/" -> "/dev"; "/x" -> "/"). */
+static char *parent_dir(const char *path)
+{
+	char *d = strdup(path), *slash;
+	size_t len;
+
+	if (!d)
+		return NULL;
+	len = strlen(d);
+	while (len > 1 && d[len - 1] == '/')
+		d[--len] = '\0';
+	slash = strrchr(d, '/');
+	while (slash && slash > d && slash[-1] == '/')
+		slash--;
+	if (slash)
+		slash[slash == d] = '\0';
+	return d;
+}
+
 int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 {
 	unsigned errors = g->errors;
@@ -933,9 +985,39 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 	char *text;
 	int rc;
 
+	/* The directories the mount points are in, each once. */
+	for (size_t i = 0; i < g->n_entries; i++) {
+		const struct hk_config_entry *e = &g->entries[i];
+		char *dir;
+		bool seen = false;
+
+		if (!is(e->section, "mount") || !e->name || *e->name != '/' ||
+		    ha_gen_unit_name(e->name, "mount", &text) < 0)
+			continue;
+		free(text);
+		dir = parent_dir(e->name);
+		if (!dir)
+			return free_names(names, n_names), -ENOMEM;
+		for (size_t k = 0; k < n_names && !seen; k++)
+			seen = is(names[k], dir);
+		if (seen) {
+			free(dir);
+			continue;
+		}
+		nn = realloc(names, (n_names + 1) * sizeof(*nn));
+		if (!nn) {
+			free(dir);
+			return free_names(names, n_names), -ENOMEM;
+		}
+		names = nn;
+		names[n_names++] = dir;
+	}
 	if (text_open_made(&t, g, "units") < 0)
-		return -ENOMEM;
-	ha_gen_service(t.f, g->hugeadm_path);
+		return free_names(names, n_names), -ENOMEM;
+	ha_gen_service(t.f, g->hugeadm_path, (const char *const *)names, n_names);
+	free_names(names, n_names);
+	names = NULL;
+	n_names = 0;
 	text = text_close(&t);
 	if (!text)
 		return -ENOMEM;
@@ -977,9 +1059,7 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 		if (rc == -ENOMEM)
 			break;
 	}
-	for (size_t k = 0; k < n_names; k++)
-		free(names[k]);
-	free(names);
+	free_names(names, n_names);
 	if (rc == -ENOMEM)
 		return rc;
 	return g->errors != errors ? -1 : 0;

@@ -53,8 +53,11 @@ void ha_gen_files_free(struct ha_gen_files *f);
 /* Takes text (freed on failure too). */
 int ha_gen_files_add(struct ha_gen_files *f, const char *name, char *text);
 
-/* hugekit.service's text, running hugeadm_path --apply. */
-void ha_gen_service(FILE *f, const char *hugeadm_path);
+/*
+ * hugekit.service's text, running hugeadm_path --apply; ordered after the
+ * file systems of the n directories of mounts_for (RequiresMountsFor=).
+ */
+void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts_for, size_t n);
 /* How to install the kernel parameters params, each line after prefix. */
 void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params);
 /* systemd-escape --path --suffix=SUFFIX; free(*ret). -EINVAL, -ENAMETOOLONG, -ENOMEM. */

@@ -5,7 +5,8 @@
 # installed copy runs. The installed tools carry an $ORIGIN-relative RUNPATH,
 # so a tool installed under any prefix runs at once (no ldconfig) on its own
 # prefix's libhugekit; the libhugetlbfs compat names go under the prefix given
-# at install time and into install_manifest.txt; ldconfig runs for a library
+# at install time and into install_manifest.txt; hugekit.service goes to
+# systemd's unit directory under the prefix and verifies; ldconfig runs for a library
 # directory of the ld.so cache, never into a DESTDIR; the build compiles the
 # libraries and tools at one -O level.
 set -euo pipefail
@@ -70,6 +71,20 @@ if [ -f "$build/man/hugeadm.8" ]; then
 	[ -e "$root/share/man/man5/hugekit.conf.5" ] || fail "$prefix/share/man/man5/hugekit.conf.5 is not installed"
 fi
 [ -f "$root/share/doc/hugekit/hugekit.conf.example" ] || fail "$prefix/share/doc/hugekit/hugekit.conf.example is not installed"
+# hugekit.service (issue 11): in systemd's unit directory under the prefix
+# (systemd.pc's, else lib/systemd/system), running the installed hugeadm, and
+# systemd-analyze verify takes it (ExecStart pointed at the staged hugeadm).
+unit=$(find "$root" -path '*/systemd/system/hugekit.service')
+[ -n "$unit" ] || fail "hugekit.service is not installed under $prefix/.../systemd/system"
+grep -qx "ExecStart=$prefix/bin/hugeadm --apply" "$unit" ||
+	fail "$unit: $(grep ExecStart "$unit"), want ExecStart=$prefix/bin/hugeadm --apply"
+if command -v systemd-analyze > /dev/null; then
+	mkdir "$dest/unit"
+	sed "s|^ExecStart=[^ ]*|ExecStart=$root/bin/hugeadm|" "$unit" > "$dest/unit/hugekit.service"
+	verr=$(cd "$dest/unit" && systemd-analyze verify --man=no hugekit.service 2>&1) ||
+		fail "systemd-analyze verify hugekit.service: $verr"
+	[ -z "$verr" ] || fail "systemd-analyze verify hugekit.service: $verr"
+fi
 # gcc -B PREFIX/share/libhugetlbfs runs PREFIX/share/libhugetlbfs/ld: the installed script.
 [ "$(readlink -f "$root/share/libhugetlbfs/ld")" = "$(readlink -f "$root/bin/ld.hugetlbfs")" ] && [ -x "$root/bin/ld.hugetlbfs" ] ||
 	fail "share/libhugetlbfs/ld does not lead to an executable bin/ld.hugetlbfs"
@@ -124,6 +139,8 @@ prel=${libdir#"$prefix"}
 loaded=$(loaded "$p/bin/hugeadm")
 [[ -n $loaded && $(realpath "$loaded") == "$(realpath "$p$prel/libhugekit.so.1")" ]] ||
 	fail "hugeadm installed under $p loaded '$loaded', not $p$prel/libhugekit.so.1"
+[ -n "$(find "$p" -path '*/systemd/system/hugekit.service')" ] ||
+	fail "hugekit.service is not under the install prefix $p"
 
 # Compat names and ldconfig, in a small build of our own: configured for one
 # prefix, installed under another, with an ldconfig that only records its calls.

@@ -432,3 +432,18 @@ hugectl_sizes() {
 	assert_line -- --usage
 	assert_line -- --pages-needed
 }
+
+@test "hugeadm --generate offers its kinds; --output directories, --config files" {
+	complete_line 'hugeadm --generate '
+	assert_equal "${COMPREPLY[*]}" 'boot sysctl units'
+	complete_line 'hugeadm --generate=s'
+	assert_equal "${COMPREPLY[*]}" 'sysctl'
+	mkdir -p "$BATS_TEST_TMPDIR/g/units dir"
+	touch "$BATS_TEST_TMPDIR/g/hugekit.conf"
+	complete_line "hugeadm --generate units --output $BATS_TEST_TMPDIR/g/"
+	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/g/units dir"
+	complete_line "hugeadm --generate units --config $BATS_TEST_TMPDIR/g/hu"
+	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/g/hugekit.conf"
+	complete_line 'hugeadm --gen'
+	assert_equal "${COMPREPLY[*]}" '--generate'
+}

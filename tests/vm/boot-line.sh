@@ -9,7 +9,8 @@
 # The configuration is tests/vm/boot-line.conf (issue 11's INI syntax:
 # `[pool SIZE]` sections with `minimum = COUNT@NODE, ...`). The line:
 #   - when BUILD_DIR's hugeadm has --generate: the output of
-#     `hugeadm --generate boot --config tests/vm/boot-line.conf`; of what it
+#     `hugeadm --sysroot tests/fixtures/sysroot/x86-2node --generate boot
+#     --config tests/vm/boot-line.conf` (the VM's shape: two nodes); of what it
 #     prints, the first line that starts with `hugepagesz=` or
 #     `default_hugepagesz=` (the kernel parameters), taken whole;
 #   - else the fixed equivalent line below, and it says so.
@@ -56,7 +57,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/hk-boot-line.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # The expected counts: `SIZE_KB NODE COUNT` for each COUNT@NODE of each
-# [pool SIZE]; anything else in the file is an error here.
+# [pool SIZE]; [boot] pools = all (for --generate) passes; anything else in
+# the file is an error here.
 awk '
 	function kb(s,   n, u) {
 		n = s; sub(/[KkMmGg]$/, "", n); u = substr(s, length(n) + 1)
@@ -73,6 +75,9 @@ awk '
 		if (k == "") bad("bad page size " size)
 		next
 	}
+	# [boot]: for hugeadm --generate only; no pages of its own.
+	/^\[boot\][ \t]*$/ { k = ""; boot = 1; next }
+	boot && /^[ \t]*pools[ \t]*=[ \t]*all[ \t]*$/ { next }
 	/^[ \t]*minimum[ \t]*=/ {
 		if (k == "") bad("minimum outside a [pool SIZE] section")
 		v = $0; sub(/^[^=]*=[ \t]*/, "", v)
@@ -89,7 +94,10 @@ awk '
 [ -s "$work/boot-line.expect" ] || die "$conf configures no pages"
 
 if "$hugeadm" --help 2>&1 | grep -q -- '--generate'; then
-	"$hugeadm" --generate boot --config "$conf" > "$work/generated" 2> "$work/generated.err" ||
+	# For the VM's machine, not this one: two nodes, 2 MiB and 1 GiB pages,
+	# as the fixture tree of such a machine describes it.
+	"$hugeadm" --sysroot "$here/../fixtures/sysroot/x86-2node" --generate boot --config "$conf" \
+		> "$work/generated" 2> "$work/generated.err" ||
 		die "hugeadm --generate boot --config $conf failed: $(cat "$work/generated.err")"
 	line=$(grep -m1 -E '^(default_)?hugepagesz=' "$work/generated") ||
 		die "hugeadm --generate boot printed no line of kernel parameters:

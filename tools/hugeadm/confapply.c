@@ -18,7 +18,7 @@
 /* Exit status of --check when the machine differs from the configuration. */
 #define HA_EXIT_DRIFT 3
 
-static void config_error(void *data, const char *file, unsigned line, const char *msg)
+void ha_config_error(void *data, const char *file, unsigned line, const char *msg)
 {
 	const struct hugeadm_ctl *ctl = data;
 
@@ -37,7 +37,7 @@ static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 	struct hk_plan *plan = NULL;
 	int rc;
 
-	rc = hk_config_load(ctl->ctx, ctl->config_file, config_error, ctl, &cfg);
+	rc = hk_config_load(ctl->ctx, ctl->config_file, ha_config_error, ctl, &cfg);
 	if (rc < 0) {
 		if (rc != -EINVAL && rc != -ENOENT)
 			ha_msg(ctl, HA_ERROR, "cannot read the configuration: %s", strerror(-rc));
@@ -47,7 +47,7 @@ static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 	if (hk_config_files(cfg, NULL) == 0)
 		ha_msg(ctl, HA_WARNING, "no configuration: neither %s nor %s/*.conf is there",
 		       HK_CONFIG_FILE, HK_CONFIG_DIR);
-	rc = hk_plan_from_config(ctl->ctx, cfg, config_error, ctl, &plan);
+	rc = hk_plan_from_config(ctl->ctx, cfg, ha_config_error, ctl, &plan);
 	if (rc < 0) {
 		if (rc != -EINVAL)
 			ha_msg(ctl, HA_ERROR, "cannot resolve the configuration: %s",

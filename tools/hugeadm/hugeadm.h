@@ -114,6 +114,10 @@ struct hugeadm_ctl {
 	bool apply;
 	bool check;
 	const char *config_file;
+	/* --generate KIND [--config FILE] [--output DIR] (gencmd.c); NULL when not given */
+	const char *generate;
+	const char *gen_config;
+	const char *gen_output;
 	struct ha_states plan_states; /* the pools as the plan leaves them */
 	struct ha_states dry_states;  /* the pools as a dry run pretends they are */
 };
@@ -212,6 +216,8 @@ int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j);
  * the default files): an exit code (3: --check found differences).
  */
 int ha_config_run(struct hugeadm_ctl *ctl);
+/* An hk_config_error_fn (data: the ctl): "FILE:LINE: message" as an error. */
+void ha_config_error(void *data, const char *file, unsigned line, const char *msg);
 
 /*
  * kernel.c: the newer pool features. --pool-demote-size SIZE:TO, --pool-demote
@@ -229,6 +235,13 @@ void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, si
 void ha_json_kernel(struct hugeadm_ctl *ctl, struct hk_json *j);
 /* hugetlb_cma: 0 and its bytes, or -ENOENT when not set (or unreadable: said once). */
 int ha_hugetlb_cma(struct hugeadm_ctl *ctl, uint64_t *ret);
+
+/*
+ * gencmd.c: --generate. The kind is boot, sysctl or units (0, else -EINVAL);
+ * ha_generate reads the configuration and writes the files: an exit code.
+ */
+int ha_generate_check_kind(const char *kind);
+int ha_generate(struct hugeadm_ctl *ctl);
 
 /* swap.c: temporary swap while a pool grows. */
 struct ha_swap;

@@ -67,6 +67,10 @@ enum {
 	OPT_POOL_DEMOTE_SIZE,
 	OPT_POOL_DEMOTE,
 	OPT_VMEMMAP_OPTIMIZE,
+	/* --generate, with --config and --output */
+	OPT_GENERATE,
+	OPT_CONFIG,
+	OPT_OUTPUT,
 };
 
 // clang-format off
@@ -117,6 +121,9 @@ static const struct hk_opt opts[] = {
 	{ "explain",         0,   HK_ARG_NONE,     OPT_EXPLAIN,         NULL, "explain the huge page state of the machine", 0 },
 	{ "usage",           0,   HK_ARG_NONE,     OPT_USAGE,           NULL, "who holds huge pages: processes, SysV segments,\nfiles on hugetlbfs, cgroups; totals per size", 0 },
 	{ "pages-needed",    0,   HK_ARG_REQUIRED, OPT_PAGES_NEEDED,    "PID", "the huge pages of each size that would hold\nthe process's heap, anonymous memory and segments", 0 },
+	{ "generate",        0,   HK_ARG_REQUIRED, OPT_GENERATE,        "KIND", "write what the configuration needs from the boot:\nboot (kernel parameters), sysctl (a sysctl.d file)\nor units (systemd units)", 0 },
+	{ "config",          0,   HK_ARG_REQUIRED, OPT_CONFIG,          "FILE", "with --generate: read FILE alone, not\n/etc/hugekit/hugekit.conf and conf.d/", 0 },
+	{ "output",          0,   HK_ARG_REQUIRED, OPT_OUTPUT,          "DIR", "with --generate: write the files into DIR", 0 },
 	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text, --explain,\n--usage and --pages-needed as JSON (sizes in bytes)", 0 },
 	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read and write /proc and /sys under DIR", 0 },
 	{ "verbose",         0,   HK_ARG_REQUIRED, OPT_VERBOSE,         "LEVEL", "set the message level (0-99; default 2)", 0 },
@@ -291,6 +298,27 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			ctl.json = true;
+			break;
+		case OPT_GENERATE:
+			if (ctl.generate) {
+				fprintf(stderr, "%s: --generate is given once\n", hk_prog());
+				hk_errtryhelp();
+			}
+			ctl.generate = optarg;
+			if (ha_generate_check_kind(optarg) < 0) {
+				ha_msg(&ctl, HA_ERROR,
+				       "--generate: '%s' is not boot, sysctl or units", optarg);
+				bad = true;
+			}
+			break;
+		case OPT_CONFIG:
+		case OPT_OUTPUT:
+			if (!*optarg) {
+				ha_msg(&ctl, HA_ERROR, "--%s: the name is empty",
+				       c == OPT_CONFIG ? "config" : "output");
+				bad = true;
+			}
+			*(c == OPT_CONFIG ? &ctl.gen_config : &ctl.gen_output) = optarg;
 			break;
 		case OPT_SYSROOT:
 			/* An empty DIR (an unset variable) is a mistake, not the running system. */
@@ -484,6 +512,21 @@ int main(int argc, char **argv)
 			hk_prog());
 		hk_errtryhelp();
 	}
+	if ((ctl.gen_config || ctl.gen_output) && !ctl.generate) {
+		fprintf(stderr, "%s: --config and --output work with --generate only\n", hk_prog());
+		hk_errtryhelp();
+	}
+	if (ctl.generate &&
+	    (ctl.n_actions || ctl.apply || ctl.check || ctl.list_mounts || ctl.pool_list ||
+	     ctl.page_sizes || ctl.page_sizes_all || ctl.explain || ctl.list_text || ctl.usage ||
+	     ctl.pages_needed || ctl.json || ctl.dry_run || ctl.hard || ctl.strict ||
+	     ctl.temp_swap || ctl.ramdisk_swap || ctl.obey_mempolicy)) {
+		fprintf(stderr,
+			"%s: --generate takes only --config, --output, --sysroot and the verbosity "
+			"options\n",
+			hk_prog());
+		hk_errtryhelp();
+	}
 	if (ctl.json && ctl.dry_run) {
 		fprintf(stderr,
 			"%s: --json does not apply to --dry-run (its output is shell commands)\n",
@@ -497,7 +540,7 @@ int main(int argc, char **argv)
 	}
 	if (!ctl.list_mounts && !ctl.pool_list && !ctl.page_sizes && !ctl.page_sizes_all &&
 	    !ctl.explain && !ctl.list_text && !ctl.usage && !ctl.pages_needed &&
-	    ctl.n_actions == 0 && !ctl.apply && !ctl.check) {
+	    ctl.n_actions == 0 && !ctl.apply && !ctl.check && !ctl.generate) {
 		fprintf(stderr, "%s: no operation specified\n", hk_prog());
 		hk_errtryhelp();
 	}
@@ -527,6 +570,9 @@ int main(int argc, char **argv)
 		rc = HK_EXIT_FAILURE;
 	} else if (ctl.apply || ctl.check) {
 		rc = ha_config_run(&ctl);
+	} else if (ctl.generate) {
+		/* Reads the machine and writes only files of its own: no lock. */
+		rc = ha_generate(&ctl);
 	} else if (ha_lock(&ctl, &lock_fd) < 0 || ha_plan_validate(&ctl) < 0) {
 		/* Validated under the lock: the plan is checked against the state it changes. */
 		rc = HK_EXIT_FAILURE;

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hugeadm --generate: generators over a configuration's entries (generate.c),
+ * free of hugeadm's control struct so that unit tests call them directly.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hugekit/hugekit.h>
+
+struct ha_gen {
+	struct hk_ctx *ctx; /* the machine the values are worked out on */
+	const struct hk_config_entry *entries;
+	size_t n_entries;
+	const char *const *files; /* the configuration files read, for the headers */
+	size_t n_files;
+	const char *hugeadm_path; /* ExecStart of hugekit.service */
+	/* Each problem, with the file and line of its setting (file NULL: none). */
+	hk_config_error_fn error;
+	void *data;
+	unsigned errors; /* problems reported so far */
+};
+
+/* A file made: its name (no directory) and its whole text. */
+struct ha_gen_file {
+	char *name;
+	char *text;
+};
+
+struct ha_gen_files {
+	struct ha_gen_file *files;
+	size_t n;
+	char *note; /* boot: the parameters alone, one line without '\n' ("" for none) */
+};
+
+/*
+ * Each returns 0 and adds its files to out, -1 after reporting every problem
+ * to g->error, or -ENOMEM. Nothing is written anywhere.
+ *
+ * boot: "kernel-cmdline", the parameters on one line (or nothing); with
+ * comments, lines of '#' before it that name the configuration and say how
+ * to install the line.
+ */
+int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out);
+/* sysctl: "90-hugekit.conf", a sysctl.d file of [sysctl]. */
+int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out);
+/* units: "hugekit.service", then one .mount per [mount] in configuration order. */
+int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out);
+void ha_gen_files_free(struct ha_gen_files *f);
+/* Takes text (freed on failure too). */
+int ha_gen_files_add(struct ha_gen_files *f, const char *name, char *text);
+
+/*
+ * hugekit.service's text, running hugeadm_path --apply; ordered after the
+ * file systems of the n directories of mounts_for (RequiresMountsFor=).
+ */
+void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts_for, size_t n);
+/* How to install the kernel parameters params, each line after prefix. */
+void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params);
+/* systemd-escape --path --suffix=SUFFIX; free(*ret). -EINVAL, -ENAMETOOLONG, -ENOMEM. */
+int ha_gen_unit_name(const char *path, const char *suffix, char **ret);
+/* A size as the kernel's command line takes it: "1G", "2M", "64K", or bytes. */
+void ha_gen_kernel_size(char *buf, size_t sz, uint64_t v);

@@ -48,9 +48,20 @@ struct parse {
 	unsigned line;
 	unsigned section_line;
 	unsigned bad_section_line; /* a section already said to be bad */
-	bool bad_header;	   /* the last [ line was not a header: its keys are not checked */
+	bool bad_header; /* the last [ line or its section was bad: its keys are not checked */
+	/*
+	 * The section as written, whole (libinih's own copy is cut at 49
+	 * characters), and the keys it had; a value too long for libinih's line
+	 * buffer (it gets a stand-in).
+	 */
+	char section[LINE_MAX_LEN];
+	unsigned keys;
+	char long_value[LINE_MAX_LEN];
 	int oom;
 };
+
+/* The value libinih gets for a line too long for its buffer: the reader keeps the real one. */
+#define LONG_VALUE "\x01"
 
 static void problem(struct parse *p, unsigned line, const char *fmt, ...) HK_PRINTF(3, 4);
 
@@ -139,6 +150,17 @@ static int check_minimum(struct parse *p, unsigned line, const char *sec, const 
 	size_t n_seen = 0, parts = 0, with_node = 0;
 
 	snprintf(buf, sizeof(buf), "%s", value);
+	/* strtok_r would pass over an empty part: "1@0,", "1@0,,2@1". */
+	for (const char *c = value; *c; c++) {
+		const char *next = c + 1;
+
+		while (*next == ' ' || *next == '\t')
+			next++;
+		if ((*c == ',' && (c == value || *next == ',' || !*next))) {
+			problem(p, line, "[%s] '%s': an empty part between commas", sec, value);
+			return -1;
+		}
+	}
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *at = strchr(tok, '@');
 		uint64_t pages, node;
@@ -488,6 +510,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 		problem(p, line, "'%s' is outside any section", key);
 		return 1;
 	}
+	/* The reader's whole copy of the section (libinih's may be cut short). */
+	section = p->section;
+	if (strcmp(value, LONG_VALUE) == 0)
+		value = p->long_value;
 	if (!split_section(p, section, type, sizeof(type), &name))
 		return 1;
 	snprintf(sec, sizeof(sec), "%s", section);
@@ -598,35 +624,77 @@ static int handler(void *user, const char *section, const char *key, const char 
  * sees neither; a line too long, or one that is not a section, a key = value
  * or a comment, is said here with its number.
  */
+/* At a new header or the end: a section that had no keys (it would do nothing) is a problem. */
+static void section_done(struct parse *p)
+{
+	if (p->section_line && !p->bad_header && !p->keys)
+		problem(p, p->section_line, "[%s] has no keys: it would do nothing", p->section);
+	p->keys = 0;
+}
+
+/* A [header] line (t is it, trimmed): the section kept whole and checked now. */
+static void header(struct parse *p, char *t)
+{
+	char *close = strchr(t, ']'), *rest, type[16];
+	const char *name;
+
+	section_done(p);
+	p->section_line = p->line;
+	rest = close ? hkc_trim(close + 1) : NULL;
+	if (!close || (*rest && *rest != ';')) {
+		problem(p, p->line,
+			close ? "'%s' after the section header"
+			      : "a section header without its ']'",
+			close ? rest : "");
+		p->bad_header = true;
+		return;
+	}
+	*close = '\0';
+	snprintf(p->section, sizeof(p->section), "%s", hkc_trim(t + 1));
+	p->bad_header = !split_section(p, p->section, type, sizeof(type), &name);
+}
+
+/*
+ * libinih's reader: one line at a time, counted, with blanks in front and a
+ * '#' comment (at the start, or after a blank) taken off, so that libinih
+ * sees neither; a line that is not a section, a key = value or a comment is
+ * said here with its number. Headers are kept whole here (libinih cuts them
+ * at 49 characters); a key = value line longer than libinih's buffer goes to
+ * it as "key = " LONG_VALUE, the value kept here.
+ */
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse *p = stream;
+	char line[LINE_MAX_LEN + 1], *hash, *t, *eq;
 	const char *nl, *s;
 	size_t len;
-	char *hash, *t;
 
-	if (!p->pos || !*p->pos)
+	if (!p->pos || !*p->pos) {
+		if (p->pos) {
+			section_done(p);
+			p->pos = NULL;
+		}
 		return NULL;
+	}
 	nl = strchr(p->pos, '\n');
 	len = nl ? (size_t)(nl - p->pos) : strlen(p->pos);
 	s = p->pos;
 	p->pos = nl ? nl + 1 : s + len;
 	p->line++;
-	if (len >= (size_t)num - 2 || len >= LINE_MAX_LEN) {
-		problem(p, p->line, "line too long (over %d characters)",
-			(num - 2 < LINE_MAX_LEN ? num - 2 : LINE_MAX_LEN) - 1);
-		str[0] = '\n';
-		str[1] = '\0';
+	if (len > LINE_MAX_LEN) {
+		p->keys++;
+		problem(p, p->line, "line too long (over %d characters)", LINE_MAX_LEN);
+		snprintf(str, (size_t)num, "\n");
 		return str;
 	}
-	memcpy(str, s, len);
-	str[len] = '\0';
-	if (len && str[len - 1] == '\r')
-		str[--len] = '\0';
-	if (p->line == 1 && (unsigned char)str[0] == 0xef && (unsigned char)str[1] == 0xbb &&
-	    (unsigned char)str[2] == 0xbf)
-		memmove(str, str + 3, len - 2);
-	t = hkc_trim(str);
+	memcpy(line, s, len);
+	line[len] = '\0';
+	if (len && line[len - 1] == '\r')
+		line[--len] = '\0';
+	if (p->line == 1 && (unsigned char)line[0] == 0xef && (unsigned char)line[1] == 0xbb &&
+	    (unsigned char)line[2] == 0xbf)
+		memmove(line, line + 3, len - 2);
+	t = hkc_trim(line);
 	for (hash = strchr(t, '#'); hash; hash = strchr(hash + 1, '#')) {
 		if (hash == t || isspace((unsigned char)hash[-1])) {
 			*hash = '\0';
@@ -634,24 +702,42 @@ static char *reader(char *str, int num, void *stream)
 		}
 	}
 	t = hkc_trim(t);
+	p->long_value[0] = '\0';
 	if (*t == '[') {
-		if (t[strlen(t) - 1] != ']') {
-			problem(p, p->line, "a section header without its ']'");
-			p->bad_header = true;
-			*t = '\0';
-		} else {
-			p->section_line = p->line;
-			p->bad_header = false;
-		}
-	} else if (*t && *t != ';' && !strchr(t, '=')) {
+		header(p, t);
+		/* libinih gets a header of its own; the handler takes p->section. */
+		snprintf(str, (size_t)num, "[s]\n");
+		return str;
+	}
+	if (*t && *t != ';')
+		p->keys++; /* a key (or a try at one): the section is not empty */
+	if (*t && *t != ';' && !strchr(t, '=')) {
 		problem(p, p->line, "'%s' is not 'key = value', a [section] or a comment", t);
 		*t = '\0';
 	} else if (*t == '=') {
 		problem(p, p->line, "'%s': no key before '='", t);
 		*t = '\0';
 	}
-	memmove(str, t, strlen(t) + 1);
-	strcat(str, "\n");
+	if (strlen(t) + 2 >= (size_t)num && (eq = strchr(t, '='))) {
+		/* Too long for libinih: the key goes, the value stays here. */
+		char *v = hkc_trim(eq + 1), *semi;
+
+		for (semi = strchr(v, ';'); semi; semi = strchr(semi + 1, ';')) {
+			if (isspace((unsigned char)semi[-1])) {
+				*semi = '\0';
+				break;
+			}
+		}
+		snprintf(p->long_value, sizeof(p->long_value), "%s", hkc_trim(v));
+		*eq = '\0';
+		if ((size_t)snprintf(str, (size_t)num, "%s = " LONG_VALUE "\n", hkc_trim(t)) >=
+		    (size_t)num) {
+			problem(p, p->line, "key too long");
+			snprintf(str, (size_t)num, "\n");
+		}
+		return str;
+	}
+	snprintf(str, (size_t)num, "%s\n", t);
 	return str;
 }
 
@@ -667,7 +753,7 @@ static int parse_text(struct hk_config *cfg, const char *file, const char *text,
 			  .pos = text};
 	int rc;
 
-	if (memchr(text, '\0', 0) || strlen(text) == 0) {
+	if (!*text) {
 		*ret_errors = 0;
 		return 0;
 	}
@@ -775,11 +861,16 @@ static int check_owner(const char *path, const struct stat *st, hk_config_error_
 	return 0;
 }
 
-/* One file into cfg; -ENOENT when missing (said only when must_exist). */
-static int load_file(struct hk_config *cfg, const char *path, bool must_exist,
-		     hk_config_error_fn fn, void *data, unsigned *errors)
+/*
+ * One file into cfg; -ENOENT when missing (said only when must_exist). With
+ * ctx, rel is opened through its path layer, inside its tree (a link that
+ * leads out of a --sysroot tree is refused); path is the name said.
+ */
+static int load_file(struct hk_config *cfg, struct hk_ctx *ctx, const char *rel, const char *path,
+		     bool must_exist, hk_config_error_fn fn, void *data, unsigned *errors)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	int fd = ctx ? hk_path_openf(&ctx->path, flags, "%s", rel) : open(path, flags);
 	struct stat st;
 	char *text = NULL;
 	const char *kept;
@@ -788,12 +879,13 @@ static int load_file(struct hk_config *cfg, const char *path, bool must_exist,
 	int rc = 0;
 
 	if (fd < 0) {
-		rc = -errno;
+		rc = ctx ? fd : -errno;
 		if (rc != -ENOENT || must_exist) {
 			say(fn, data, path, "cannot read it: %s", strerror(-rc));
 			(*errors)++;
 		}
-		return rc;
+		/* Said and counted: -ENOENT stays what it is, the rest is a bad configuration. */
+		return rc == -ENOENT || rc == -ENOMEM ? rc : -EINVAL;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
@@ -847,20 +939,19 @@ static int by_name(const void *a, const void *b)
 }
 
 /* The *.conf files of dir in name order; a missing dir is none. */
-static int load_dir(struct hk_config *cfg, const char *dir, hk_config_error_fn fn, void *data,
-		    unsigned *errors)
+static int load_dir(struct hk_config *cfg, struct hk_ctx *ctx, const char *rel, const char *dir,
+		    hk_config_error_fn fn, void *data, unsigned *errors)
 {
-	DIR *d = opendir(dir);
+	DIR *d = NULL;
 	struct dirent *de;
 	char **names = NULL;
 	size_t n = 0;
 	struct stat st;
-	int rc = 0;
+	int rc = hk_path_opendirf(&ctx->path, &d, "%s", rel);
 
-	if (!d) {
-		if (errno == ENOENT)
+	if (rc < 0) {
+		if (rc == -ENOENT)
 			return 0;
-		rc = -errno;
 		say(fn, data, dir, "cannot read it: %s", strerror(-rc));
 		(*errors)++;
 		return rc;
@@ -889,11 +980,12 @@ static int load_dir(struct hk_config *cfg, const char *dir, hk_config_error_fn f
 	if (names)
 		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
-		char path[PATH_MAX];
+		char path[PATH_MAX], rpath[PATH_MAX];
 
 		if (rc == 0 &&
-		    snprintf(path, sizeof(path), "%s/%s", dir, names[i]) < (int)sizeof(path))
-			rc = load_file(cfg, path, true, fn, data, errors);
+		    snprintf(path, sizeof(path), "%s/%s", dir, names[i]) < (int)sizeof(path) &&
+		    snprintf(rpath, sizeof(rpath), "%s/%s", rel, names[i]) < (int)sizeof(rpath))
+			rc = load_file(cfg, ctx, rpath, path, true, fn, data, errors);
 		if (rc == -ENOENT) /* removed meanwhile */
 			rc = 0;
 		if (rc == -EINVAL || rc == -EPERM || rc == -EFBIG)
@@ -938,6 +1030,24 @@ HK_EXPORT int hk_config_parse_string(struct hk_ctx *ctx, const char *name, const
 	return finish(cfg, rc, errors, fn, data, ret_config);
 }
 
+/* As root, the directory that holds the configuration: root's, writable by no one else. */
+static int check_dir(struct hk_ctx *ctx, const char *rel, const char *dir, hk_config_error_fn fn,
+		     void *data)
+{
+	struct stat st;
+	int fd = hk_path_openf(&ctx->path, O_PATH | O_DIRECTORY | O_CLOEXEC, "%s", rel), rc;
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0) {
+		say(fn, data, dir, "cannot read it: %s", strerror(-fd));
+		return fd;
+	}
+	rc = fstat(fd, &st) < 0 ? -errno : check_owner(dir, &st, fn, data);
+	close(fd);
+	return rc;
+}
+
 HK_EXPORT int hk_config_load(struct hk_ctx *ctx, const char *path, hk_config_error_fn fn,
 			     void *data, struct hk_config **ret_config)
 {
@@ -951,19 +1061,28 @@ HK_EXPORT int hk_config_load(struct hk_ctx *ctx, const char *path, hk_config_err
 	if (!cfg)
 		return -ENOMEM;
 	if (path) {
-		rc = load_file(cfg, path, true, fn, data, &errors);
+		rc = load_file(cfg, NULL, NULL, path, true, fn, data, &errors);
 	} else {
+		/* Under the context's root, through its path layer: a tree's links stay in it. */
 		const char *root = hk_get_sysroot(ctx);
-		char file[PATH_MAX], dir[PATH_MAX];
-		bool top = strcmp(root, "/") == 0;
+		char file[PATH_MAX], dir[PATH_MAX], top[PATH_MAX];
+		bool slash = strcmp(root, "/") == 0;
 
-		snprintf(file, sizeof(file), "%s%s", top ? "" : root, HK_CONFIG_FILE);
-		snprintf(dir, sizeof(dir), "%s%s", top ? "" : root, HK_CONFIG_DIR);
-		rc = load_file(cfg, file, false, fn, data, &errors);
-		if (rc == -ENOENT || rc == -EINVAL || rc == -EPERM || rc == -EFBIG)
+		snprintf(file, sizeof(file), "%s%s", slash ? "" : root, HK_CONFIG_FILE);
+		snprintf(dir, sizeof(dir), "%s%s", slash ? "" : root, HK_CONFIG_DIR);
+		snprintf(top, sizeof(top), "%s%s", slash ? "" : root, "/etc/hugekit");
+		rc = check_dir(ctx, "etc/hugekit", top, fn, data);
+		if (rc < 0) {
+			errors++;
 			rc = 0;
-		if (rc == 0)
-			rc = load_dir(cfg, dir, fn, data, &errors);
+		} else {
+			rc = load_file(cfg, ctx, HK_CONFIG_FILE + 1, file, false, fn, data,
+				       &errors);
+			if (rc == -ENOENT || rc == -EINVAL || rc == -EPERM || rc == -EFBIG)
+				rc = 0;
+			if (rc == 0)
+				rc = load_dir(cfg, ctx, HK_CONFIG_DIR + 1, dir, fn, data, &errors);
+		}
 	}
 	if (rc == -EINVAL || rc == -EPERM || rc == -EFBIG)
 		rc = 0; /* counted in errors */

@@ -294,7 +294,6 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	gigantic = hk_pool_is_gigantic(pool);
 	cur_oc = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
 	cur_min = hk_pool_get(pool, HK_POOL_MINIMUM);
-	hk_pool_unref(pool);
 	min_total = cur_min;
 	if (k->minimum) {
 		char *copy = strdup(k->minimum->value), *save = NULL;
@@ -306,6 +305,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 		size_t n = 0;
 
 		if (!copy) {
+			hk_pool_unref(pool);
 			sys_error(b, -ENOMEM);
 			return;
 		}
@@ -338,12 +338,26 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 			min_total += pages;
 		}
 		free(copy);
-		if (bad)
+		/* Nodes a per-node minimum leaves out keep their pages: the pool's minimum has them. */
+		for (size_t j = 0; per_node && !bad && j < hk_pool_node_count(pool); j++) {
+			bool listed = false;
+			uint64_t nr = hk_pool_node_get(pool, j, HK_POOL_NR);
+			uint64_t surplus = hk_pool_node_get(pool, j, HK_POOL_SURPLUS);
+
+			for (size_t i = 0; i < n; i++)
+				listed |= parts[i].node == hk_pool_node_id(pool, j);
+			if (!listed)
+				min_total += nr > surplus ? nr - surplus : 0;
+		}
+		if (bad) {
+			hk_pool_unref(pool);
 			return;
+		}
 		for (size_t i = 0; i < n; i++)
 			pool_item(b, k->minimum, size, per_node ? parts[i].node : HK_NODE_ALL,
 				  HK_POOL_MINIMUM, parts[i].pages);
 	}
+	hk_pool_unref(pool);
 	if (k->maximum) {
 		uint64_t max;
 
@@ -1040,8 +1054,7 @@ static int shown_size(const char *s, uint64_t *ret)
 }
 
 /* One option of the mount against the wanted one, from its options string. */
-static bool mount_option_ok(const struct hk_mounts *ms, size_t i, const char *opt,
-			    uint64_t pool_pages, uint64_t page_size)
+static bool mount_option_ok(const struct hk_mounts *ms, size_t i, const char *opt)
 {
 	char name[32], *have = NULL;
 	const char *want = strchr(opt, '=') + 1;
@@ -1075,7 +1088,11 @@ static bool mount_option_ok(const struct hk_mounts *ms, size_t i, const char *op
 		if (shown_size(have, &a) < 0)
 			ok = false;
 		else if (wl && want[wl - 1] == '%')
-			ok = a / page_size == pool_pages * strtoull(want, NULL, 10) / 100;
+			/*
+			 * The kernel turned the percentage into pages of the pool as
+			 * it was at mount time; the pool may have changed since.
+			 */
+			ok = true;
 		else
 			ok = shown_size(want, &b) == 0 && a == b;
 	}
@@ -1087,7 +1104,6 @@ static int check_mount(struct hk_ctx *ctx, const struct hk_plan_item *it, char *
 {
 	struct hk_mounts *ms;
 	ssize_t found = -1;
-	uint64_t pool_pages = 0;
 	char *opts, *save = NULL;
 	bool ok;
 	int rc = hk_mounts_read(ctx, &ms);
@@ -1105,20 +1121,12 @@ static int check_mount(struct hk_ctx *ctx, const struct hk_plan_item *it, char *
 	}
 	rc = dup_out(hk_mount_options(ms, (size_t)found), ret);
 	ok = rc == 0 && hk_mount_page_size(ms, (size_t)found) == it->page_size;
-	if (ok && strchr(it->value, '%')) {
-		struct hk_pool *pool;
-
-		if (hk_pool_read(ctx, it->page_size, &pool) == 0) {
-			pool_pages = hk_pool_get(pool, HK_POOL_MINIMUM);
-			hk_pool_unref(pool);
-		}
-	}
 	opts = strdup(it->value);
 	if (!opts)
 		rc = -ENOMEM;
 	for (char *o = opts ? strtok_r(opts, ",", &save) : NULL; o && ok;
 	     o = strtok_r(NULL, ",", &save))
-		ok = mount_option_ok(ms, (size_t)found, o, pool_pages, it->page_size);
+		ok = mount_option_ok(ms, (size_t)found, o);
 	free(opts);
 	hk_mounts_unref(ms);
 	if (rc < 0) {
@@ -1186,6 +1194,8 @@ HK_EXPORT int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *
 		return dup_out("present", ret_current) < 0 ? -ENOMEM : 1;
 	case HK_PLAN_CONTROLLER:
 		rc = hk_path_read_stringf(&ctx->path, &have, "%s", rel(item));
+		if (rc == -ENOENT)
+			return 0; /* its cgroup not made yet */
 		if (rc < 0)
 			return rc;
 		rc = mode_offered(have, item->value);

@@ -178,6 +178,60 @@ setup() {
 	assert_success
 }
 
+@test "under --sysroot the configuration stays in the tree: a link out of it is refused, the file not read" {
+	echo 'root:$6$SECRET:19000:0:99999:7:::' > "$BATS_TEST_TMPDIR/secret"
+	mkdir -p "$ROOT/etc/hugekit/conf.d"
+	ln -s "$BATS_TEST_TMPDIR/secret" "$ROOT/etc/hugekit/hugekit.conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check
+	assert_failure 1
+	[[ $stderr == *"hugekit.conf: a symbolic link on this path leads out of the tree"* ]] || fail "$stderr"
+	[[ $stderr != *SECRET* ]] || fail "the file out of the tree was read: $stderr"
+	rm "$ROOT/etc/hugekit/hugekit.conf"
+	ln -s "$BATS_TEST_TMPDIR" "$ROOT/etc/hugekit/conf.d/x"
+	cp "$BATS_TEST_TMPDIR/secret" "$BATS_TEST_TMPDIR/y.conf"
+	rm -r "$ROOT/etc/hugekit/conf.d"
+	ln -s "$BATS_TEST_TMPDIR" "$ROOT/etc/hugekit/conf.d"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check
+	assert_failure 1
+	[[ $stderr != *SECRET* ]] || fail "a conf.d out of the tree was read: $stderr"
+}
+
+@test "a cgroup not made yet: --check names each step (exit 3), --dry-run prints them all, exit 0" {
+	printf '[cgroup new.slice/child]\nhugetlb.2M.max = 8M\n' > "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_failure 3
+	assert_equal "$stderr" ""
+	assert_line "drift: cgroup new.slice: is (none), wanted present (implied)"
+	assert_line "drift: cgroup new.slice +hugetlb: is (none), wanted hugetlb (implied)"
+	assert_line "drift: cgroup new.slice/child hugetlb.2MB.max: is (none), wanted 8388608 ($CONF:2)"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --dry-run
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output "$(printf '%s\n' "HUGETLB_VERBOSE='2'" \
+		"echo +hugetlb > /sys/fs/cgroup/cgroup.subtree_control" \
+		"mkdir -m 0755 /sys/fs/cgroup/new.slice" \
+		"echo +hugetlb > /sys/fs/cgroup/new.slice/cgroup.subtree_control" \
+		"mkdir -m 0755 /sys/fs/cgroup/new.slice/child" \
+		"echo 8388608 > /sys/fs/cgroup/new.slice/child/hugetlb.2MB.max")"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
+@test "--dry-run quotes what a shell would split" {
+	printf "[mount /run/a b;touch x]\npagesize = 2M\n" > "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --dry-run
+	assert_success
+	assert_line "mkdir -p '/run/a b;touch x'"
+}
+
+@test "--sysroot --apply makes no mount point on the running system" {
+	printf '[mount /run/hk-config-cli-%s]\nuser = nobody\nmode = 0700\n' "$$" > "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_failure 1
+	[[ $stderr == *"mounts are made on the running system only, not in a --sysroot tree"* ]] || fail "$stderr"
+	[ ! -e "/run/hk-config-cli-$$" ] || { rmdir "/run/hk-config-cli-$$"; fail "made /run/hk-config-cli-$$ on the host"; }
+}
+
 @test "--apply and --check take no other change or report, and not each other" {
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --pool-pages-min 2M:3
 	assert_failure 1
@@ -224,4 +278,13 @@ setup() {
 	assert_failure 1
 	[[ $stderr == *"hugeadm:ERROR: thp enabled: cannot write never to /sys/kernel/mm/transparent_hugepage/enabled: Invalid argument"* ]] || fail "$stderr"
 	assert_line "changed: pool 2M minimum: 24 -> 30 ($CONF:4)"
+	# The failure is in the JSON too, and a run with nothing else to do is not "nothing to change".
+	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \
+		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --json
+	assert_failure 1
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["failed"]==["thp enabled"] and d["changed"] is False, d' "$output"
+	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \
+		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
+	assert_failure 1
+	refute_output --partial "nothing to change"
 }

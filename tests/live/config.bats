@@ -142,3 +142,23 @@ setup() {
 	refute_output --partial ready
 	[ "$(awk '$1 == "max" { print $2 }' "$cg/hugetlb.2MB.events")" -ge 1 ] || fail "no max event"
 }
+
+@test "a [mount] over another filesystem or over files is refused, nothing hidden" {
+	local d=/run/hk-config-over.$$ conf=$BATS_TEST_TMPDIR/over.conf
+	mkdir "$d"
+	mount -t tmpfs -o mode=0755,size=1M hk-test "$d"
+	echo data > "$d/data"
+	printf '[mount %s]\npagesize = 2M\n' "$d" > "$conf"
+	run --separate-stderr hugeadm --apply "$conf"
+	umount "$d"
+	assert_failure 1
+	[[ $stderr == *"$d is a mount point already: not mounting hugetlbfs over it"* ]] || fail "$stderr"
+	# The directory under it, with a file: refused too.
+	echo data > "$d/data"
+	run --separate-stderr hugeadm --apply "$conf"
+	rm -f "$d/data"
+	mountpoint -q "$d" && umount "$d"
+	rmdir "$d"
+	assert_failure 1
+	[[ $stderr == *"$d is not empty: not mounting hugetlbfs over what is in it"* ]] || fail "$stderr"
+}

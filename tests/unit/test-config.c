@@ -165,6 +165,12 @@ static void test_problems(void **state)
 	expect("[pool 2M\nminimum = 1\n", 1, "a section header without its ']'");
 	expect("minimum = 1\n", 1, "'minimum' is outside any section");
 	expect("[pool 2M]\nminimum =\n", 2, "[pool 2M] minimum: no value");
+	expect("[pool 2M]\nminimum = 1@0,\n", 2, "an empty part between commas");
+	expect("[pool 2M]\nminimum = 1@0,, 2@1\n", 2, "an empty part between commas");
+	expect("[mount /run/x]\n[thp]\nenabled = never\n", 1,
+	       "[mount /run/x] has no keys: it would do nothing");
+	expect("[thp]\nenabled = never\n[pool 2M]\n", 3, "[pool 2M] has no keys");
+	expect("[thp] junk\nenabled = never\n", 1, "'junk' after the section header");
 }
 
 /* Several problems: each at its own line, all of them. */
@@ -194,6 +200,36 @@ static void test_all_problems(void **state)
 	assert_int_equal(errs.n, 1);
 	assert_non_null(strstr(errs.buf, "t.conf:2: line too long"));
 	free(longline);
+	hk_unref(ctx);
+}
+
+/* Names and values longer than libinih's buffers (49 and about 200 characters) are kept whole. */
+static void test_long(void **state)
+{
+	static const char mnt[] = "/srv/hugepages/database-production-cluster-01/pagesize-2MB";
+	struct hk_ctx *ctx = ctx_of();
+	struct hk_config *cfg = NULL;
+	struct errs errs = {0};
+	char text[2048], value[1024] = "";
+	size_t n = 0;
+
+	(void)state;
+	for (int node = 0; node < 64; node++)
+		n += (size_t)snprintf(value + n, sizeof(value) - n, "%s16@%d", node ? ", " : "",
+				      node);
+	snprintf(text, sizeof(text),
+		 "[mount %s]\npagesize = 2M\n[thp] ; a comment after a header\nenabled = never\n"
+		 "[pool 2M]\nminimum = %s ; and after a long value\n",
+		 mnt, value);
+	assert_true(strlen(value) > 300);
+	assert_int_equal(hk_config_parse_string(ctx, "t.conf", text, collect, &errs, &cfg), 0);
+	if (errs.n)
+		fail_msg("%s", errs.buf);
+	assert_string_equal(entry(cfg, "mount", mnt, "pagesize")->value, "2M");
+	assert_string_equal(entry(cfg, "pool", "2M", "minimum")->value, value);
+	assert_int_equal(entry(cfg, "pool", "2M", "minimum")->line, 6);
+	assert_string_equal(entry(cfg, "thp", NULL, "enabled")->value, "never");
+	hk_config_unref(cfg);
 	hk_unref(ctx);
 }
 
@@ -295,8 +331,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entries),	     cmocka_unit_test(test_problems),
-		cmocka_unit_test(test_all_problems), cmocka_unit_test(test_files),
-		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_all_problems), cmocka_unit_test(test_long),
+		cmocka_unit_test(test_files),	     cmocka_unit_test(test_owner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

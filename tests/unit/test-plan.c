@@ -222,6 +222,9 @@ static void test_errors(void **state)
 		"t.conf:2: [sysctl] vm.compaction_proactiveness: the kernel has no such setting");
 	expect_error("[sysctl]\nvm.hugetlb_shm_group = no-such-group-hk\n",
 		     "t.conf:2: vm.hugetlb_shm_group 'no-such-group-hk': no such group");
+	/* node1 keeps its 6 persistent pages: the pool's minimum is 26, not 20. */
+	expect_error("[pool 2M]\nminimum = 20@0\nmaximum = 20\n",
+		     "t.conf:3: maximum 20 is below the minimum 26");
 	expect_error("[mount /mnt/h]\npagesize = 4M\n",
 		     "t.conf:2: pagesize '4M': this machine has no such huge page size");
 	expect_error("[mount /mnt/h]\nuser = no-such-user-hk\n",

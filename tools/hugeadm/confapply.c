@@ -174,10 +174,45 @@ struct change {
 	bool put_back; /* --strict took it back: no change */
 };
 
+/* A word for a shell line: as it is when plain, else in single quotes. */
+static void shell_word(const char *s)
+{
+	if (*s &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+=,:@%") ==
+		    strlen(s)) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*s);
+	}
+	putchar('\'');
+}
+
 static void dry_line(void *data, const char *path, const char *value)
 {
 	(void)data;
-	printf("echo %s > %s\n", value, path);
+	fputs("echo ", stdout);
+	shell_word(value);
+	fputs(" > ", stdout);
+	shell_word(path);
+	putchar('\n');
+}
+
+/* A dry run's directory made "before": the item's path lies under one (cgroup files). */
+static bool under_made(const struct hk_plan_item *it, char *const *made, size_t n_made)
+{
+	for (size_t i = 0; i < n_made; i++) {
+		size_t len = strlen(made[i]);
+
+		if (strncmp(it->path, made[i], len) == 0 && it->path[len] == '/')
+			return true;
+	}
+	return false;
 }
 
 /* Write one item (or print it, dry); 0, 1 when the kernel reached less, -1 after an error. */
@@ -187,14 +222,29 @@ static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ch
 
 	if (it->kind == HK_PLAN_MOUNT) {
 		if (ctl->dry_run) {
-			printf("mkdir -p %s\nmount -t hugetlbfs -o %s none %s\n", it->path,
-			       it->value, it->path);
+			fputs("mkdir -p ", stdout);
+			shell_word(it->path);
+			fputs("\nmount -t hugetlbfs -o ", stdout);
+			shell_word(it->value);
+			fputs(" none ", stdout);
+			shell_word(it->path);
+			putchar('\n');
 			return 0;
+		}
+		/* Before any directory is looked at: a tree's mount would be the host's. */
+		if (!hk_is_live(ctl->ctx)) {
+			ha_msg(ctl, HA_ERROR,
+			       "%s: mounts are made on the running system only, not in a --sysroot "
+			       "tree",
+			       it->item);
+			return -1;
 		}
 		return ha_mount_config(ctl, it) < 0 ? -1 : 0;
 	}
 	if (it->kind == HK_PLAN_MKDIR && ctl->dry_run) {
-		printf("mkdir -m 0755 %s\n", it->path);
+		fputs("mkdir -m 0755 ", stdout);
+		shell_word(it->path);
+		putchar('\n');
 		return 0;
 	}
 	rc = hk_plan_item_apply(ctl->ctx, it, ret_reached);
@@ -291,9 +341,15 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 	const struct hk_plan_item *items;
 	size_t n = hk_plan_items(plan, &items), n_ch = 0;
 	struct change *ch = calloc(n + 1, sizeof(*ch));
+	/* A dry run's directories, made only in pretence: the paths of MKDIR items. */
+	char **made = calloc(n + 1, sizeof(*made));
+	size_t n_made = 0;
+	uint64_t short_size = 0; /* a pool whose minimum came up short */
 	bool failed = false, any_short = false;
 
-	if (!ch) {
+	if (!ch || !made) {
+		free(ch);
+		free(made);
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
@@ -308,11 +364,12 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 			free(cur);
 			continue;
 		}
+		ch[n_ch].it = &items[i];
+		ch[n_ch].from = cur;
 		if (rc < 0 && rc != -ENOENT) {
 			ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", items[i].item,
 			       items[i].path, strerror(-rc));
-			failed = true;
-			free(cur);
+			ch[n_ch++].failed = failed = true;
 			continue;
 		}
 		if (items[i].kind == HK_PLAN_MOUNT && cur) {
@@ -320,15 +377,36 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 			       "%s: mounted with other options (%s); unmount it and run hugeadm "
 			       "again: nothing mounted over it",
 			       items[i].item, cur);
-			failed = true;
+			ch[n_ch++].failed = failed = true;
+			continue;
+		}
+		/* A pool's maximum after its minimum came up short: left for the next run. */
+		if (items[i].field == HK_POOL_OVERCOMMIT && short_size == items[i].page_size) {
+			ha_msg(ctl, HA_WARNING,
+			       "%s: not changed: the pool's minimum came up short (run hugeadm "
+			       "--apply again when it can be had)",
+			       items[i].item);
 			free(cur);
+			ch[n_ch].from = NULL;
 			continue;
 		}
 		ha_msg(ctl, HA_INFO, "%s: %s -> %s (%s)", items[i].item, cur ? cur : "(none)",
 		       items[i].value, items[i].path);
+		if (ctl->dry_run && items[i].kind == HK_PLAN_MKDIR && n_made < n)
+			made[n_made++] = (char *)items[i].path;
+		if (ctl->dry_run && items[i].kind != HK_PLAN_MKDIR &&
+		    under_made(&items[i], made, n_made)) {
+			/* Its directory is only pretended: the file is not there to check. */
+			const char *plus = items[i].kind == HK_PLAN_CONTROLLER ? "+" : "";
+			char value[256];
+
+			snprintf(value, sizeof(value), "%s%s", plus, items[i].value);
+			dry_line(ctl, items[i].path, value);
+			free(cur);
+			ch[n_ch].from = NULL;
+			continue;
+		}
 		rc = apply_item(ctl, &items[i], &reached);
-		ch[n_ch].it = &items[i];
-		ch[n_ch].from = cur;
 		ch[n_ch].to = reached;
 		if (rc < 0) {
 			ch[n_ch].failed = true;
@@ -338,6 +416,8 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 			any_short = true;
 			ha_msg(ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s",
 			       items[i].item, items[i].value, reached ? reached : "?");
+			if (items[i].field == HK_POOL_MINIMUM)
+				short_size = items[i].page_size;
 			if (ctl->strict)
 				ch[n_ch].put_back = put_back(ctl, &items[i], cur);
 		}
@@ -351,6 +431,7 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		free(ch[i].to);
 	}
 	free(ch);
+	free(made);
 	if (failed)
 		return HK_EXIT_FAILURE;
 	return any_short && ctl->strict ? HA_EXIT_SHORT : HK_EXIT_SUCCESS;

@@ -5,6 +5,7 @@
  * owner and mode 2.23 gave them. Validated first (users, groups, sizes, paths
  * already mounted), idempotent, and with 2.23's dry-run text.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -750,6 +751,27 @@ int ha_apply_unmount_all(struct hugeadm_ctl *ctl)
 	return rc < 0 || skipped ? -1 : 0;
 }
 
+/* Whether the directory fd holds anything but . and ..: 1, 0, or -errno. */
+static int dir_has_entries(int fd)
+{
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d) {
+		rc = -errno;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return rc;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rc = 1;
+	closedir(d);
+	return rc;
+}
+
 int ha_mount_config(struct hugeadm_ctl *ctl, const struct hk_plan_item *it)
 {
 	/* Every level above the mount point is root's; the mount point is the item's. */
@@ -767,6 +789,25 @@ int ha_mount_config(struct hugeadm_ctl *ctl, const struct hk_plan_item *it)
 	a.base = base;
 	fd = open_mount_dir(ctl, &a, it->path, true);
 	if (fd < 0) {
+		free(base);
+		return -1;
+	}
+	/* Never over something: another filesystem's mount, or files a mount would hide. */
+	if (root_mnt_id(fd)) {
+		ha_msg(ctl, HA_ERROR, "%s is a mount point already: not mounting hugetlbfs over it",
+		       it->path);
+		rc = -1;
+	} else if ((rc = dir_has_entries(fd)) != 0) {
+		if (rc < 0)
+			ha_msg(ctl, HA_ERROR, "cannot read %s: %s", it->path, strerror(-rc));
+		else
+			ha_msg(ctl, HA_ERROR,
+			       "%s is not empty: not mounting hugetlbfs over what is in it",
+			       it->path);
+		rc = -1;
+	}
+	if (rc < 0) {
+		close(fd);
 		free(base);
 		return -1;
 	}

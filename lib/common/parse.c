@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,4 +165,19 @@ char *hkc_trim(char *s)
 	while (end > s && isspace((unsigned char)end[-1]))
 		*--end = '\0';
 	return s;
+}
+
+void hkc_format_size(char *buf, size_t sz, uint64_t v)
+{
+	static const char units[] = "KMGTPE";
+	int u = -1;
+
+	while (v >= 1024 && v % 1024 == 0 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, sz, "%" PRIu64, v);
+	else
+		snprintf(buf, sz, "%" PRIu64 "%c", v, units[u]);
 }

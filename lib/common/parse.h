@@ -36,5 +36,11 @@ static inline bool hkc_is_pow2(uint64_t v)
  */
 int hkc_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n);
 
+/*
+ * A size with the largest binary unit that divides it: 2M, 1G, 64K, 512 (K,
+ * M, G, T, P, E; what the kernel's memparse() and hugeadm's messages read).
+ */
+void hkc_format_size(char *buf, size_t sz, uint64_t v);
+
 /* s without the blanks at both ends: the start, and the end cut in place. */
 char *hkc_trim(char *s);

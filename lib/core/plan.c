@@ -92,22 +92,6 @@ static void item_free(struct hk_plan_item *it)
 	free((char *)it->file);
 }
 
-/* "2M", "1G", "64K": the size as the item names say it. */
-static void size_name(char *buf, size_t sz, uint64_t size)
-{
-	static const char units[] = "KMGTPE";
-	int u = -1;
-
-	while (size >= 1024 && size % 1024 == 0 && u < 5) {
-		size /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, sz, "%" PRIu64, size);
-	else
-		snprintf(buf, sz, "%" PRIu64 "%c", size, units[u]);
-}
-
 /*
  * Add an item to a phase: every string copied. item and why are formats
  * joined by the caller; path is absolute.
@@ -189,7 +173,7 @@ static void sizes_list(const struct build *b, char *buf, size_t sz)
 	for (size_t i = 0; i < b->n_sizes && n < sz; i++) {
 		char s[32];
 
-		size_name(s, sizeof(s), b->sizes[i]);
+		hkc_format_size(s, sizeof(s), b->sizes[i]);
 		n += (size_t)snprintf(buf + n, sz - n, "%s%s", i ? ", " : "", s);
 	}
 	if (!b->n_sizes)
@@ -250,7 +234,7 @@ static struct hk_plan_item *pool_item(struct build *b, const struct hk_config_en
 	char *path = NULL;
 	struct hk_plan_item *it;
 
-	size_name(sname, sizeof(sname), size);
+	hkc_format_size(sname, sizeof(sname), size);
 	if (field == HK_POOL_OVERCOMMIT)
 		snprintf(item, sizeof(item), "pool %s maximum", sname);
 	else if (node == HK_NODE_ALL)
@@ -400,7 +384,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 				"later, and a page size that has a smaller one)");
 			return;
 		}
-		size_name(sname, sizeof(sname), size);
+		hkc_format_size(sname, sizeof(sname), size);
 		snprintf(item, sizeof(item), "pool %s demote_size", sname);
 		snprintf(path, sizeof(path), HK_ABS(HK_SYS_HUGEPAGES_SIZE) "/demote_size",
 			 size / 1024);
@@ -470,26 +454,20 @@ static void plan_thp(struct build *b, const struct hk_config_entry *e)
 	add(b, PH_THP, HK_PLAN_WRITE, e, item, path, e->value);
 }
 
-/* A group by name or number: its gid, or -1. */
-static long group_id(const char *s)
+/* A user or group (group true) by name or number: its id, or -1. */
+static long account_id(const char *s, bool group)
 {
 	uint64_t v;
-	struct group *gr;
 
 	if (hk_parse_u64_strict(s, &v) == 0)
 		return v <= UINT32_MAX - 1 ? (long)v : -1;
-	gr = getgrnam(s);
-	return gr ? (long)gr->gr_gid : -1;
-}
+	if (group) {
+		struct group *gr = getgrnam(s);
 
-static long user_id(const char *s)
-{
-	uint64_t v;
-	struct passwd *pw;
+		return gr ? (long)gr->gr_gid : -1;
+	}
+	struct passwd *pw = getpwnam(s);
 
-	if (hk_parse_u64_strict(s, &v) == 0)
-		return v <= UINT32_MAX - 1 ? (long)v : -1;
-	pw = getpwnam(s);
 	return pw ? (long)pw->pw_uid : -1;
 }
 
@@ -540,7 +518,7 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 		snprintf(value, sizeof(value), "%" PRIu64, bytes);
 		v = value;
 	} else if (strcmp(e->key, "vm.hugetlb_shm_group") == 0) {
-		long gid = group_id(v);
+		long gid = account_id(v, true);
 
 		if (gid < 0) {
 			problem(b, e, "vm.hugetlb_shm_group '%s': no such group", v);
@@ -581,7 +559,7 @@ static bool mount_size_ok(struct build *b, const struct hk_config_entry *e, uint
 	if (v % size) {
 		char sname[32];
 
-		size_name(sname, sizeof(sname), size);
+		hkc_format_size(sname, sizeof(sname), size);
 		problem(b, e, "%s '%s': not a whole number of %s pages", e->key, e->value, sname);
 		return false;
 	}
@@ -607,9 +585,9 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 			return;
 		}
 	}
-	if (k->user && (uid = user_id(k->user->value)) < 0)
+	if (k->user && (uid = account_id(k->user->value, false)) < 0)
 		problem(b, k->user, "user '%s': no such user", k->user->value);
-	if (k->group && (gid = group_id(k->group->value)) < 0)
+	if (k->group && (gid = account_id(k->group->value, true)) < 0)
 		problem(b, k->group, "group '%s': no such group", k->group->value);
 	if (k->user && !k->group && uid > 0) {
 		struct passwd *pw = getpwuid((uid_t)uid);
@@ -638,7 +616,7 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 	}
 	if (!size || b->errors != before)
 		return;
-	size_name(sname, sizeof(sname), size);
+	hkc_format_size(sname, sizeof(sname), size);
 	n = snprintf(opts, sizeof(opts), "pagesize=%s", sname);
 	if (k->size)
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",size=%s", k->size->value);
@@ -754,7 +732,7 @@ static void plan_cgroup_limit(struct build *b, const struct hk_config_entry *e)
 		return;
 	}
 	/* The kernel's names: 2MB, 1GB, 64KB. */
-	size_name(kname, sizeof(kname), size);
+	hkc_format_size(kname, sizeof(kname), size);
 	strcat(kname, "B");
 	if (b->cg_v1)
 		snprintf(file, sizeof(file), "hugetlb.%s.%slimit_in_bytes", kname,

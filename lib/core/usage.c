@@ -374,7 +374,7 @@ static int add_row(struct hk_usage *u, int pid, uint32_t uid, const char *comm, 
 struct proc_dir {
 	struct hk_ctx *ctx;
 	int fd;
-	char path[32]; /* "proc/PID", for the messages */
+	char path[32]; /* HK_PROC "/" PID, for the messages */
 };
 
 static int proc_read(const struct proc_dir *pd, const char *name, char **ret)

@@ -12,36 +12,9 @@
 #                          have no pages at all
 # Figures (what the guest saw) are printed as `# figure SIZE_KB node N: C` lines.
 
-passed=0
-failed=0
-
-check() {
-	name=$1
-	shift
-	if out=$("$@" 2>&1); then
-		echo "ok $name"
-		passed=$((passed + 1))
-	else
-		echo "not ok $name"
-		[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/#   /'
-		failed=$((failed + 1))
-	fi
-}
-
-show() {
-	echo "# \$ $*"
-	"$@" 2>&1 | sed 's/^/#   /'
-}
-
-equals() {
-	want=$1
-	shift
-	got=$("$@") || return 1
-	[ "$got" = "$want" ] || {
-		echo "want '$want', got '$got'"
-		return 1
-	}
-}
+# check, show, equals and the counters.
+# shellcheck source=tests/vm/guest-lib.sh
+. /hk/guest-lib.sh
 
 mm=/sys/kernel/mm/hugepages
 nodes=/sys/devices/system/node

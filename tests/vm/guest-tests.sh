@@ -5,39 +5,9 @@
 # counts them. A `skip ...` line is neither. The exit status is 1 when any
 # check failed.
 
-passed=0
-failed=0
-
-# check NAME CMD...: runs CMD, reports and counts the result.
-check() {
-	name=$1
-	shift
-	if out=$("$@" 2>&1); then
-		echo "ok $name"
-		passed=$((passed + 1))
-	else
-		echo "not ok $name"
-		[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/#   /'
-		failed=$((failed + 1))
-	fi
-}
-
-# show CMD...: prints CMD's output as `#` lines, for the log.
-show() {
-	echo "# \$ $*"
-	"$@" 2>&1 | sed 's/^/#   /'
-}
-
-# equals WANT CMD...: CMD prints exactly WANT.
-equals() {
-	want=$1
-	shift
-	got=$("$@") || return 1
-	[ "$got" = "$want" ] || {
-		echo "want '$want', got '$got'"
-		return 1
-	}
-}
+# check, show, equals and the counters.
+# shellcheck source=tests/vm/guest-lib.sh
+. /hk/guest-lib.sh
 
 node_nr() {
 	echo "/sys/devices/system/node/node$1/hugepages/hugepages-2048kB/nr_hugepages"

@@ -169,6 +169,7 @@ for bin in "$build/tools/hugeadm" "$build/tools/pagesize" "$busybox" "${extra[@]
 	done <<< "$deps"
 done
 cp "$guest" "$root/hk/guest-tests.sh"
+cp "$here/guest-lib.sh" "$root/hk/guest-lib.sh"
 for f in "${guest_files[@]}"; do
 	cp "$f" "$root/hk/"
 done

@@ -169,7 +169,7 @@ static void gigantic_hint(struct hugeadm_ctl *ctl, uint64_t size)
 {
 	char sz[32];
 
-	ha_format_size(sz, sizeof(sz), size);
+	hkc_format_size(sz, sizeof(sz), size);
 	ha_msg(ctl, HA_WARNING,
 	       "%s pages are gigantic: a running system seldom has free, aligned %s ranges left",
 	       sz, sz);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "generate.h"
+#include "parse.h" /* lib/common: hkc_format_size */
 
 /* One problem, at the file and line of the setting it comes from. */
 __attribute__((format(printf, 3, 4))) static void
@@ -59,19 +60,6 @@ static const struct hk_config_entry *find(const struct ha_gen *g, const char *se
 			return e;
 	}
 	return NULL;
-}
-
-/* A size as the kernel's memparse() reads it: the largest of G, M, K that divides it. */
-void ha_gen_kernel_size(char *buf, size_t sz, uint64_t v)
-{
-	if (v && v % (1ULL << 30) == 0)
-		snprintf(buf, sz, "%" PRIu64 "G", v >> 30);
-	else if (v && v % (1ULL << 20) == 0)
-		snprintf(buf, sz, "%" PRIu64 "M", v >> 20);
-	else if (v && v % (1ULL << 10) == 0)
-		snprintf(buf, sz, "%" PRIu64 "K", v >> 10);
-	else
-		snprintf(buf, sz, "%" PRIu64, v);
 }
 
 static bool all_digits(const char *s)
@@ -400,7 +388,7 @@ static int boot_pools(struct ha_gen *g, const uint64_t *sizes, size_t n_sizes, c
 		rc = parse_minimum(g, pm[i].e, pm[i].size, nodes, n_nodes, &np, &n_np);
 		if (rc < 0)
 			continue;
-		ha_gen_kernel_size(buf, sizeof(buf), pm[i].size);
+		hkc_format_size(buf, sizeof(buf), pm[i].size);
 		fprintf(line, " hugepagesz=%s hugepages=", buf);
 		for (size_t k = 0; k < n_np; k++) {
 			if (np[k].node == HK_NODE_ALL)
@@ -431,7 +419,7 @@ static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int
 			gen_error(g, e, "hugetlb_cma: '%s' is not a size (with K, M or G)", copy);
 			bad = true;
 		} else {
-			ha_gen_kernel_size(buf, sizeof(buf), v);
+			hkc_format_size(buf, sizeof(buf), v);
 			fprintf(line, " hugetlb_cma=%s", buf);
 		}
 		free(copy);
@@ -461,7 +449,7 @@ static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int
 			bad = true;
 			continue;
 		}
-		ha_gen_kernel_size(buf, sizeof(buf), v);
+		hkc_format_size(buf, sizeof(buf), v);
 		fprintf(line, "%s%" PRIu64 ":%s", first ? "" : ",", node, buf);
 		first = false;
 	}
@@ -525,7 +513,7 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 			gen_error(g, def, "default_hugepagesz: this machine has no %s huge pages",
 				  def->value);
 		} else {
-			ha_gen_kernel_size(buf, sizeof(buf), v);
+			hkc_format_size(buf, sizeof(buf), v);
 			fprintf(line.f, " default_hugepagesz=%s", buf);
 		}
 	}
@@ -803,7 +791,7 @@ static int mount_size_option(struct ha_gen *g, const struct hk_config_entry *e, 
 			  e->value);
 		return -1;
 	}
-	ha_gen_kernel_size(buf, sizeof(buf), v);
+	hkc_format_size(buf, sizeof(buf), v);
 	fprintf(opts, ",%s=%s", e->key, buf);
 	return 0;
 }
@@ -889,7 +877,7 @@ static int gen_mount(struct ha_gen *g, const struct hk_config_entry *first,
 				gen_error(g, e, "pagesize: '%s' is not a size", e->value);
 				continue;
 			}
-			ha_gen_kernel_size(buf, sizeof(buf), v);
+			hkc_format_size(buf, sizeof(buf), v);
 			fprintf(opts.f, ",pagesize=%s", buf);
 		} else if (is(e->key, "user") || is(e->key, "group")) {
 			mount_owner(g, e, is(e->key, "user"), t.f, opts.f);

@@ -62,5 +62,3 @@ void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts
 void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params);
 /* systemd-escape --path --suffix=SUFFIX; free(*ret). -EINVAL, -ENAMETOOLONG, -ENOMEM. */
 int ha_gen_unit_name(const char *path, const char *suffix, char **ret);
-/* A size as the kernel's command line takes it: "1G", "2M", "64K", or bytes. */
-void ha_gen_kernel_size(char *buf, size_t sz, uint64_t v);

@@ -7,6 +7,7 @@
 
 #include <hugekit/hugekit.h>
 
+#include "parse.h" /* lib/common: hkc_format_size */
 #include "poolmath.h"
 #include "util.h"
 
@@ -155,7 +156,6 @@ bool ha_simulated(const struct hugeadm_ctl *ctl);
 void ha_check_swap(struct hugeadm_ctl *ctl);
 
 /* state.c */
-void ha_format_size(char *buf, size_t sz, uint64_t v);
 int ha_state_load(struct hugeadm_ctl *ctl, struct ha_pool_state *st, uint64_t size);
 /* The state of a size from the table, read from the kernel the first time. */
 int ha_state_get(struct hugeadm_ctl *ctl, struct ha_states *t, uint64_t size,

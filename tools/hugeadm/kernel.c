@@ -130,7 +130,7 @@ static int check_demotes(struct hugeadm_ctl *ctl, const struct ha_action *a,
 
 	if (hk_pool_get(p, HK_POOL_DEMOTE_SIZE))
 		return 0;
-	ha_format_size(sz, sizeof(sz), a->size);
+	hkc_format_size(sz, sizeof(sz), a->size);
 	if (kernel_demotes(ctl))
 		ha_msg(ctl, HA_ERROR, "%s: %s pages cannot be demoted: no smaller huge page size",
 		       a->arg, sz);
@@ -144,12 +144,12 @@ static int validate_demote_size(struct hugeadm_ctl *ctl, const struct ha_action 
 	char sz[32], to[32];
 	struct hk_pool *tp;
 
-	ha_format_size(sz, sizeof(sz), a->size);
+	hkc_format_size(sz, sizeof(sz), a->size);
 	if (a->u < a->size && hk_pool_read(ctl->ctx, a->u, &tp) == 0) {
 		hk_pool_unref(tp);
 		return 0;
 	}
-	ha_format_size(to, sizeof(to), a->u);
+	hkc_format_size(to, sizeof(to), a->u);
 	ha_msg(ctl, HA_ERROR, "%s: %s is not a huge page size smaller than %s", a->arg, to, sz);
 	return -1;
 }
@@ -192,7 +192,7 @@ static int validate_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
 	uint64_t free_now, min_now, grown;
 	char sz[32];
 
-	ha_format_size(sz, sizeof(sz), a->size);
+	hkc_format_size(sz, sizeof(sz), a->size);
 	if (ha_state_get(ctl, &ctl->plan_states, a->size, &st) < 0)
 		return -1;
 	if (!a->nodes) {
@@ -369,8 +369,8 @@ static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 	done = ha_sat_sub(demote_count(a, before), demote_count(a, after));
 	to = hk_pool_get(before, HK_POOL_DEMOTE_SIZE);
 	each = to ? a->size / to : 0;
-	ha_format_size(sz, sizeof(sz), a->size);
-	ha_format_size(tsz, sizeof(tsz), to);
+	hkc_format_size(sz, sizeof(sz), a->size);
+	hkc_format_size(tsz, sizeof(tsz), to);
 	if (done < asked) {
 		ha_msg(ctl, HA_WARNING,
 		       "%s: demoted %" PRIu64 " of %" PRIu64 " %s pages into %" PRIu64
@@ -440,8 +440,8 @@ void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, si
 			printf("\nDemote (free pages split into smaller huge pages: --pool-demote "
 			       "SIZE:N):\n");
 		header = true;
-		ha_format_size(sz, sizeof(sz), size);
-		ha_format_size(to, sizeof(to), dsz);
+		hkc_format_size(sz, sizeof(sz), size);
+		hkc_format_size(to, sizeof(to), dsz);
 		printf("  %s pages demote to %s pages, %" PRIu64 " each; %" PRIu64 " free now\n",
 		       sz, to, size / dsz, hk_pool_get(pools[i], HK_POOL_FREE));
 	}
@@ -460,8 +460,8 @@ void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, si
 
 		if (!s)
 			continue;
-		ha_format_size(sz, sizeof(sz), size);
-		ha_format_size(saved, sizeof(saved), s);
+		hkc_format_size(sz, sizeof(sz), size);
+		hkc_format_size(saved, sizeof(saved), s);
 		printf("%s%s per %s page", shown++ ? ", " : "", saved, sz);
 	}
 	printf("%s (pages already in the pool keep theirs).\n", shown ? "" : "none");

@@ -364,7 +364,7 @@ static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
 
 	if (ha_state_get(ctl, &ctl->plan_states, size, &st) < 0)
 		return -1;
-	ha_format_size(sz, sizeof(sz), size);
+	hkc_format_size(sz, sizeof(sz), size);
 	max = ha_pool_max(st->min, st->oc);
 	/* The kernel refuses a reservation above the limit, in whole pages. */
 	if (ctl->max_size && ctl->min_size && min_pages > max_pages) {

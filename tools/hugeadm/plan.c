@@ -292,7 +292,7 @@ static int check_amount(struct hugeadm_ctl *ctl, const struct ha_action *a, uint
 	uint64_t pages = ha_action_pages(a, a->size), kb, mem;
 	char sz[32];
 
-	ha_format_size(sz, sizeof(sz), a->size);
+	hkc_format_size(sz, sizeof(sz), a->size);
 	if (a->by_bytes && a->amount && !pages) {
 		ha_msg(ctl, HA_ERROR, "%s: %s is less than one %s page", a->arg, a->adj_str, sz);
 		return -1;
@@ -336,7 +336,7 @@ static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 
 	if (resolve_size(ctl, a) < 0 || ha_state_get(ctl, &ctl->plan_states, a->size, &st) < 0)
 		return -1;
-	ha_format_size(sz, sizeof(sz), a->size);
+	hkc_format_size(sz, sizeof(sz), a->size);
 	if (a->nodes && ctl->obey_mempolicy) {
 		ha_msg(ctl, HA_ERROR,
 		       "%s: --obey-mempolicy and @NODES both choose the nodes: use one", a->arg);

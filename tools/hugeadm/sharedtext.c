@@ -346,7 +346,7 @@ static int list_one(struct hugeadm_ctl *ctl, const struct text_file *f, void *da
 		hk_json_close_object(lc->j);
 		goto out;
 	}
-	ha_format_size(sz, sizeof(sz), size);
+	hkc_format_size(sz, sizeof(sz), size);
 	snprintf(np, sizeof(np), "%" PRIu64, pages);
 	cells[0] = strdup(user_name(f->uid, ubuf, sizeof(ubuf)));
 	cells[1] = strdup(np);

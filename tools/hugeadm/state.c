@@ -13,21 +13,6 @@
 
 #include "hugeadm.h"
 
-void ha_format_size(char *buf, size_t sz, uint64_t v)
-{
-	static const char units[] = "KMGT";
-	int u = -1;
-
-	while (v >= 1024 && v % 1024 == 0 && u < 3) {
-		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, sz, "%" PRIu64, v);
-	else
-		snprintf(buf, sz, "%" PRIu64 "%c", v, units[u]);
-}
-
 static void state_clear(struct ha_pool_state *st)
 {
 	free(st->ids);

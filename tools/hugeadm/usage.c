@@ -157,7 +157,7 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 		snprintf(b[0], 64, "%d", p[i].pid);
 		snprintf(b[1], 64, "%s", p[i].comm);
 		user_name(ctl, b[2], 64, p[i].uid);
-		ha_format_size(b[3], 64, p[i].page_size);
+		hkc_format_size(b[3], 64, p[i].page_size);
 		snprintf(b[4], 64, "%s", kind_names[p[i].kind]);
 		snprintf(b[5], 64, "%" PRIu64, p[i].pages);
 		node_str(b[6], 64, p[i].node);
@@ -169,7 +169,7 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 		snprintf(b[0], 64, "%d", s[i].id);
 		snprintf(b[1], 64, "0x%08" PRIx32, (uint32_t)s[i].key);
 		user_name(ctl, b[2], 64, s[i].uid);
-		ha_format_size(b[3], 64, s[i].page_size);
+		hkc_format_size(b[3], 64, s[i].page_size);
 		snprintf(b[4], 64, "%" PRIu64 "%s", s[i].pages, s[i].inferred ? "?" : "");
 		if (s[i].nattch)
 			snprintf(b[5], 64, "%" PRIu64, s[i].nattch);
@@ -184,7 +184,7 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 
 		cells[0] = path;
 		user_name(ctl, b[1], 64, f[i].uid);
-		ha_format_size(b[2], 64, f[i].page_size);
+		hkc_format_size(b[2], 64, f[i].page_size);
 		snprintf(b[3], 64, "%" PRIu64, f[i].pages);
 		snprintf(b[4], 64, "%s", f[i].mapped ? "yes" : "no (unmapped)");
 		cells[1] = b[1];
@@ -203,7 +203,7 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 					       c[i].rsvd_max};
 
 			cells[0] = (char *)c[i].path;
-			ha_format_size(b[1], 64, c[i].page_size);
+			hkc_format_size(b[1], 64, c[i].page_size);
 			for (int k = 0; k < 4; k++) {
 				if (v[k] == UINT64_MAX)
 					snprintf(b[2 + k], 64, "max");
@@ -222,7 +222,7 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 	}
 	table_new(&tb, tcols, 7);
 	for (size_t i = 0; i < nt; i++) {
-		ha_format_size(b[0], 64, t[i].page_size);
+		hkc_format_size(b[0], 64, t[i].page_size);
 		snprintf(b[1], 64, "%" PRIu64, t[i].used);
 		snprintf(b[2], 64, "%" PRIu64, t[i].accounted);
 		snprintf(b[3], 64, "%" PRIu64, t[i].reserved);

@@ -42,5 +42,11 @@ int hkc_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n);
  */
 void hkc_format_size(char *buf, size_t sz, uint64_t v);
 
+/* a + b, or UINT64_MAX where it would wrap: page counts that are summed. */
+static inline uint64_t hkc_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 /* s without the blanks at both ends: the start, and the end cut in place. */
 char *hkc_trim(char *s);

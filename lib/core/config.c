@@ -198,7 +198,7 @@ static int check_minimum(struct parse *p, unsigned line, const char *sec, const 
 				sec, value, hkc_trim(tok));
 			return -1;
 		}
-		total += pages;
+		total = hkc_sat_add(total, pages);
 	}
 	if (!parts) {
 		problem(p, line, "[%s] '%s': no page count", sec, value);

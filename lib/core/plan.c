@@ -319,7 +319,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 			}
 			parts[n].node = at ? (int)node : HK_NODE_ALL;
 			parts[n++].pages = pages;
-			min_total += pages;
+			min_total = hkc_sat_add(min_total, pages);
 		}
 		free(copy);
 		/* Nodes a per-node minimum leaves out keep their pages: the pool's minimum has them. */
@@ -331,7 +331,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 			for (size_t i = 0; i < n; i++)
 				listed |= parts[i].node == hk_pool_node_id(pool, j);
 			if (!listed)
-				min_total += nr > surplus ? nr - surplus : 0;
+				min_total = hkc_sat_add(min_total, nr > surplus ? nr - surplus : 0);
 		}
 		if (bad) {
 			hk_pool_unref(pool);
@@ -364,7 +364,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 		}
 	}
 	if (si >= 0)
-		b->planned_max[si] = gigantic ? min_total : min_total + cur_oc;
+		b->planned_max[si] = gigantic ? min_total : hkc_sat_add(min_total, cur_oc);
 	if (k->demote_size) {
 		uint64_t to = machine_size(b, k->demote_size, "demote_size", k->demote_size->value);
 		char sname[32], item[96], path[PATH_MAX], value[32];

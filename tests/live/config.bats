@@ -162,3 +162,23 @@ setup() {
 	assert_failure 1
 	[[ $stderr == *"$d is not empty: not mounting hugetlbfs over what is in it"* ]] || fail "$stderr"
 }
+
+@test "a [mount] below a directory a user owns, or through a symbolic link, is refused, nothing made" {
+	local u=/run/hk-config-user.$$ l=/run/hk-config-link.$$ conf=$BATS_TEST_TMPDIR/user.conf
+	mkdir "$u" "$BATS_TEST_TMPDIR/target"
+	chown nobody "$u"
+	printf '[mount %s/m]\npagesize = 2M\n' "$u" > "$conf"
+	run --separate-stderr hugeadm --apply "$conf"
+	[ ! -e "$u/m" ] || { rmdir "$u/m"; fail "made $u/m"; }
+	rmdir "$u"
+	assert_failure 1
+	[[ $stderr == *"$u is owned by nobody"* ]] || fail "$stderr"
+	# The user's link in place of the mount point: not followed.
+	ln -s "$BATS_TEST_TMPDIR/target" "$l"
+	printf '[mount %s]\npagesize = 2M\n' "$l" > "$conf"
+	run --separate-stderr hugeadm --apply "$conf"
+	rm "$l"
+	assert_failure 1
+	[[ $stderr == *"$l is a symbolic link: not following it"* ]] || fail "$stderr"
+	! mountpoint -q "$BATS_TEST_TMPDIR/target" || { umount "$BATS_TEST_TMPDIR/target"; fail "mounted through the link"; }
+}

@@ -166,6 +166,9 @@ static void test_problems(void **state)
 	expect("minimum = 1\n", 1, "'minimum' is outside any section");
 	expect("[pool 2M]\nminimum =\n", 2, "[pool 2M] minimum: no value");
 	expect("[pool 2M]\nminimum = 1@0,\n", 2, "an empty part between commas");
+	/* A sum that would wrap is the largest count, not a small one below the maximum. */
+	expect("[pool 2M]\nminimum = 18446744073709551615@0, 2@1\nmaximum = 3\n", 3,
+	       "maximum 3 is below the minimum 18446744073709551615");
 	expect("[pool 2M]\nminimum = 1@0,, 2@1\n", 2, "an empty part between commas");
 	expect("[mount /run/x]\n[thp]\nenabled = never\n", 1,
 	       "[mount /run/x] has no keys: it would do nothing");

@@ -93,6 +93,32 @@ static void item_free(struct hk_plan_item *it)
 }
 
 /*
+ * Fill it from the arguments, every string copied (why and file may be
+ * NULL: "implied", no file): 0, or -ENOMEM with it left empty.
+ */
+static int item_init(struct hk_plan_item *it, enum hk_plan_kind kind, const char *item,
+		     const char *path, const char *value, const char *why, const char *file,
+		     unsigned line)
+{
+	memset(it, 0, sizeof(*it));
+	it->kind = kind;
+	it->node = HK_NODE_ALL;
+	it->field = HK_POOL_SIZE;
+	it->item = strdup(item);
+	it->path = strdup(path);
+	it->value = strdup(value ? value : "");
+	it->why = strdup(why ? why : "implied");
+	it->file = file ? strdup(file) : NULL;
+	it->line = line;
+	if (!it->item || !it->path || !it->value || !it->why || (file && !it->file)) {
+		item_free(it);
+		memset(it, 0, sizeof(*it));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * Add an item to a phase: every string copied. item and why are formats
  * joined by the caller; path is absolute.
  */
@@ -110,10 +136,6 @@ static struct hk_plan_item *add(struct build *b, enum phase ph, enum hk_plan_kin
 	}
 	b->ph[ph] = na;
 	it = &na[b->n_ph[ph]];
-	memset(it, 0, sizeof(*it));
-	it->kind = kind;
-	it->node = HK_NODE_ALL;
-	it->field = HK_POOL_SIZE;
 	if (e && e->key) {
 		if (e->name)
 			snprintf(why, sizeof(why), "[%s %s] %s = %s", e->section, e->name, e->key,
@@ -125,14 +147,7 @@ static struct hk_plan_item *add(struct build *b, enum phase ph, enum hk_plan_kin
 	} else {
 		snprintf(why, sizeof(why), "implied");
 	}
-	it->item = strdup(item);
-	it->path = strdup(path);
-	it->value = strdup(value ? value : "");
-	it->why = strdup(why);
-	it->file = e && e->file ? strdup(e->file) : NULL;
-	it->line = e ? e->line : 0;
-	if (!it->item || !it->path || !it->value || !it->why || (e && e->file && !it->file)) {
-		item_free(it);
+	if (item_init(it, kind, item, path, value, why, e ? e->file : NULL, e ? e->line : 0) < 0) {
 		sys_error(b, -ENOMEM);
 		return NULL;
 	}
@@ -215,37 +230,52 @@ static int parse_pages(const char *s, uint64_t size, uint64_t *ret)
 	return 0;
 }
 
-static void pool_path(struct build *b, uint64_t size, int node, enum hk_pool_field field,
-		      char **ret)
+/*
+ * A pool item's name and file: "pool 2M minimum", "pool 2M node 1 minimum",
+ * "pool 2M maximum" (the overcommit that gives it), "pool 2M demote_size".
+ */
+static int pool_names(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_field field,
+		      unsigned flags, char *item, size_t sz, char **ret_path)
 {
-	int rc = hk_pool_file(b->ctx, size, node, field, 0, ret);
+	char sname[32];
+	enum hk_pool_field file = field == HK_POOL_MINIMUM ? HK_POOL_NR : field;
 
-	if (rc < 0) {
-		*ret = NULL;
-		sys_error(b, rc);
-	}
+	hkc_format_size(sname, sizeof(sname), size);
+	if (field == HK_POOL_OVERCOMMIT)
+		snprintf(item, sz, "pool %s maximum", sname);
+	else if (field == HK_POOL_DEMOTE_SIZE)
+		snprintf(item, sz, "pool %s demote_size", sname);
+	else if (node == HK_NODE_ALL)
+		snprintf(item, sz, "pool %s minimum", sname);
+	else
+		snprintf(item, sz, "pool %s node %d minimum", sname, node);
+	return hk_pool_file(ctx, size, field == HK_POOL_MINIMUM ? node : HK_NODE_ALL, file, flags,
+			    ret_path);
+}
+
+/* A pool item's value: pages, or "2048kB" for demote_size (number: its bytes). */
+static void pool_value(enum hk_pool_field field, uint64_t number, char *buf, size_t sz)
+{
+	if (field == HK_POOL_DEMOTE_SIZE)
+		snprintf(buf, sz, "%" PRIu64 "kB", number / 1024);
+	else
+		snprintf(buf, sz, "%" PRIu64, number);
 }
 
 static struct hk_plan_item *pool_item(struct build *b, const struct hk_config_entry *e,
 				      uint64_t size, int node, enum hk_pool_field field,
 				      uint64_t pages)
 {
-	char sname[32], item[96], value[32];
+	char item[96], value[32];
 	char *path = NULL;
 	struct hk_plan_item *it;
+	int rc = pool_names(b->ctx, size, node, field, 0, item, sizeof(item), &path);
 
-	hkc_format_size(sname, sizeof(sname), size);
-	if (field == HK_POOL_OVERCOMMIT)
-		snprintf(item, sizeof(item), "pool %s maximum", sname);
-	else if (node == HK_NODE_ALL)
-		snprintf(item, sizeof(item), "pool %s minimum", sname);
-	else
-		snprintf(item, sizeof(item), "pool %s node %d minimum", sname, node);
-	snprintf(value, sizeof(value), "%" PRIu64, pages);
-	pool_path(b, size, node, field == HK_POOL_OVERCOMMIT ? HK_POOL_OVERCOMMIT : HK_POOL_NR,
-		  &path);
-	if (!path)
+	if (rc < 0) {
+		sys_error(b, rc);
 		return NULL;
+	}
+	pool_value(field, pages, value, sizeof(value));
 	it = add(b, PH_POOL, HK_PLAN_WRITE, e, item, path, value);
 	free(path);
 	if (it) {
@@ -367,7 +397,6 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 		b->planned_max[si] = gigantic ? min_total : hkc_sat_add(min_total, cur_oc);
 	if (k->demote_size) {
 		uint64_t to = machine_size(b, k->demote_size, "demote_size", k->demote_size->value);
-		char sname[32], item[96], path[PATH_MAX], value[32];
 
 		if (!to)
 			return;
@@ -384,17 +413,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 				"later, and a page size that has a smaller one)");
 			return;
 		}
-		hkc_format_size(sname, sizeof(sname), size);
-		snprintf(item, sizeof(item), "pool %s demote_size", sname);
-		snprintf(path, sizeof(path), HK_ABS(HK_SYS_HUGEPAGES_SIZE) "/demote_size",
-			 size / 1024);
-		snprintf(value, sizeof(value), "%" PRIu64 "kB", to / 1024);
-		struct hk_plan_item *it =
-			add(b, PH_POOL, HK_PLAN_WRITE, k->demote_size, item, path, value);
-		if (it) {
-			it->page_size = size;
-			it->number = to;
-		}
+		pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
 	}
 }
 
@@ -956,6 +975,114 @@ HK_EXPORT size_t hk_plan_items(const struct hk_plan *plan, const struct hk_plan_
 	return plan->n;
 }
 
+/* Building a plan item by item (HK_1.3) */
+
+HK_EXPORT int hk_plan_new(struct hk_plan **ret_plan)
+{
+	if (!ret_plan)
+		return -EINVAL;
+	*ret_plan = calloc(1, sizeof(**ret_plan));
+	return *ret_plan ? 0 : -ENOMEM;
+}
+
+HK_EXPORT int hk_plan_add(struct hk_plan *plan, const struct hk_plan_item *item)
+{
+	struct hk_plan_item *na, *it;
+	int rc;
+
+	if (!plan || !item || !item->item || !item->path || plan->n >= INT_MAX)
+		return -EINVAL;
+	na = realloc(plan->items, (plan->n + 1) * sizeof(*na));
+	if (!na)
+		return -ENOMEM;
+	plan->items = na;
+	it = &na[plan->n];
+	rc = item_init(it, item->kind, item->item, item->path, item->value, item->why, item->file,
+		       item->line);
+	if (rc < 0)
+		return rc;
+	it->page_size = item->page_size;
+	it->node = item->node;
+	it->field = item->field;
+	it->number = item->number;
+	it->uid = item->uid;
+	it->gid = item->gid;
+	it->mode = item->mode;
+	it->flags = item->flags;
+	return (int)plan->n++;
+}
+
+HK_EXPORT int hk_plan_add_pool(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size,
+			       int node, enum hk_pool_field field, uint64_t number, unsigned flags,
+			       const char *why)
+{
+	struct hk_plan_item it = {.kind = HK_PLAN_WRITE, .why = why};
+	char item[96], value[32];
+	char *path = NULL;
+	int rc;
+
+	if (!ctx || !plan || !page_size ||
+	    (field != HK_POOL_MINIMUM && field != HK_POOL_OVERCOMMIT &&
+	     field != HK_POOL_DEMOTE_SIZE) ||
+	    (field != HK_POOL_MINIMUM && (node != HK_NODE_ALL || flags)) ||
+	    (flags & ~HK_POOL_SET_MEMPOLICY) || (node != HK_NODE_ALL && flags))
+		return -EINVAL;
+	rc = pool_names(ctx, page_size, node, field, flags, item, sizeof(item), &path);
+	if (rc < 0)
+		return rc;
+	pool_value(field, number, value, sizeof(value));
+	it.item = item;
+	it.path = path;
+	it.value = value;
+	it.page_size = page_size;
+	it.node = node;
+	it.field = field;
+	it.number = number;
+	it.flags = flags;
+	rc = hk_plan_add(plan, &it);
+	free(path);
+	return rc;
+}
+
+HK_EXPORT int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const char *knob,
+			      const char *value, const char *why)
+{
+	struct hk_plan_item it = {
+		.kind = HK_PLAN_WRITE, .value = value, .why = why, .node = HK_NODE_ALL};
+	char item[160], path[PATH_MAX];
+
+	if (!ctx || !plan || !knob || !*knob || !value || knob[0] == '/' || strstr(knob, "..") ||
+	    snprintf(item, sizeof(item), "thp %s", knob) >= (int)sizeof(item))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", HK_ABS(HK_SYS_THP), knob);
+	it.item = item;
+	it.path = path;
+	return hk_plan_add(plan, &it);
+}
+
+HK_EXPORT int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl which,
+				 uint64_t value, const char *why)
+{
+	struct hk_plan_item it = {
+		.kind = HK_PLAN_WRITE, .why = why, .node = HK_NODE_ALL, .number = value};
+	const char *path = hk_sysctl_path(which);
+	const char *key = path ? path + strlen(HK_ABS(HK_PROC_SYS)) + 1 : NULL;
+	char item[96], v[32];
+
+	if (!ctx || !plan || !path || which == HK_SYSCTL_COMPACT_MEMORY ||
+	    strncmp(path, HK_ABS(HK_PROC_SYS) "/", strlen(HK_ABS(HK_PROC_SYS)) + 1) != 0)
+		return -EINVAL;
+	snprintf(item, sizeof(item), "sysctl %s", key);
+	for (char *p = item + strlen("sysctl "); *p; p++)
+		if (*p == '/')
+			*p = '.';
+	snprintf(v, sizeof(v), "%" PRIu64, value);
+	it.item = item;
+	it.path = path;
+	it.value = v;
+	return hk_plan_add(plan, &it);
+}
+
 /* Checking */
 
 static int dup_out(const char *s, char **ret)
@@ -1127,7 +1254,7 @@ static int check_write(struct hk_ctx *ctx, const struct hk_plan_item *it, char *
 	char *have = NULL;
 	int rc;
 
-	if (it->page_size && it->field != HK_POOL_SIZE)
+	if (it->page_size && (it->field == HK_POOL_MINIMUM || it->field == HK_POOL_OVERCOMMIT))
 		return check_pool(ctx, it, ret);
 	if (strncmp(it->item, "thp ", 4) == 0)
 		rc = hk_thp_read(ctx, it->item + 4, &have);
@@ -1222,9 +1349,12 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 		break;
 	case HK_PLAN_WRITE:
 		if (item->page_size && item->field == HK_POOL_MINIMUM)
-			rc = hk_pool_set_nr(ctx, item->page_size, item->node, item->number, 0);
+			rc = hk_pool_set_nr(ctx, item->page_size, item->node, item->number,
+					    item->flags);
 		else if (item->page_size && item->field == HK_POOL_OVERCOMMIT)
 			rc = hk_pool_set_overcommit(ctx, item->page_size, item->number);
+		else if (strncmp(item->item, "thp ", 4) == 0)
+			rc = hk_thp_write(ctx, item->item + 4, item->value);
 		else
 			rc = hk_path_write_stringf(&ctx->path, item->value, "%s", rel(item));
 		break;

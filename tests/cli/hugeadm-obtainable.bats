@@ -180,3 +180,24 @@ echo 0 > /proc/sys/vm/nr_overcommit_hugepages"
 	assert_success
 	refute [ -n "$(grep obtainable <<< "$stderr")" ]
 }
+
+@test "--apply warns the same before a grow beyond obtainable, with advice that fits it" {
+	local root conf
+	root=$(fixture x86-2node)
+	conf=$BATS_TEST_TMPDIR/big.conf
+	printf '%s\n' '[pool 2M]' 'minimum = 2000' > "$conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply "$conf" --dry-run
+	assert_success
+	assert_equal "$(grep -c obtainable <<< "$stderr")" 1
+	grep -qxF "hugeadm:WARNING: 2M pages: 1976 more requested but only 1228 obtainable now without compaction; what the kernel cannot find is reported short (pools that must be had: hugeadm --generate boot)" <<< "$stderr"
+	# Per node: node 1 has 6 persistent + 2 surplus, 6 obtainable; 15 there needs 7 new pages.
+	printf '%s\n' '[pool 2M]' 'minimum = 15@1' > "$conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply "$conf" --dry-run
+	assert_success
+	grep -qF "2M pages on node 1: 7 more requested but only 6 obtainable" <<< "$stderr"
+	# Within reach: no warning.
+	printf '%s\n' '[pool 2M]' 'minimum = 1200' > "$conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply "$conf" --dry-run
+	assert_success
+	refute [ -n "$(grep obtainable <<< "$stderr")" ]
+}

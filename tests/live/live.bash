@@ -93,6 +93,8 @@ live_snapshot() {
 		/proc/sys/vm/nr_hugepages /proc/sys/vm/nr_overcommit_hugepages \
 		/proc/sys/vm/min_free_kbytes /proc/sys/vm/hugetlb_shm_group /proc/sys/kernel/shmmax \
 		"$THP/enabled" "$THP/defrag" "$THP"/hugepages-*/enabled "$THP"/khugepaged/*_*; do
+		# Counters that khugepaged moves on its own are not settings.
+		case $f in */full_scans | */pages_collapsed) continue ;; esac
 		[ -r "$f" ] && echo "$f: $(cat "$f")"
 	done
 	return 0

@@ -216,6 +216,36 @@ pool_state() {
 	[[ "$stderr" == *"never lowers it"* ]]
 }
 
+@test "the plan --dry-run --json prints is what the run makes: each item reads back from the kernel" {
+	local plan f v
+	pool_set 6 2
+	run --separate-stderr hugeadm --dry-run --json --pool-pages-min 2M:+2 --pool-pages-max 2M:+4 \
+		--thp-defrag defer --set-shm-group root
+	assert_success
+	plan=$output
+	# Relative amounts resolved from the kernel's pool (Minimum 6, Maximum 8): the Minimum
+	# +2 keeps the Maximum at 8 (overcommit 0), the Maximum +4 is 12 (overcommit 4), as 2.23.
+	assert_equal "$(python3 -c 'import json, sys; print([(i["item"], i["value"]) for i in json.load(sys.stdin)["plan"]])' <<< "$plan")" \
+		"[('thp defrag', 'defer'), ('pool 2M minimum', '8'), ('pool 2M maximum', '0'), ('pool 2M maximum', '4'), ('pool 2M minimum', '8'), ('sysctl vm.hugetlb_shm_group', '0')]"
+	assert_equal "$(pool_state)" "nr=6 overcommit=2 surplus=0"
+	run --separate-stderr hugeadm --pool-pages-min 2M:+2 --pool-pages-max 2M:+4 --thp-defrag defer \
+		--set-shm-group root
+	assert_success
+	# The last value of each file in the plan is what the kernel shows now.
+	while IFS=$'\t' read -r f v; do
+		case $f in
+		*/transparent_hugepage/*) grep -q "\[$v\]" "$f" || fail "$f: $(cat "$f"), planned $v" ;;
+		*) assert_equal "$f: $(cat "$f")" "$f: $v" ;;
+		esac
+	done < <(python3 -c 'import json, sys
+last = {}
+for i in json.load(sys.stdin)["plan"]:
+    last[i["path"]] = i["value"]
+for p, v in last.items():
+    print(p + "\t" + v)' <<< "$plan")
+	assert_equal "$(pool_state)" "nr=8 overcommit=4 surplus=0"
+}
+
 @test "two hugeadm at once are serialized: both relative changes count" {
 	pool_set 2 0
 	hugeadm --pool-pages-min 2M:+3 2> /dev/null &

@@ -355,6 +355,107 @@ static void test_apply_check(void **state)
 	tree_close(&t);
 }
 
+/*
+ * The builder (HK_1.3): the items hugeadm's options make are the config's
+ * items, file for file and name for name; bad combinations are refused; what
+ * it builds applies and checks like a config's plan.
+ */
+static void test_builder(void **state)
+{
+	static const char conf[] = "[thp]\n"
+				   "enabled = never\n"
+				   "[pool 2M]\n"
+				   "minimum = 10@0, 20@1\n"
+				   "maximum = 40\n"
+				   "[pool 1G]\n"
+				   "minimum = 2\n"
+				   "demote_size = 2M\n"
+				   "[sysctl]\n"
+				   "vm.hugetlb_shm_group = 0\n";
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *cfg, *plan;
+	const struct hk_plan_item *a, *b;
+	size_t n;
+	int rc;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	kernel_like(&t);
+	fixture_write(t.dir, "sys/kernel/mm/hugepages/hugepages-1048576kB/demote_size", "2048kB\n");
+	cfg = plan_of(&t, conf, &errs);
+	assert_non_null(cfg);
+	assert_int_equal(hk_plan_new(&plan), 0);
+	assert_int_equal(hk_plan_add_thp(t.ctx, plan, "enabled", "never", "--thp-never"), 0);
+	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 2 << 20, 0, HK_POOL_MINIMUM, 10, 0, NULL),
+			 1);
+	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 2 << 20, 1, HK_POOL_MINIMUM, 20, 0, NULL),
+			 2);
+	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_OVERCOMMIT, 10,
+					  0, NULL),
+			 3);
+	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 1 << 30, HK_NODE_ALL, HK_POOL_MINIMUM, 2, 0,
+					  "--pool-pages-min 1G:2"),
+			 4);
+	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 1 << 30, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE,
+					  2 << 20, 0, NULL),
+			 5);
+	assert_int_equal(hk_plan_add_sysctl(t.ctx, plan, HK_SYSCTL_HUGETLB_SHM_GROUP, 0, NULL), 6);
+	/* Same names, files, values and numbers as the configuration's. */
+	n = hk_plan_items(plan, &b);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < n; i++) {
+		a = find(cfg, b[i].item, NULL);
+		assert_string_equal(a->path, b[i].path);
+		assert_string_equal(a->value, b[i].value);
+		assert_int_equal(a->kind, b[i].kind);
+		assert_int_equal(a->page_size, b[i].page_size);
+		assert_int_equal(a->node, b[i].node);
+		assert_int_equal(a->field, b[i].field);
+		assert_int_equal(a->number, b[i].number);
+	}
+	assert_string_equal(b[0].why, "--thp-never");
+	assert_string_equal(b[1].why, "implied");
+	assert_null(b[1].file);
+	assert_string_equal(
+		b[1].path,
+		"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages");
+	assert_string_equal(b[3].path, "/proc/sys/vm/nr_overcommit_hugepages");
+	assert_string_equal(b[6].item, "sysctl vm.hugetlb_shm_group");
+	/* The whole pool through the writer's memory policy: its own file. */
+	rc = hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_MINIMUM, 30,
+			      HK_POOL_SET_MEMPOLICY, NULL);
+	assert_int_equal(rc, 7);
+	hk_plan_items(plan, &b);
+	assert_string_equal(b[7].path, "/proc/sys/vm/nr_hugepages_mempolicy");
+	assert_int_equal(b[7].flags, HK_POOL_SET_MEMPOLICY);
+	/* Refused: a node's overcommit, a node through the policy, an unknown field or size, a knob out of the directory. */
+	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 2 << 20, 0, HK_POOL_OVERCOMMIT, 1, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 2 << 20, 0, HK_POOL_MINIMUM, 1,
+					  HK_POOL_SET_MEMPOLICY, NULL),
+			 -EINVAL);
+	assert_int_equal(
+		hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_FREE, 1, 0, NULL),
+		-EINVAL);
+	assert_true(hk_plan_add_pool(t.ctx, plan, 4 << 20, HK_NODE_ALL, HK_POOL_MINIMUM, 1, 0,
+				     NULL) < 0);
+	assert_int_equal(hk_plan_add_thp(t.ctx, plan, "../../../proc/sys/vm/x", "1", NULL),
+			 -EINVAL);
+	assert_int_equal(hk_plan_add_sysctl(t.ctx, plan, HK_SYSCTL_COMPACT_MEMORY, 1, NULL),
+			 -EINVAL);
+	assert_int_equal(hk_plan_items(plan, NULL), 8);
+	/* What it built applies on the tree and checks true afterwards. */
+	for (size_t i = 0; i < 7; i++) {
+		hk_plan_items(plan, &b);
+		assert_int_equal(hk_plan_item_apply(t.ctx, &b[i], NULL), 0);
+		assert_int_equal(hk_plan_item_check(t.ctx, &b[i], NULL), 1);
+	}
+	hk_plan_unref(plan);
+	hk_plan_unref(cfg);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_limit_errors),
 		cmocka_unit_test(test_cgroup_max),
 		cmocka_unit_test(test_apply_check),
+		cmocka_unit_test(test_builder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * hugeadm changes the machine: after the whole plan has been validated, the
- * actions run in a fixed order (zone movable, THP, pools in command-line
- * order, min_free_kbytes, shmmax, shm group), under the machine-wide lock,
- * and every pool write is read back. A dry run prints the writes as shell
- * commands instead (through libhugekit's dry-run hook) and writes nothing.
+ * hugeadm changes the machine: after the whole plan has been validated and
+ * resolved into libhugekit's plan items (plan.c), the actions run in a fixed
+ * order (zone movable, THP, pools in command-line order, min_free_kbytes,
+ * shmmax, shm group), under the machine-wide lock, each writing its items
+ * through hk_plan_item_apply(), which reads every write back. A dry run
+ * runs the same items through libhugekit's dry-run hook, which prints them
+ * as 2.23's shell commands and writes nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -58,70 +60,72 @@ bool ha_simulated(const struct hugeadm_ctl *ctl)
 	return ctl->dry_run || !hk_is_live(ctl->ctx);
 }
 
-/* The pool as it is now: re-read from the kernel, or the simulation's. */
-static int pool_now(struct hugeadm_ctl *ctl, uint64_t size, struct ha_pool_state *mine,
-		    struct ha_pool_state **ret)
+/* The pool as the kernel has it now. */
+static int pool_now(struct hugeadm_ctl *ctl, uint64_t size, struct ha_pool_state *st)
 {
-	int rc;
+	int rc = ha_state_load(ctl, st, size);
 
-	if (ha_simulated(ctl))
-		return ha_state_get(ctl, &ctl->dry_states, size, ret);
-	rc = ha_state_load(ctl, mine, size);
-	if (rc < 0) {
+	if (rc < 0)
 		ha_msg(ctl, HA_ERROR, "cannot read the pool of %" PRIu64 " byte pages: %s", size,
 		       strerror(-rc));
-		return rc;
-	}
-	*ret = mine;
-	return 0;
+	return rc;
 }
 
-static int report_write(struct hugeadm_ctl *ctl, int rc, uint64_t size, int node,
-			enum hk_pool_field field, unsigned flags, uint64_t value)
+int ha_apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *quote)
 {
-	char *path = NULL;
+	bool thp = strncmp(it->item, "thp ", 4) == 0;
+	char *reached = NULL;
+	int rc;
 
-	if (rc >= 0)
-		return 0;
-	hk_pool_file(ctl->ctx, size, node, field, flags, &path);
-	ha_msg(ctl, HA_ERROR, "%s: cannot write %" PRIu64 ": %s", path ? path : "pool", value,
-	       strerror(-rc));
-	free(path);
-	return -1;
+	ctl->dry_quote = quote;
+	rc = hk_plan_item_apply(ctl->ctx, it, &reached);
+	/*
+	 * Read back: a tree's plain files do not act like the kernel's, and a
+	 * pool that came up short is its caller's to tell.
+	 */
+	if (rc == -EAGAIN && (ha_simulated(ctl) || it->field == HK_POOL_MINIMUM))
+		rc = 0;
+	if (rc == -EAGAIN && thp)
+		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: wrote '%s' but it reads '%s'",
+		       it->item + 4, it->value, reached ? reached : "");
+	else if (rc == -EAGAIN)
+		ha_msg(ctl, HA_ERROR, "%s: wrote %s but it reads %s", it->path, it->value,
+		       reached ? reached : "nothing");
+	else if (rc < 0 && thp)
+		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: cannot write '%s': %s",
+		       it->item + 4, it->value, strerror(-rc));
+	else if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "%s: cannot write %s: %s", it->path, it->value,
+		       strerror(-rc));
+	free(reached);
+	return rc < 0 ? -1 : 0;
 }
 
-/* Write a pool's (or a node's) persistent size; a simulation moves its state as the kernel would. */
-static int set_nr(struct hugeadm_ctl *ctl, struct ha_pool_state *st, int node, uint64_t v)
+/* The action's items (the array moves when the plan grows: fetch it again after an add). */
+static const struct hk_plan_item *action_items(const struct hugeadm_ctl *ctl,
+					       const struct ha_action *a)
 {
-	unsigned flags = node == HK_NODE_ALL && ctl->obey_mempolicy ? HK_POOL_SET_MEMPOLICY : 0;
-	int k;
+	const struct hk_plan_item *items;
 
-	ha_msg(ctl, HA_INFO, "setting HUGEPAGES_TOTAL%s to %" PRIu64, flags ? "_MEMPOL" : "", v);
-	ctl->dry_quote = "";
-	if (report_write(ctl, hk_pool_set_nr(ctl->ctx, st->size, node, v, flags), st->size, node,
-			 HK_POOL_NR, flags, v) < 0)
-		return -1;
-	if (!ha_simulated(ctl))
-		return 0;
-	if (node == HK_NODE_ALL) {
-		st->min = v;
-	} else if ((k = ha_state_node(st, node)) >= 0) {
-		st->min = ha_sat_add(ha_sat_sub(st->min, st->node_min[k]), v);
-		st->node_min[k] = v;
-	}
-	return 0;
+	hk_plan_items(ctl->plan, &items);
+	return items + a->first;
 }
 
-static int set_oc(struct hugeadm_ctl *ctl, struct ha_pool_state *st, uint64_t v)
+/* A pool item, or a copy of it with another number: written with 2.23's verbose line. */
+static int write_pool(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, uint64_t number)
 {
-	ha_msg(ctl, HA_INFO, "setting HUGEPAGES_OC to %" PRIu64, v);
-	ctl->dry_quote = "";
-	if (report_write(ctl, hk_pool_set_overcommit(ctl->ctx, st->size, v), st->size, HK_NODE_ALL,
-			 HK_POOL_OVERCOMMIT, 0, v) < 0)
-		return -1;
-	if (ha_simulated(ctl))
-		st->oc = v;
-	return 0;
+	struct hk_plan_item t = *it;
+	char v[32];
+
+	snprintf(v, sizeof(v), "%" PRIu64, number);
+	t.number = number;
+	t.value = v;
+	if (t.field == HK_POOL_OVERCOMMIT)
+		ha_msg(ctl, HA_INFO, "setting HUGEPAGES_OC to %" PRIu64, number);
+	else
+		ha_msg(ctl, HA_INFO, "setting HUGEPAGES_TOTAL%s to %" PRIu64,
+		       t.flags & HK_POOL_SET_MEMPOLICY ? "_MEMPOL" : "", number);
+	return ha_apply_item(ctl, &t, "");
 }
 
 /* libhugetlbfs warned before growing a pool when swap was missing or short. */
@@ -196,45 +200,61 @@ static void report_nodes(struct hugeadm_ctl *ctl, const struct ha_pool_state *st
 }
 
 /*
- * What a pool option asks of the kernel: without @NODES, the pool's Minimum;
- * with @NODES, each listed node's own persistent pages, relative to that
- * node's (want, indexed like the state's nodes; before holds where they were).
+ * A pool option's items: the overcommit written before the Minimum, the
+ * Minimum (the pool's, or one item per listed node), the overcommit after.
  */
 struct pool_goal {
 	const struct ha_action *a;
-	uint64_t min;
-	uint64_t *want, *before;
+	size_t nr, n_nr; /* the Minimum items, from the action's first */
 };
 
-/* One round of writes: the pool's nr_hugepages, or each listed node's. */
-static int write_goal(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct ha_pool_state *st)
+static struct pool_goal pool_goal(const struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
-	if (!g->a->nodes)
-		return set_nr(ctl, st, HK_NODE_ALL, g->min);
-	for (size_t k = 0; k < st->n_nodes; k++)
-		if (ha_node_listed(g->a, st->ids[k]) && set_nr(ctl, st, st->ids[k], g->want[k]) < 0)
+	const struct hk_plan_item *it = action_items(ctl, a);
+	struct pool_goal g = {.a = a};
+
+	while (g.nr < a->n_items && it[g.nr].field != HK_POOL_MINIMUM)
+		g.nr++;
+	while (g.nr + g.n_nr < a->n_items && it[g.nr + g.n_nr].field == HK_POOL_MINIMUM)
+		g.n_nr++;
+	return g;
+}
+
+/* One round of writes of the Minimum items: their planned values, or (before) what they were. */
+static int write_goal(struct hugeadm_ctl *ctl, const struct pool_goal *g, bool before)
+{
+	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
+		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
+
+		if (write_pool(ctl, it, before ? g->a->before[i] : it->number) < 0)
 			return -1;
+	}
 	return 0;
 }
 
-/* The pages reached (and the pages asked for, in *ret_goal); *ret_below when short of them. */
-static uint64_t reached(const struct pool_goal *g, const struct ha_pool_state *st,
-			uint64_t *ret_goal, bool *ret_below)
+/* A node's persistent pages in the state; 0 when it has no such node. */
+static uint64_t node_min(const struct ha_pool_state *st, int node)
+{
+	int k = ha_state_node(st, node);
+
+	return k < 0 ? 0 : st->node_min[k];
+}
+
+/* The pages reached (and asked for, in *ret_goal); *ret_below when short of them. */
+static uint64_t reached(const struct hugeadm_ctl *ctl, const struct pool_goal *g, bool before,
+			const struct ha_pool_state *st, uint64_t *ret_goal, bool *ret_below)
 {
 	uint64_t got = 0, goal = 0;
 
 	*ret_below = false;
-	if (!g->a->nodes) {
-		*ret_goal = g->min;
-		*ret_below = st->min < g->min;
-		return st->min;
-	}
-	for (size_t k = 0; k < st->n_nodes; k++) {
-		if (!ha_node_listed(g->a, st->ids[k]))
-			continue;
-		got = ha_sat_add(got, st->node_min[k]);
-		goal = ha_sat_add(goal, g->want[k]);
-		*ret_below |= st->node_min[k] < g->want[k];
+	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
+		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
+		uint64_t want = before ? g->a->before[i] : it->number;
+		uint64_t have = it->node == HK_NODE_ALL ? st->min : node_min(st, it->node);
+
+		got = ha_sat_add(got, have);
+		goal = ha_sat_add(goal, want);
+		*ret_below |= have < want;
 	}
 	*ret_goal = goal;
 	return got;
@@ -247,16 +267,16 @@ static uint64_t reached(const struct pool_goal *g, const struct ha_pool_state *s
  * passed. One loop, so that --hard means the same with and without @NODES.
  */
 static int write_and_retry(struct hugeadm_ctl *ctl, const struct pool_goal *g,
-			   struct ha_pool_state *mine, struct ha_pool_state **st)
+			   struct ha_pool_state *st)
 {
 	long long deadline = now_s() + HARD_TIMEOUT_S;
 	int rounds = 0, stalls = 0;
 	uint64_t got, last, goal;
 	bool below;
 
-	if (write_goal(ctl, g, *st) < 0 || pool_now(ctl, g->a->size, mine, st) < 0)
+	if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, st) < 0)
 		return -1;
-	last = reached(g, *st, &goal, &below);
+	last = reached(ctl, g, false, st, &goal, &below);
 	while (ctl->hard && below) {
 		if (stalls >= HARD_STALLS) {
 			ha_msg(ctl, HA_INFO,
@@ -280,9 +300,9 @@ static int write_and_retry(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 			       goal, last);
 		compact(ctl, g->a);
 		sleep(1);
-		if (write_goal(ctl, g, *st) < 0 || pool_now(ctl, g->a->size, mine, st) < 0)
+		if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, st) < 0)
 			return -1;
-		got = reached(g, *st, &goal, &below);
+		got = reached(ctl, g, false, st, &goal, &below);
 		rounds++;
 		stalls = got > last ? 0 : stalls + 1;
 		last = got;
@@ -290,44 +310,68 @@ static int write_and_retry(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 	return 0;
 }
 
-/* 2.23's warning for each part of the goal that the kernel did not reach; true if any. */
+/* 2.23's warning for each Minimum item that the kernel did not reach; true if any. */
 static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 		       const struct ha_pool_state *st)
 {
 	bool any = false;
 
-	if (!g->a->nodes) {
-		if (st->min == g->min)
-			return false;
-		ha_msg(ctl, HA_WARNING, "failed to set pool minimum to %" PRIu64 " became %" PRIu64,
-		       g->min, st->min);
-		report_nodes(ctl, st);
-		return true;
-	}
-	for (size_t k = 0; k < st->n_nodes; k++) {
-		if (!ha_node_listed(g->a, st->ids[k]) || st->node_min[k] == g->want[k])
-			continue;
-		ha_msg(ctl, HA_WARNING,
-		       "failed to set pool minimum to %" PRIu64 " became %" PRIu64 " on node %d",
-		       g->want[k], st->node_min[k], st->ids[k]);
+	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
+		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
+
+		if (it->node == HK_NODE_ALL) {
+			if (st->min == it->number)
+				continue;
+			ha_msg(ctl, HA_WARNING,
+			       "failed to set pool minimum to %" PRIu64 " became %" PRIu64,
+			       it->number, st->min);
+			report_nodes(ctl, st);
+		} else {
+			if (node_min(st, it->node) == it->number)
+				continue;
+			ha_msg(ctl, HA_WARNING,
+			       "failed to set pool minimum to %" PRIu64 " became %" PRIu64
+			       " on node %d",
+			       it->number, node_min(st, it->node), it->node);
+		}
 		any = true;
 	}
 	return any;
 }
 
-/* --strict: put the pool (or the listed nodes) back as it was, and check that it is. */
-static int put_back(struct hugeadm_ctl *ctl, const struct pool_goal *g, uint64_t min0, uint64_t oc0,
-		    struct ha_pool_state *mine, struct ha_pool_state **st)
+/* An overcommit item of the action to write oc with: its own, or one added to the plan. */
+static int write_oc(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t oc)
 {
-	struct pool_goal old = {.a = g->a, .min = min0, .want = g->before};
+	const struct hk_plan_item *it = action_items(ctl, a);
+	char why[256];
+	int rc;
+
+	for (size_t i = 0; i < a->n_items; i++)
+		if (it[i].field == HK_POOL_OVERCOMMIT)
+			return write_pool(ctl, &it[i], oc);
+	/* Not planned (the pool fell short of it): the plan records the write made. */
+	rc = hk_plan_add_pool(ctl->ctx, ctl->plan, a->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, oc, 0,
+			      ha_action_why(a, why, sizeof(why)));
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg, strerror(-rc));
+		return -1;
+	}
+	hk_plan_items(ctl->plan, &it);
+	return write_pool(ctl, &it[rc], oc);
+}
+
+/* --strict: put the pool (or the listed nodes) back as it was, and check that it is. */
+static int put_back(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct ha_pool_state *st)
+{
 	uint64_t got, goal;
 	bool below;
 
-	if (write_goal(ctl, &old, *st) < 0 ||
-	    (!g->a->nodes && !(*st)->gigantic && (*st)->oc != oc0 && set_oc(ctl, *st, oc0) < 0) ||
-	    pool_now(ctl, g->a->size, mine, st) < 0)
+	if (write_goal(ctl, g, true) < 0 ||
+	    (!g->a->nodes && !st->gigantic && st->oc != g->a->oc0 &&
+	     write_oc(ctl, g->a, g->a->oc0) < 0) ||
+	    pool_now(ctl, g->a->size, st) < 0)
 		return -1;
-	got = reached(&old, *st, &goal, &below);
+	got = reached(ctl, g, true, st, &goal, &below);
 	if (got != goal) {
 		ha_msg(ctl, HA_ERROR,
 		       "%s: could not put the pool back: %" PRIu64 " pages instead of %" PRIu64,
@@ -341,186 +385,126 @@ static int put_back(struct hugeadm_ctl *ctl, const struct pool_goal *g, uint64_t
  * Before a grow without --hard: warn when the free lists hold fewer pages
  * than it needs. Surplus pages become persistent first and need no new page.
  */
-static void warn_obtainable(struct hugeadm_ctl *ctl, const struct pool_goal *g,
-			    const struct ha_pool_state *st, uint64_t min0)
+static void warn_obtainable(struct hugeadm_ctl *ctl, const struct pool_goal *g)
 {
 	struct hk_pool *pool = NULL;
 
-	if (ctl->hard || st->gigantic || hk_pool_read(ctl->ctx, g->a->size, &pool) < 0)
+	if (ctl->hard || g->a->gigantic || hk_pool_read(ctl->ctx, g->a->size, &pool) < 0)
 		return;
-	if (!g->a->nodes) {
-		uint64_t need = ha_sat_sub(g->min, min0),
-			 surplus = hk_pool_get(pool, HK_POOL_SURPLUS);
+	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
+		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
+		uint64_t need = ha_sat_sub(it->number, g->a->before[i]), surplus = 0;
 
-		ha_warn_obtainable(ctl, g->a->size, HK_NODE_ALL, ha_sat_sub(need, surplus));
-	}
-	for (size_t k = 0; g->a->nodes && k < st->n_nodes; k++) {
-		uint64_t need = ha_sat_sub(g->want[k], g->before[k]), surplus = 0;
-
-		for (size_t i = 0; i < hk_pool_node_count(pool); i++)
-			if (hk_pool_node_id(pool, i) == st->ids[k])
-				surplus = hk_pool_node_get(pool, i, HK_POOL_SURPLUS);
-		if (ha_node_listed(g->a, st->ids[k]))
-			ha_warn_obtainable(ctl, g->a->size, st->ids[k], ha_sat_sub(need, surplus));
+		if (it->node == HK_NODE_ALL)
+			surplus = hk_pool_get(pool, HK_POOL_SURPLUS);
+		for (size_t k = 0; it->node != HK_NODE_ALL && k < hk_pool_node_count(pool); k++)
+			if (hk_pool_node_id(pool, k) == it->node)
+				surplus = hk_pool_node_get(pool, k, HK_POOL_SURPLUS);
+		ha_warn_obtainable(ctl, g->a->size, it->node, ha_sat_sub(need, surplus));
 	}
 	hk_pool_unref(pool);
 }
 
-/*
- * One --pool-pages-min or --pool-pages-max. Without @NODES: the pool's
- * Minimum and Maximum, overcommit first when it must grow. With @NODES: each
- * listed node's nr_hugepages; the overcommit count is left alone, so the
- * pool's Maximum moves with its Minimum.
- */
-static int apply_pool(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
+/* Whether the kernel's pool differs from the one the action was planned from. */
+static bool moved(const struct hugeadm_ctl *ctl, const struct pool_goal *g,
+		  const struct ha_pool_state *st)
 {
-	struct ha_pool_state mine = {0}, *st;
-	struct pool_goal g = {.a = a};
-	uint64_t min0, oc0, max;
+	if (st->oc != g->a->oc0)
+		return true;
+	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
+		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
+
+		if ((it->node == HK_NODE_ALL ? st->min : node_min(st, it->node)) != g->a->before[i])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * One --pool-pages-min or --pool-pages-max: its items as planned (plan.c:
+ * resolve_pool), the Minimum read back from the kernel, retried with --hard,
+ * put back with --strict; when it came up short, the overcommit is written
+ * for what was reached, so that the Maximum is still the one asked for.
+ */
+static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_short)
+{
+	struct ha_pool_state st = {0};
+	struct pool_goal g = pool_goal(ctl, a);
 	struct ha_swap *swap = NULL;
-	bool grows = false;
 	int rc = -1;
 
-	if (pool_now(ctl, a->size, &mine, &st) < 0)
-		return -1;
-	min0 = st->min;
-	oc0 = st->oc;
-	ha_pool_targets(a, st, &g.min, &max);
-	if (a->nodes) {
-		size_t n = st->n_nodes ? st->n_nodes : 1;
-
-		g.want = calloc(n, sizeof(*g.want));
-		g.before = calloc(n, sizeof(*g.before));
-		if (!g.want || !g.before) {
-			ha_msg(ctl, HA_ERROR, "out of memory");
+	/* The pool moved since it was planned (someone else wrote it): plan it again from there. */
+	if (!ha_simulated(ctl)) {
+		if (pool_now(ctl, a->size, &st) < 0)
 			goto out;
+		if (moved(ctl, &g, &st)) {
+			ha_msg(ctl, HA_INFO,
+			       "%s: the pool changed since it was planned: planned again", a->arg);
+			if (ha_resolve_pool(ctl, a, &st) < 0)
+				goto out;
+			g = pool_goal(ctl, a);
 		}
-		for (size_t k = 0; k < st->n_nodes; k++) {
-			g.before[k] = st->node_min[k];
-			g.want[k] = ha_node_want(a, st, k);
-			grows |= g.want[k] > g.before[k];
-		}
-	} else {
-		grows = g.min > min0;
-		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64, min0,
-		       ha_pool_max(min0, oc0), g.min, max);
-		/* Room to overcommit first, so that growing never fails for lack of it. */
-		if (!st->gigantic && ha_pool_max(g.min, oc0) < max &&
-		    set_oc(ctl, st, ha_pool_oc(g.min, max)) < 0)
-			goto out;
-		if (grows && (ctl->temp_swap || ctl->ramdisk_swap) &&
-		    ha_swap_add(ctl, a->size, &swap) < 0)
-			goto out;
 	}
-	if (grows)
-		ha_check_swap(ctl);
-	if (grows)
-		warn_obtainable(ctl, &g, st, min0);
-	if (write_and_retry(ctl, &g, &mine, &st) < 0)
+	if (!a->nodes)
+		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64, a->min0,
+		       ha_pool_max(a->min0, a->oc0), a->target_min, a->target_max);
+	/* Room to overcommit first, so that growing never fails for lack of it. */
+	for (size_t i = 0; i < g.nr; i++)
+		if (write_pool(ctl, &action_items(ctl, a)[i], action_items(ctl, a)[i].number) < 0)
+			goto out;
+	if (a->grows && !a->nodes && (ctl->temp_swap || ctl->ramdisk_swap) &&
+	    ha_swap_add(ctl, a->size, &swap) < 0)
 		goto out;
-	*ret_short = warn_short(ctl, &g, st);
-	if (*ret_short && st->gigantic)
+	if (a->grows) {
+		ha_check_swap(ctl);
+		warn_obtainable(ctl, &g);
+	}
+	if (ha_simulated(ctl)) {
+		/* No kernel to answer: the writes are the plan's, as planned. */
+		rc = write_goal(ctl, &g, false);
+		for (size_t i = g.nr + g.n_nr; i < a->n_items && rc == 0; i++)
+			rc = write_pool(ctl, &action_items(ctl, a)[i],
+					action_items(ctl, a)[i].number);
+		goto out;
+	}
+	if (write_and_retry(ctl, &g, &st) < 0)
+		goto out;
+	*ret_short = warn_short(ctl, &g, &st);
+	if (*ret_short && st.gigantic)
 		gigantic_hint(ctl, a->size);
 	if (*ret_short && ctl->strict) {
-		rc = put_back(ctl, &g, min0, oc0, &mine, &st);
+		rc = put_back(ctl, &g, &st);
 		goto out;
 	}
-	/* The kernel kept the overcommit count; make the Maximum the one asked for. */
-	if (!a->nodes && !st->gigantic && ha_pool_max(st->min, st->oc) != max &&
-	    set_oc(ctl, st, ha_pool_oc(st->min, max)) < 0)
+	if (!*ret_short) {
+		for (size_t i = g.nr + g.n_nr; i < a->n_items; i++)
+			if (write_pool(ctl, &action_items(ctl, a)[i],
+				       action_items(ctl, a)[i].number) < 0)
+				goto out;
+	} else if (!a->nodes && !st.gigantic && ha_pool_max(st.min, st.oc) != a->target_max &&
+		   write_oc(ctl, a, ha_pool_oc(st.min, a->target_max)) < 0) {
 		goto out;
+	}
 	rc = 0;
 out:
 	if (swap)
 		ha_swap_remove(ctl, swap);
-	free(g.want);
-	free(g.before);
-	free(mine.ids);
-	free(mine.node_min);
+	free(st.ids);
+	free(st.node_min);
 	return rc;
 }
 
-static int apply_thp(struct hugeadm_ctl *ctl, const struct ha_action *a)
+/* The action's one item (THP knobs, sysctls), with the dry run's quoting. */
+static int apply_item_of(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote)
 {
-	int rc;
-
-	ctl->dry_quote = "'";
-	rc = hk_thp_write(ctl->ctx, a->knob, a->value);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: cannot write '%s': %s", a->knob,
-		       a->value, strerror(-rc));
+	if (a->n_items != 1)
 		return -1;
-	}
-	return 0;
+	return ha_apply_item(ctl, action_items(ctl, a), quote);
 }
 
-static int write_sysctl(struct hugeadm_ctl *ctl, enum hk_sysctl which, uint64_t v, const char *q)
+static int apply_shmmax(struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
-	int rc;
-
-	ctl->dry_quote = q;
-	rc = hk_sysctl_write(ctl->ctx, which, v);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot write %" PRIu64 ": %s", hk_sysctl_path(which), v,
-		       strerror(-rc));
-		return -1;
-	}
-	return 0;
-}
-
-static int apply_zone_movable(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	uint64_t cur;
-
-	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE, &cur) == -ENOENT) {
-		ha_msg(ctl, HA_WARNING,
-		       "this kernel has no %s: the setting was removed from Linux; nothing changed",
-		       hk_sysctl_path(HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE));
-		return 0;
-	}
-	return write_sysctl(ctl, HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE, a->u, "");
-}
-
-/* The shmmax recommendation from the pools as they are after this run's changes. */
-static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
-{
-	uint64_t *sizes, sum = 0;
-	size_t n;
-	int rc = hk_page_sizes(ctl->ctx, &sizes, &n);
-
-	if (rc < 0 || !ha_simulated(ctl)) {
-		if (rc == 0)
-			free(sizes);
-		return rc < 0 ? rc : hk_recommended_shmmax(ctl->ctx, ret);
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct ha_pool_state *st;
-		uint64_t max, bytes;
-
-		rc = ha_state_get(ctl, &ctl->dry_states, sizes[i], &st);
-		if (rc < 0)
-			break;
-		max = ha_state_max(st);
-		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
-		sum = ha_sat_add(sum, bytes);
-	}
-	free(sizes);
-	*ret = sum;
-	return rc;
-}
-
-static int apply_shmmax(struct hugeadm_ctl *ctl)
-{
-	uint64_t rec, cur;
-	int rc = planned_shmmax(ctl, &rec);
-
-	if (rc == 0)
-		rc = hk_sysctl_read(ctl->ctx, HK_SYSCTL_SHMMAX, &cur);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot compute the recommended shmmax: %s", strerror(-rc));
-		return -1;
-	}
-	if (rec == 0) {
+	if (a->u == 0) {
 		/* 2.23's empty line, kept for scripts; not in the middle of a JSON document. */
 		if (!ctl->json)
 			printf("\n");
@@ -529,26 +513,23 @@ static int apply_shmmax(struct hugeadm_ctl *ctl)
 		return 0;
 	}
 	/* libhugetlbfs lowered today's default (2^64 - 2^24 - 1); we never lower it. */
-	if (cur > rec) {
+	if (a->amount > a->u) {
 		ha_msg(ctl, HA_WARNING,
 		       "kernel.shmmax is %" PRIu64 ", more than the recommended %" PRIu64
 		       ": left as it is (hugeadm never lowers it)",
-		       cur, rec);
+		       a->amount, a->u);
 		return 0;
 	}
-	if (write_sysctl(ctl, HK_SYSCTL_SHMMAX, rec, "") < 0)
+	if (apply_item_of(ctl, a, "") < 0)
 		return -1;
 	ha_msg(ctl, HA_INFO,
 	       "To make shmmax settings persistent, add the following line to /etc/sysctl.conf:");
-	ha_msg(ctl, HA_INFO, "  kernel.shmmax = %" PRIu64, rec);
+	ha_msg(ctl, HA_INFO, "  kernel.shmmax = %" PRIu64, a->u);
 	return 0;
 }
 
-static int apply_one(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
+static int apply_one(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_short)
 {
-	uint64_t v;
-	int rc;
-
 	switch (a->kind) {
 	case HA_CLEAN_TEXT:
 		return ha_apply_clean_text(ctl, a);
@@ -557,9 +538,16 @@ static int apply_one(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *r
 	case HA_MOUNTS:
 		return ha_apply_mounts(ctl, a);
 	case HA_ZONE_MOVABLE:
-		return apply_zone_movable(ctl, a);
+		if (a->n_items == 0) {
+			ha_msg(ctl, HA_WARNING,
+			       "this kernel has no %s: the setting was removed from Linux; nothing "
+			       "changed",
+			       hk_sysctl_path(HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE));
+			return 0;
+		}
+		return apply_item_of(ctl, a, "");
 	case HA_THP:
-		return apply_thp(ctl, a);
+		return apply_item_of(ctl, a, "'");
 	case HA_POOL_MIN:
 	case HA_POOL_MAX:
 		return apply_pool(ctl, a, ret_short);
@@ -568,17 +556,11 @@ static int apply_one(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *r
 	case HA_DEMOTE:
 		return ha_apply_kernel(ctl, a, ret_short);
 	case HA_MIN_FREE_KBYTES:
-		rc = hk_recommended_min_free_kbytes(ctl->ctx, &v);
-		if (rc < 0) {
-			ha_msg(ctl, HA_ERROR, "cannot compute the recommended min_free_kbytes: %s",
-			       strerror(-rc));
-			return -1;
-		}
-		return write_sysctl(ctl, HK_SYSCTL_MIN_FREE_KBYTES, v, "\"");
+		return apply_item_of(ctl, a, "\"");
 	case HA_SHMMAX:
-		return apply_shmmax(ctl);
+		return apply_shmmax(ctl, a);
 	case HA_SHM_GROUP:
-		if (write_sysctl(ctl, HK_SYSCTL_HUGETLB_SHM_GROUP, a->u, "") < 0)
+		if (apply_item_of(ctl, a, "") < 0)
 			return -1;
 		ha_msg(ctl, HA_INFO,
 		       "To make hugetlb_shm_group settings persistent, add the "
@@ -589,8 +571,22 @@ static int apply_one(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *r
 	return -1;
 }
 
-/* The order actions run in; pools keep their command-line order among themselves. */
-static int phase(enum ha_kind kind)
+void ha_plan_notes(struct hugeadm_ctl *ctl)
+{
+	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++) {
+		for (size_t i = 0; i < ctl->n_actions; i++) {
+			struct ha_action *a = &ctl->actions[i];
+			bool unused = false;
+
+			/* Without items, these only say why: nothing is written. */
+			if (ha_phase(a->kind) == p &&
+			    (a->kind == HA_SHMMAX || a->kind == HA_ZONE_MOVABLE) && a->n_items == 0)
+				apply_one(ctl, a, &unused);
+		}
+	}
+}
+
+int ha_phase(enum ha_kind kind)
 {
 	return kind == HA_POOL_MAX ? HA_POOL_MIN : (int)kind;
 }
@@ -631,7 +627,7 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		for (size_t i = 0; i < ctl->n_actions && rc == 0; i++) {
 			bool short_now = false;
 
-			if (phase(ctl->actions[i].kind) != p)
+			if (ha_phase(ctl->actions[i].kind) != p)
 				continue;
 			rc = apply_one(ctl, &ctl->actions[i], &short_now);
 			if (short_now && ctl->strict) {

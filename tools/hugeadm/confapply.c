@@ -71,6 +71,16 @@ static void json_place(struct hk_json *j, const struct hk_plan_item *it)
 	}
 }
 
+void ha_json_plan_item(struct hk_json *j, const struct hk_plan_item *it)
+{
+	hk_json_open_object(j, NULL);
+	hk_json_string(j, "item", it->item);
+	hk_json_string(j, "value", it->value);
+	hk_json_string(j, "why", it->why);
+	json_place(j, it);
+	hk_json_close_object(j);
+}
+
 static void json_str_or_null(struct hk_json *j, const char *key, const char *s)
 {
 	if (s)
@@ -203,6 +213,14 @@ static void dry_line(void *data, const char *path, const char *value)
 	putchar('\n');
 }
 
+/* --dry-run --json: the writes are told in the document, not as shell lines. */
+static void dry_quiet(void *data, const char *path, const char *value)
+{
+	(void)data;
+	(void)path;
+	(void)value;
+}
+
 /* A dry run's directory made "before": the item's path lies under one (cgroup files). */
 static bool under_made(const struct hk_plan_item *it, char *const *made, size_t n_made)
 {
@@ -221,6 +239,8 @@ static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ch
 	int rc;
 
 	if (it->kind == HK_PLAN_MOUNT) {
+		if (ctl->dry_run && ctl->json)
+			return 0;
 		if (ctl->dry_run) {
 			fputs("mkdir -p ", stdout);
 			shell_word(it->path);
@@ -242,6 +262,8 @@ static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ch
 		return ha_mount_config(ctl, it) < 0 ? -1 : 0;
 	}
 	if (it->kind == HK_PLAN_MKDIR && ctl->dry_run) {
+		if (ctl->json)
+			return 0;
 		fputs("mkdir -m 0755 ", stdout);
 		shell_word(it->path);
 		putchar('\n');
@@ -256,6 +278,28 @@ static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ch
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Before a pool's minimum grows: one warning when the free lists hold fewer
+ * pages than the grow needs (its surplus pages become persistent first).
+ */
+static void warn_grow(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *cur)
+{
+	struct hk_pool *pool;
+	uint64_t have, surplus = 0;
+
+	if (it->kind != HK_PLAN_WRITE || it->field != HK_POOL_MINIMUM || !cur || !*cur ||
+	    strspn(cur, "0123456789") != strlen(cur) || hk_parse_size(cur, &have) < 0 ||
+	    it->number <= have || hk_pool_read(ctl->ctx, it->page_size, &pool) < 0)
+		return;
+	if (it->node == HK_NODE_ALL)
+		surplus = hk_pool_get(pool, HK_POOL_SURPLUS);
+	for (size_t k = 0; it->node != HK_NODE_ALL && k < hk_pool_node_count(pool); k++)
+		if (hk_pool_node_id(pool, k) == it->node)
+			surplus = hk_pool_node_get(pool, k, HK_POOL_SURPLUS);
+	hk_pool_unref(pool);
+	ha_warn_obtainable(ctl, it->page_size, it->node, ha_sat_sub(it->number - have, surplus));
 }
 
 /* --strict: a pool that came up short goes back to what it was; true when it did. */
@@ -319,6 +363,9 @@ static void print_apply(struct hugeadm_ctl *ctl, const struct change *ch, size_t
 			if (ch[i].failed)
 				hk_json_string(&j, NULL, ch[i].it->item);
 		hk_json_close_array(&j);
+		/* A dry run's changes are the ones --apply would make. */
+		if (ctl->dry_run)
+			hk_json_bool(&j, "dry_run", true);
 		hk_json_close_object(&j);
 		hk_json_end(&j);
 		return;
@@ -354,7 +401,7 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		return HK_EXIT_FAILURE;
 	}
 	if (ctl->dry_run)
-		hk_set_dry_run(ctl->ctx, dry_line, ctl);
+		hk_set_dry_run(ctl->ctx, ctl->json ? dry_quiet : dry_line, ctl);
 	for (size_t i = 0; i < n; i++) {
 		char *cur = NULL, *reached = NULL;
 		int rc = hk_plan_item_check(ctl->ctx, &items[i], &cur);
@@ -401,11 +448,13 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 			char value[256];
 
 			snprintf(value, sizeof(value), "%s%s", plus, items[i].value);
-			dry_line(ctl, items[i].path, value);
+			if (!ctl->json)
+				dry_line(ctl, items[i].path, value);
 			free(cur);
 			ch[n_ch].from = NULL;
 			continue;
 		}
+		warn_grow(ctl, &items[i], cur);
 		rc = apply_item(ctl, &items[i], &reached);
 		ch[n_ch].to = reached;
 		if (rc < 0) {
@@ -424,7 +473,7 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		n_ch++;
 	}
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
-	if (!ctl->dry_run)
+	if (!ctl->dry_run || ctl->json)
 		print_apply(ctl, ch, n_ch);
 	for (size_t i = 0; i < n_ch; i++) {
 		free(ch[i].from);

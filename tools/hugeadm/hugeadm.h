@@ -62,6 +62,21 @@ struct ha_action {
 	uid_t uid;
 	gid_t gid;
 	mode_t mode;
+	/*
+	 * What it resolved to (plan.c): items [first, first + n_items) of
+	 * ctl->plan, the writes it makes in the order it makes them; none for
+	 * the operations (mounts, demote, shared text, unmount) and for a
+	 * setting with nothing to write (shmmax above the recommendation).
+	 */
+	size_t first, n_items;
+	/*
+	 * Pools: the pool before (Minimum, overcommit), the targets, and per
+	 * item the value the file had before (indexed from first: for --strict
+	 * to put a short pool back).
+	 */
+	uint64_t min0, oc0, target_min, target_max;
+	uint64_t *before;
+	bool grows, gigantic;
 };
 
 /* A pool as hugeadm reasons about it (state.c). */
@@ -119,8 +134,14 @@ struct hugeadm_ctl {
 	const char *generate;
 	const char *gen_config;
 	const char *gen_output;
+	/*
+	 * The change options resolved into libhugekit's plan: every write with
+	 * its file, value and the option it comes from, in the order they run.
+	 * A dry run prints it (2.23's shell lines, or --json), a run applies it
+	 * item by item with read-back.
+	 */
+	struct hk_plan *plan;
 	struct ha_states plan_states; /* the pools as the plan leaves them */
-	struct ha_states dry_states;  /* the pools as a dry run pretends they are */
 };
 
 /* "hugeadm:ERROR: ..." and friends on stderr, when the level is enabled. */
@@ -140,8 +161,35 @@ int ha_plan_number(struct hugeadm_ctl *ctl, const char *knob, const char *arg, u
 int ha_plan_thp_size(struct hugeadm_ctl *ctl, const char *arg);
 int ha_plan_shm_group(struct hugeadm_ctl *ctl, const char *arg);
 void ha_plan_free(struct hugeadm_ctl *ctl);
-/* Check every action against the machine, before anything runs. */
+/*
+ * Check every action against the machine and resolve it into ctl->plan,
+ * before anything runs (0, or -1 after a message).
+ */
 int ha_plan_validate(struct hugeadm_ctl *ctl);
+/*
+ * Resolve a pool option into its items from the pool st (moved as the writes
+ * move it): at validation from the plan's pools, and again at apply time when
+ * the kernel's pool is no longer the one planned from (someone else wrote it
+ * in between: a relative change counts from what is there). The items are
+ * appended to the plan; the action points at them.
+ */
+int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct ha_pool_state *st);
+/*
+ * --dry-run --json: the plan as one JSON document ("plan": its items, with
+ * why each is there; "operations": the options that act rather than write
+ * a value: demote, unmount, clean shared text). An exit code.
+ */
+int ha_plan_json(struct hugeadm_ctl *ctl);
+/* The warnings of the settings that resolved to no write (shmmax kept, no zone movable setting). */
+void ha_plan_notes(struct hugeadm_ctl *ctl);
+/* One item of a plan as a JSON object (confapply.c): item, path, value, why, file, line. */
+void ha_json_plan_item(struct hk_json *j, const struct hk_plan_item *it);
+/* The order actions run in (apply.c): pools keep their command-line order among themselves. */
+int ha_phase(enum ha_kind kind);
+/* Add a write to the action's items: rc is hk_plan_add_*'s (-1 after a message when < 0). */
+int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc);
+/* Why an action's items are there: the option as given ("--pool-pages-min 2M:512"). */
+const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz);
 
 /*
  * apply.c: before validating changes, check the capability and take the
@@ -150,6 +198,12 @@ int ha_plan_validate(struct hugeadm_ctl *ctl);
  */
 int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd);
 int ha_apply(struct hugeadm_ctl *ctl);
+/*
+ * Run one item of the plan (the dry run's line quoted with quote) and read it
+ * back: 0, or -1 after a message naming the file. A pool's Minimum that the
+ * kernel did not reach is not an error here: its caller reads the pool.
+ */
+int ha_apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *quote);
 /* No kernel answers the writes: a dry run, or a --sysroot tree of plain files. */
 bool ha_simulated(const struct hugeadm_ctl *ctl);
 /* 2.23's warnings when swap is missing or nearly full (a growing pool may need it). */
@@ -173,9 +227,6 @@ uint64_t ha_node_want(const struct ha_action *a, const struct ha_pool_state *st,
 /* The Minimum and Maximum the action asks for, from the state st. */
 void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, uint64_t *ret_min,
 		     uint64_t *ret_max);
-/* Move a state to those targets, as if the writes had all succeeded. */
-void ha_state_apply_targets(const struct ha_action *a, struct ha_pool_state *st, uint64_t min,
-			    uint64_t max);
 
 /* mounts.c: --create-*-mounts and --unmount-all. */
 int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who);

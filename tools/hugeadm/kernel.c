@@ -230,6 +230,7 @@ static int validate_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
 int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
 	struct hk_pool *p = NULL;
+	char why[256];
 	uint64_t v;
 	int rc;
 
@@ -247,15 +248,24 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 			       hk_sysctl_path(HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP), strerror(-rc));
 			return -1;
 		}
-		return 0;
+		return ha_plan_added(ctl, a,
+				     hk_plan_add_sysctl(ctl->ctx, ctl->plan,
+							HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, a->u,
+							ha_action_why(a, why, sizeof(why))));
 	}
 	if (action_pool(ctl, a, &p) < 0)
 		return -1;
 	rc = check_demotes(ctl, a, p);
-	if (rc == 0 && a->kind == HA_DEMOTE_SIZE)
+	if (rc == 0 && a->kind == HA_DEMOTE_SIZE) {
 		rc = validate_demote_size(ctl, a);
-	else if (rc == 0)
+		if (rc == 0)
+			rc = ha_plan_added(ctl, a,
+					   hk_plan_add_pool(ctl->ctx, ctl->plan, a->size,
+							    HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, a->u,
+							    0, ha_action_why(a, why, sizeof(why))));
+	} else if (rc == 0) {
 		rc = validate_demote(ctl, a, p);
+	}
 	hk_pool_unref(p);
 	return rc;
 }
@@ -272,57 +282,17 @@ static int write_error(struct hugeadm_ctl *ctl, int rc, uint64_t size, int node,
 	return -1;
 }
 
-static int apply_vmemmap(struct hugeadm_ctl *ctl, const struct ha_action *a)
+/* --vmemmap-optimize and --pool-demote-size: their one item, written and read back. */
+static int apply_setting(struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
-	enum hk_sysctl which = HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP;
-	uint64_t v;
-	int rc;
+	const struct hk_plan_item *items;
 
-	ctl->dry_quote = "";
-	rc = hk_sysctl_write(ctl->ctx, which, a->u);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot write %" PRIu64 ": %s", hk_sysctl_path(which),
-		       a->u, strerror(-rc));
+	if (a->n_items != 1 || hk_plan_items(ctl->plan, &items) <= a->first ||
+	    ha_apply_item(ctl, &items[a->first], "") < 0)
 		return -1;
-	}
-	if (ha_simulated(ctl))
-		return 0;
-	rc = hk_sysctl_read(ctl->ctx, which, &v);
-	if (rc < 0 || v != a->u) {
-		ha_msg(ctl, HA_ERROR, "%s: wrote %" PRIu64 " but it reads %s",
-		       hk_sysctl_path(which), a->u,
-		       rc < 0 ? strerror(-rc)
-		       : v    ? "1"
-			      : "0");
-		return -1;
-	}
-	ha_msg(ctl, HA_INFO, "HVO is %s for the huge pages allocated from now on",
-	       a->u ? "on" : "off");
-	return 0;
-}
-
-static int apply_demote_size(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	struct hk_pool *p;
-	uint64_t got;
-	char v[32];
-	int rc;
-
-	snprintf(v, sizeof(v), "%" PRIu64 "kB", a->u / 1024);
-	ctl->dry_quote = "";
-	rc = hk_pool_set_demote_size(ctl->ctx, a->size, a->u);
-	if (rc < 0)
-		return write_error(ctl, rc, a->size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, v);
-	if (ha_simulated(ctl))
-		return 0;
-	rc = hk_pool_read(ctl->ctx, a->size, &p);
-	got = rc == 0 ? hk_pool_get(p, HK_POOL_DEMOTE_SIZE) : 0;
-	hk_pool_unref(p);
-	if (got != a->u) {
-		ha_msg(ctl, HA_ERROR, "%s: the kernel kept demote_size at %" PRIu64 "kB", a->arg,
-		       got / 1024);
-		return -1;
-	}
+	if (a->kind == HA_VMEMMAP && !ha_simulated(ctl))
+		ha_msg(ctl, HA_INFO, "HVO is %s for the huge pages allocated from now on",
+		       a->u ? "on" : "off");
 	return 0;
 }
 
@@ -390,9 +360,8 @@ int ha_apply_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *re
 {
 	switch (a->kind) {
 	case HA_VMEMMAP:
-		return apply_vmemmap(ctl, a);
 	case HA_DEMOTE_SIZE:
-		return apply_demote_size(ctl, a);
+		return apply_setting(ctl, a);
 	case HA_DEMOTE:
 		return apply_demote(ctl, a, ret_short);
 	default:

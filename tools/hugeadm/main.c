@@ -124,7 +124,7 @@ static const struct hk_opt opts[] = {
 	{ "generate",        0,   HK_ARG_REQUIRED, OPT_GENERATE,        "KIND", "write what the configuration needs from the boot:\nboot (kernel parameters), sysctl (a sysctl.d file)\nor units (systemd units)", 0 },
 	{ "config",          0,   HK_ARG_REQUIRED, OPT_CONFIG,          "FILE", "with --generate: read FILE alone, not\n/etc/hugekit/hugekit.conf and conf.d/", 0 },
 	{ "output",          0,   HK_ARG_REQUIRED, OPT_OUTPUT,          "DIR", "with --generate: write the files into DIR", 0 },
-	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text, --explain,\n--usage and --pages-needed as JSON (sizes in bytes)", 0 },
+	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text, --explain,\n--usage and --pages-needed as JSON (sizes in bytes);\nwith --dry-run, the plan of writes", 0 },
 	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read and write /proc and /sys under DIR", 0 },
 	{ "verbose",         0,   HK_ARG_REQUIRED, OPT_VERBOSE,         "LEVEL", "set the message level (0-99; default 2)", 0 },
 	{ NULL,              'v', HK_ARG_NONE,     'v',                 NULL, "raise the message level by one", 0 },
@@ -527,9 +527,10 @@ int main(int argc, char **argv)
 			hk_prog());
 		hk_errtryhelp();
 	}
-	if (ctl.json && ctl.dry_run) {
-		fprintf(stderr,
-			"%s: --json does not apply to --dry-run (its output is shell commands)\n",
+	if (ctl.json && ctl.dry_run &&
+	    (ctl.list_mounts || ctl.pool_list || ctl.page_sizes || ctl.page_sizes_all ||
+	     ctl.explain || ctl.list_text || ctl.usage || ctl.pages_needed)) {
+		fprintf(stderr, "%s: --dry-run --json prints the plan of changes, no report\n",
 			hk_prog());
 		hk_errtryhelp();
 	}
@@ -556,7 +557,7 @@ int main(int argc, char **argv)
 				     : ctl.verbose >= HA_WARNING ? LOG_WARNING
 								 : LOG_ERR);
 	/* libhugetlbfs began every dry run with the verbosity it would hand on. */
-	if (ctl.dry_run) {
+	if (ctl.dry_run && !ctl.json) {
 		if (ctl.verbose >= 99)
 			printf("HUGETLB_DEBUG='yes'\n");
 		printf("HUGETLB_VERBOSE='%d'\n", ctl.verbose);
@@ -576,6 +577,8 @@ int main(int argc, char **argv)
 	} else if (ha_lock(&ctl, &lock_fd) < 0 || ha_plan_validate(&ctl) < 0) {
 		/* Validated under the lock: the plan is checked against the state it changes. */
 		rc = HK_EXIT_FAILURE;
+	} else if (ctl.dry_run && ctl.json) {
+		rc = ha_plan_json(&ctl);
 	} else {
 		rc = ha_apply(&ctl);
 		/* The reports show the machine as the changes left it. */
@@ -591,7 +594,6 @@ int main(int argc, char **argv)
 	hk_unlock(lock_fd);
 	ha_plan_free(&ctl);
 	ha_states_free(&ctl.plan_states);
-	ha_states_free(&ctl.dry_states);
 	hk_unref(ctl.ctx);
 	return rc;
 }

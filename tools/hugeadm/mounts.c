@@ -399,6 +399,29 @@ static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
 	return 0;
 }
 
+static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t size,
+			  bool owner, char *buf, size_t sz);
+
+/* One mount of the action as an item of the plan: where, the options, owner and mode. */
+static int plan_mount(struct hugeadm_ctl *ctl, struct ha_action *a, uint64_t size,
+		      const char *target)
+{
+	struct hk_plan_item it = {.kind = HK_PLAN_MOUNT, .node = HK_NODE_ALL};
+	char item[PATH_MAX + 8], opts[320], why[256];
+
+	mount_options(ctl, a, size, true, opts, sizeof(opts));
+	snprintf(item, sizeof(item), "mount %s", target);
+	it.item = item;
+	it.path = target;
+	it.value = opts;
+	it.why = ha_action_why(a, why, sizeof(why));
+	it.page_size = size;
+	it.uid = (uint32_t)a->uid;
+	it.gid = (uint32_t)a->gid;
+	it.mode = (uint32_t)a->mode;
+	return ha_plan_added(ctl, a, hk_plan_add(ctl->plan, &it));
+}
+
 int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
 	struct hk_mounts *ms = NULL;
@@ -445,6 +468,8 @@ int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)
 			close(fd);
 		if (rc == 0)
 			rc = check_sizes(ctl, sizes[k]);
+		if (rc == 0)
+			rc = plan_mount(ctl, a, sizes[k], target);
 	}
 	free(sizes);
 	hk_mounts_unref(ms);
@@ -539,20 +564,21 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	struct hk_mounts *ms = NULL;
 	char **made = NULL;
 	int *made_fd = NULL;
+	const struct hk_plan_item *items;
 	size_t n, n_made = 0;
-	uint64_t *sizes;
 	int rc;
 
-	rc = hk_page_sizes(ctl->ctx, &sizes, &n);
-	if (rc == 0)
-		rc = hk_mounts_read(ctl->ctx, &ms);
+	/* The mounts as validation planned them: one item per page size. */
+	hk_plan_items(ctl->plan, &items);
+	items += a->first;
+	n = a->n_items;
+	rc = hk_mounts_read(ctl->ctx, &ms);
 	if (rc == 0 && (!(made = calloc(n ? n : 1, sizeof(*made))) ||
 			!(made_fd = calloc(n ? n : 1, sizeof(*made_fd)))))
 		rc = -ENOMEM;
 	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot read the page sizes or mounts: %s", strerror(-rc));
+		ha_msg(ctl, HA_ERROR, "cannot read the mounts: %s", strerror(-rc));
 		free(made);
-		free(sizes);
 		hk_mounts_unref(ms);
 		return -1;
 	}
@@ -560,12 +586,17 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	if (ctl->dry_run)
 		dry_dirs(a->base, "root:root", 0755);
 	for (size_t k = 0; k < n && rc == 0; k++) {
-		char target[PATH_MAX], opts[320];
+		const char *target = items[k].path, *opts = items[k].value;
+		char dry_opts[320];
 		uint64_t id;
 		int fd;
 
-		mount_dir(a, sizes[k], target, sizeof(target));
-		mount_options(ctl, a, sizes[k], !ctl->dry_run, opts, sizeof(opts));
+		/* 2.23's dry run chowned and chmodded after mounting: its options have no owner. */
+		if (ctl->dry_run) {
+			mount_options(ctl, a, items[k].page_size, false, dry_opts,
+				      sizeof(dry_opts));
+			opts = dry_opts;
+		}
 		/* A dry run's --unmount-all took nothing down: pretend it did. */
 		if (find_mount(ms, target) >= 0 && !(ctl->dry_run && unmount_all_asked(ctl))) {
 			/* Validation made sure it is the very mount we would make. */
@@ -624,7 +655,6 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	}
 	free(made_fd);
 	free(made);
-	free(sizes);
 	hk_mounts_unref(ms);
 	return rc < 0 ? -1 : 0;
 }

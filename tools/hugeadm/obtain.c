@@ -320,8 +320,12 @@ void ha_warn_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64
 	hkc_format_size(sz, sizeof(sz), size);
 	if (node != HK_NODE_ALL)
 		snprintf(where, sizeof(where), " on node %d", node);
+	/* --apply has no --hard: the kernel compacts as it allocates, and a short pool is said. */
 	ha_msg(ctl, HA_WARNING,
 	       "%s pages%s: %" PRIu64 " more requested but only %" PRIu64
-	       " obtainable now without compaction; --hard compacts memory and retries",
-	       sz, where, need, obt);
+	       " obtainable now without compaction; %s",
+	       sz, where, need, obt,
+	       ctl->apply ? "what the kernel cannot find is reported short (pools that must be "
+			    "had: hugeadm --generate boot)"
+			  : "--hard compacts memory and retries");
 }

@@ -2,7 +2,10 @@
 /*
  * hugeadm's plan: every change option becomes an action here, its argument
  * parsed at once; ha_plan_validate() then checks the whole list against the
- * machine (sizes, nodes, knobs, values) before the first action runs.
+ * machine (sizes, nodes, knobs, values) and resolves each action into
+ * libhugekit's plan items (which file, which value, why), in the order they
+ * run, before the first one runs. The pools are followed in one model
+ * (plan_states), moved by each write the plan makes.
  */
 #include <errno.h>
 #include <grp.h>
@@ -37,10 +40,84 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 		free(ctl->actions[i].nodes);
 		free(ctl->actions[i].sub);
 		free(ctl->actions[i].owner_label);
+		free(ctl->actions[i].before);
 	}
 	free(ctl->actions);
 	ctl->actions = NULL;
 	ctl->n_actions = 0;
+	hk_plan_unref(ctl->plan);
+	ctl->plan = NULL;
+}
+
+const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz)
+{
+	static const struct {
+		const char *knob, *opt;
+	} thp[] = {
+		{"defrag", "--thp-defrag"},
+		{"khugepaged/pages_to_scan", "--thp-khugepaged-pages"},
+		{"khugepaged/scan_sleep_millisecs", "--thp-khugepaged-scan-sleep"},
+		{"khugepaged/alloc_sleep_millisecs", "--thp-khugepaged-alloc-sleep"},
+	};
+	const char *opt = NULL;
+
+	switch (a->kind) {
+	case HA_POOL_MIN:
+		opt = "--pool-pages-min";
+		break;
+	case HA_POOL_MAX:
+		opt = "--pool-pages-max";
+		break;
+	case HA_VMEMMAP:
+		opt = "--vmemmap-optimize";
+		break;
+	case HA_DEMOTE_SIZE:
+		opt = "--pool-demote-size";
+		break;
+	case HA_SHM_GROUP:
+		opt = "--set-shm-group";
+		break;
+	case HA_DEMOTE:
+		opt = "--pool-demote";
+		break;
+	case HA_MOUNTS:
+		/* The options without an argument, and those with a user or group. */
+		if (!a->sub) {
+			snprintf(buf, sz, "%s",
+				 strcmp(a->base, HA_MOUNT_DIR) == 0 ? "--create-mounts"
+								    : "--create-global-mounts");
+			return buf;
+		}
+		opt = strcmp(a->base, HA_MOUNT_DIR "/user") == 0 ? "--create-user-mounts"
+								 : "--create-group-mounts";
+		break;
+	case HA_THP:
+		if (a->size)
+			opt = "--thp-size";
+		for (size_t i = 0; i < sizeof(thp) / sizeof(thp[0]) && !opt; i++)
+			if (strcmp(a->knob, thp[i].knob) == 0)
+				opt = thp[i].opt;
+		break;
+	default:
+		break;
+	}
+	if (opt)
+		snprintf(buf, sz, "%s %s", opt, a->arg);
+	else
+		snprintf(buf, sz, "%s", a->arg); /* the option itself: "--thp-never" */
+	return buf;
+}
+
+int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc)
+{
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg, strerror(-rc));
+		return -1;
+	}
+	if (a->n_items == 0)
+		a->first = (size_t)rc;
+	a->n_items++;
+	return 0;
 }
 
 /* K, M, G (either case), optionally followed by B or iB: the shift, or -1. */
@@ -328,6 +405,72 @@ static int check_amount(struct hugeadm_ctl *ctl, const struct ha_action *a, uint
 	return 0;
 }
 
+/*
+ * The writes a pool option makes, from the pool as the plan leaves it, and
+ * the pool moved by each of them. Without @NODES: the overcommit first when
+ * the Maximum must grow (so that growing never fails for lack of it), the
+ * Minimum, then the overcommit that gives the Maximum asked for. With @NODES:
+ * each listed node's persistent pages, in node order; the overcommit is left
+ * alone, so the Maximum moves with the Minimum.
+ */
+int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct ha_pool_state *st)
+{
+	unsigned flags = ctl->obey_mempolicy ? HK_POOL_SET_MEMPOLICY : 0;
+	uint64_t min, max;
+	char why[256];
+	int rc = 0;
+
+	ha_action_why(a, why, sizeof(why));
+	ha_pool_targets(a, st, &min, &max);
+	a->min0 = st->min;
+	a->oc0 = st->oc;
+	a->target_min = min;
+	a->target_max = max;
+	a->gigantic = st->gigantic;
+	a->grows = false;
+	a->n_items = 0;
+	free(a->before);
+	a->before = calloc(st->n_nodes + 3, sizeof(*a->before));
+	if (!a->before)
+		return ha_plan_added(ctl, a, -ENOMEM);
+#define ADD(node, field, v, fl)                                                                    \
+	ha_plan_added(ctl, a,                                                                      \
+		      hk_plan_add_pool(ctl->ctx, ctl->plan, a->size, node, field, v, fl, why))
+	if (!a->nodes) {
+		a->grows = min > st->min;
+		if (!st->gigantic && ha_pool_max(min, st->oc) < max) {
+			a->before[a->n_items] = st->oc;
+			st->oc = ha_pool_oc(min, max);
+			rc = ADD(HK_NODE_ALL, HK_POOL_OVERCOMMIT, st->oc, 0);
+		}
+		if (rc == 0) {
+			a->before[a->n_items] = st->min;
+			st->min = min;
+			rc = ADD(HK_NODE_ALL, HK_POOL_MINIMUM, min, flags);
+		}
+		if (rc == 0 && !st->gigantic && ha_pool_max(st->min, st->oc) != max) {
+			a->before[a->n_items] = st->oc;
+			st->oc = ha_pool_oc(min, max);
+			rc = ADD(HK_NODE_ALL, HK_POOL_OVERCOMMIT, st->oc, 0);
+		}
+		return rc;
+	}
+	for (size_t k = 0; k < st->n_nodes && rc == 0; k++) {
+		uint64_t want;
+
+		if (!ha_node_listed(a, st->ids[k]))
+			continue;
+		want = ha_node_target(a, st, k);
+		a->grows |= want > st->node_min[k];
+		a->before[a->n_items] = st->node_min[k];
+		st->min = ha_sat_add(ha_sat_sub(st->min, st->node_min[k]), want);
+		st->node_min[k] = want;
+		rc = ADD(st->ids[k], HK_POOL_MINIMUM, want, 0);
+	}
+#undef ADD
+	return rc;
+}
+
 static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
 	struct ha_pool_state *st;
@@ -360,16 +503,134 @@ static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 		       a->arg, sz, sz);
 		return -1;
 	}
-	/* Move the planned state on, so later options see this one's effect. */
-	ha_state_apply_targets(a, st, min, max);
-	return 0;
+	return ha_resolve_pool(ctl, a, st);
+}
+
+/* The shmmax recommendation from the pools as the plan leaves them: their Maximums in bytes. */
+static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
+{
+	uint64_t *sizes, sum = 0;
+	size_t n;
+	int rc = hk_page_sizes(ctl->ctx, &sizes, &n);
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct ha_pool_state *st;
+		uint64_t max, bytes;
+
+		rc = ha_state_get(ctl, &ctl->plan_states, sizes[i], &st);
+		if (rc < 0)
+			break;
+		max = ha_state_max(st);
+		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
+		sum = ha_sat_add(sum, bytes);
+	}
+	if (n || rc == 0)
+		free(sizes);
+	*ret = sum;
+	return rc;
+}
+
+/* The sysctl settings: their values computed now, from the plan's pools where they depend on them. */
+static int resolve_sysctl(struct hugeadm_ctl *ctl, struct ha_action *a)
+{
+	enum hk_sysctl which;
+	uint64_t v, cur;
+	char why[256];
+	int rc;
+
+	ha_action_why(a, why, sizeof(why));
+	switch (a->kind) {
+	case HA_ZONE_MOVABLE:
+		which = HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE;
+		/* Removed from Linux: nothing to write (apply says so). */
+		if (hk_sysctl_read(ctl->ctx, which, &cur) == -ENOENT)
+			return 0;
+		v = a->u;
+		break;
+	case HA_MIN_FREE_KBYTES:
+		which = HK_SYSCTL_MIN_FREE_KBYTES;
+		rc = hk_recommended_min_free_kbytes(ctl->ctx, &v);
+		if (rc < 0) {
+			ha_msg(ctl, HA_ERROR, "cannot compute the recommended min_free_kbytes: %s",
+			       strerror(-rc));
+			return -1;
+		}
+		break;
+	case HA_SHMMAX:
+		which = HK_SYSCTL_SHMMAX;
+		rc = planned_shmmax(ctl, &v);
+		if (rc == 0)
+			rc = hk_sysctl_read(ctl->ctx, which, &cur);
+		if (rc < 0) {
+			ha_msg(ctl, HA_ERROR, "cannot compute the recommended shmmax: %s",
+			       strerror(-rc));
+			return -1;
+		}
+		a->u = v;
+		a->amount = cur;
+		/* No huge pages, or never lowered: nothing to write (apply says why). */
+		if (v == 0 || cur > v)
+			return 0;
+		break;
+	case HA_SHM_GROUP:
+		which = HK_SYSCTL_HUGETLB_SHM_GROUP;
+		v = a->u;
+		break;
+	default:
+		return -1;
+	}
+	return ha_plan_added(ctl, a, hk_plan_add_sysctl(ctl->ctx, ctl->plan, which, v, why));
+}
+
+static int validate_one(struct hugeadm_ctl *ctl, struct ha_action *a)
+{
+	bool alive = hk_is_live(ctl->ctx);
+	char why[256];
+
+	switch (a->kind) {
+	case HA_POOL_MIN:
+	case HA_POOL_MAX:
+		return validate_pool(ctl, a);
+	case HA_VMEMMAP:
+	case HA_DEMOTE_SIZE:
+	case HA_DEMOTE:
+		return ha_validate_kernel(ctl, a);
+	case HA_THP:
+		if (validate_thp(ctl, a) < 0)
+			return -1;
+		return ha_plan_added(ctl, a,
+				     hk_plan_add_thp(ctl->ctx, ctl->plan, a->knob, a->value,
+						     ha_action_why(a, why, sizeof(why))));
+	case HA_MOUNTS:
+		return ha_validate_mounts(ctl, a);
+	case HA_CLEAN_TEXT:
+		/* The files are on the running system's mounts, never in a tree. */
+		if (!alive) {
+			ha_msg(ctl, HA_ERROR,
+			       "--clean-shared-text is not supported with --sysroot");
+			return -1;
+		}
+		return 0;
+	case HA_UNMOUNT_ALL:
+		if (!alive && !ctl->dry_run) {
+			ha_msg(ctl, HA_ERROR, "--unmount-all is not supported with --sysroot");
+			return -1;
+		}
+		return 0;
+	case HA_ZONE_MOVABLE:
+	case HA_MIN_FREE_KBYTES:
+	case HA_SHMMAX:
+	case HA_SHM_GROUP:
+		return resolve_sysctl(ctl, a);
+	}
+	return -1;
 }
 
 int ha_plan_validate(struct hugeadm_ctl *ctl)
 {
-	bool alive = hk_is_live(ctl->ctx);
+	int rc;
 
-	if (!alive && (ctl->temp_swap || ctl->ramdisk_swap)) {
+	if (!hk_is_live(ctl->ctx) && (ctl->temp_swap || ctl->ramdisk_swap)) {
 		ha_msg(ctl, HA_ERROR,
 		       "--add-temp-swap and --add-ramdisk-swap are not supported "
 		       "with --sysroot");
@@ -377,54 +638,46 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 	}
 	if (ctl->ramdisk_swap && ha_swap_check_ramdisk(ctl) < 0)
 		return -1;
-	for (size_t i = 0; i < ctl->n_actions; i++) {
-		struct ha_action *a = &ctl->actions[i];
-		int rc = 0;
-
-		switch (a->kind) {
-		case HA_POOL_MIN:
-		case HA_POOL_MAX:
-			rc = validate_pool(ctl, a);
-			break;
-		case HA_VMEMMAP:
-		case HA_DEMOTE_SIZE:
-			rc = ha_validate_kernel(ctl, a);
-			break;
-		case HA_DEMOTE:
-			break; /* below, once the pool options have moved the plan */
-		case HA_THP:
-			rc = validate_thp(ctl, a);
-			break;
-		case HA_MOUNTS:
-			rc = ha_validate_mounts(ctl, a);
-			break;
-		case HA_CLEAN_TEXT:
-			/* The files are on the running system's mounts, never in a tree. */
-			if (!alive) {
-				ha_msg(ctl, HA_ERROR,
-				       "--clean-shared-text is not supported with --sysroot");
-				rc = -1;
-			}
-			break;
-		case HA_UNMOUNT_ALL:
-			if (!alive && !ctl->dry_run) {
-				ha_msg(ctl, HA_ERROR,
-				       "--unmount-all is not supported with --sysroot");
-				rc = -1;
-			}
-			break;
-		case HA_ZONE_MOVABLE:
-		case HA_MIN_FREE_KBYTES:
-		case HA_SHMMAX:
-		case HA_SHM_GROUP:
-			break;
-		}
-		if (rc < 0)
-			return -1;
+	rc = hk_plan_new(&ctl->plan);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(-rc));
+		return -1;
 	}
-	for (size_t i = 0; i < ctl->n_actions; i++)
-		if (ctl->actions[i].kind == HA_DEMOTE &&
-		    ha_validate_kernel(ctl, &ctl->actions[i]) < 0)
-			return -1;
+	/* In the order they run: each sees the pools as the ones before leave them. */
+	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++)
+		for (size_t i = 0; i < ctl->n_actions; i++)
+			if (ha_phase(ctl->actions[i].kind) == p &&
+			    validate_one(ctl, &ctl->actions[i]) < 0)
+				return -1;
 	return 0;
+}
+
+int ha_plan_json(struct hugeadm_ctl *ctl)
+{
+	const struct hk_plan_item *items;
+	size_t n = hk_plan_items(ctl->plan, &items);
+	struct hk_json j;
+	char why[256];
+
+	ha_plan_notes(ctl);
+	hk_json_init(&j, stdout);
+	hk_json_open_object(&j, NULL);
+	hk_json_bool(&j, "dry_run", true);
+	hk_json_open_array(&j, "plan");
+	for (size_t i = 0; i < n; i++)
+		ha_json_plan_item(&j, &items[i]);
+	hk_json_close_array(&j);
+	hk_json_open_array(&j, "operations");
+	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++)
+		for (size_t i = 0; i < ctl->n_actions; i++)
+			if (ha_phase(ctl->actions[i].kind) == p &&
+			    (ctl->actions[i].kind == HA_DEMOTE ||
+			     ctl->actions[i].kind == HA_UNMOUNT_ALL ||
+			     ctl->actions[i].kind == HA_CLEAN_TEXT))
+				hk_json_string(&j, NULL,
+					       ha_action_why(&ctl->actions[i], why, sizeof(why)));
+	hk_json_close_array(&j);
+	hk_json_close_object(&j);
+	hk_json_end(&j);
+	return HK_EXIT_SUCCESS;
 }

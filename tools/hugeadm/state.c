@@ -163,15 +163,3 @@ void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, 
 	*ret_min = min;
 	*ret_max = max;
 }
-
-void ha_state_apply_targets(const struct ha_action *a, struct ha_pool_state *st, uint64_t min,
-			    uint64_t max)
-{
-	for (size_t k = 0; a->nodes && k < st->n_nodes; k++)
-		if (ha_node_listed(a, st->ids[k]))
-			st->node_min[k] = ha_node_target(a, st, k);
-	st->min = min;
-	/* As apply does: the overcommit is rewritten only when the Maximum would change. */
-	if (ha_pool_max(min, st->oc) != max)
-		st->oc = ha_pool_oc(min, max);
-}

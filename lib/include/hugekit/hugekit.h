@@ -515,6 +515,8 @@ struct hk_plan_item {
 	uint64_t number;   /* pools: the pages of value; a mount's or a limit's bytes; else 0 */
 	uint32_t uid, gid; /* mounts: the owner asked (the caller's when not asked) */
 	uint32_t mode;	   /* mounts: the mode of the mount's root */
+	/* Pools: HK_POOL_SET_MEMPOLICY (path: nr_hugepages_mempolicy) or 0. (HK_1.3) */
+	unsigned flags;
 };
 
 struct hk_plan;
@@ -546,6 +548,33 @@ int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *item, char
  * made through descriptors): -EOPNOTSUPP.
  */
 int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *item, char **ret_reached);
+
+/*
+ * Building a plan item by item (HK_1.3): how a program's own options become a
+ * plan that hk_plan_item_check() and hk_plan_item_apply() run, with the same
+ * item names, files and values as hk_plan_from_config() gives. Items are not
+ * reordered: they run in the order added. Each add returns the new item's
+ * index (>= 0) or -errno; the array hk_plan_items() gives moves on each add.
+ * why (may be NULL: "implied") says what asked for the item, such as the
+ * option as given.
+ */
+int hk_plan_new(struct hk_plan **ret_plan);
+/* A copy of item (its strings copied); item->item and item->path are required. */
+int hk_plan_add(struct hk_plan *plan, const struct hk_plan_item *item);
+/*
+ * A pool write: field HK_POOL_MINIMUM (number: persistent pages, of the pool
+ * or of one node; flags HK_POOL_SET_MEMPOLICY for the whole pool only),
+ * HK_POOL_OVERCOMMIT (number: the overcommit, whole pool) or
+ * HK_POOL_DEMOTE_SIZE (number: bytes). The file is the one hk_pool_file() names.
+ */
+int hk_plan_add_pool(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size, int node,
+		     enum hk_pool_field field, uint64_t number, unsigned flags, const char *why);
+/* A THP knob ("enabled", "khugepaged/pages_to_scan", "hugepages-64kB/enabled"): "thp KNOB". */
+int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const char *knob, const char *value,
+		    const char *why);
+/* A sysctl of /proc/sys: "sysctl vm.min_free_kbytes" (not HK_SYSCTL_COMPACT_MEMORY). */
+int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl which,
+		       uint64_t value, const char *why);
 
 #ifdef __cplusplus
 }

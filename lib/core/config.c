@@ -538,8 +538,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 			else if (to >= size)
 				problem(p, line, "[%s] demote_size %s: not below the pool's size",
 					sec, value);
+		} else if (strcmp(key, "demote") == 0) {
+			if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+				problem(p, line, "[%s] demote '%s': yes or no", sec, value);
 		} else {
-			problem(p, line, "unknown key '%s' in [%s] (minimum, maximum, demote_size)",
+			problem(p, line,
+				"unknown key '%s' in [%s] (minimum, maximum, demote_size, demote)",
 				key, sec);
 		}
 	} else if (strcmp(type, "mount") == 0) {

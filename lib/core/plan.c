@@ -289,14 +289,81 @@ static struct hk_plan_item *pool_item(struct build *b, const struct hk_config_en
 
 /* The entries of one [pool SIZE] section, by key; NULL when not set. */
 struct pool_keys {
-	const struct hk_config_entry *minimum, *maximum, *demote_size;
+	const struct hk_config_entry *minimum, *maximum, *demote_size, *demote;
 };
+
+/* demote_size = SIZE: checked against the machine, an item. */
+static void plan_demote_size(struct build *b, uint64_t size, const struct pool_keys *k)
+{
+	uint64_t to = machine_size(b, k->demote_size, "demote_size", k->demote_size->value);
+
+	if (!to)
+		return;
+	if (to >= size) {
+		problem(b, k->demote_size, "demote_size %s is not below the pool's page size",
+			k->demote_size->value);
+		return;
+	}
+	if (!hk_path_existsf(&b->ctx->path, HK_SYS_HUGEPAGES_SIZE "/demote_size", size / 1024)) {
+		problem(b, k->demote_size,
+			"demote_size: the kernel cannot demote these pages (Linux 5.16 or "
+			"later, and a page size that has a smaller one)");
+		return;
+	}
+	pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
+}
+
+/*
+ * demote = yes: a pool (or node) above its minimum shrinks by demoting the
+ * pages it has too many into pages of its demote_size, which join that
+ * smaller pool, instead of giving them back to the system. Its value is the
+ * minimum to demote down to; applying it writes the count above that to the
+ * demote file, and it holds once the minimum is at most that. Before the
+ * minimum's own item, which then has nothing left to do (or gives back what
+ * the kernel could not demote: pages in use or reserved).
+ */
+static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *k, int node,
+			uint64_t have, uint64_t want)
+{
+	char item[96], value[32];
+	char *path = NULL;
+	struct hk_plan_item *it;
+	int rc;
+
+	if (have <= want)
+		return;
+	rc = hk_pool_file(b->ctx, size, node, HK_POOL_DEMOTE, 0, &path);
+	if (rc == -ENOENT) {
+		problem(b, k->demote,
+			"demote: the kernel cannot demote these pages (Linux 5.16 or later, and a "
+			"page size that has a smaller one)");
+		return;
+	}
+	if (rc < 0) {
+		sys_error(b, rc);
+		return;
+	}
+	hkc_format_size(value, sizeof(value), size);
+	if (node == HK_NODE_ALL)
+		snprintf(item, sizeof(item), "pool %s demote", value);
+	else
+		snprintf(item, sizeof(item), "pool %s node %d demote", value, node);
+	snprintf(value, sizeof(value), "%" PRIu64, want);
+	it = add(b, PH_POOL, HK_PLAN_WRITE, k->demote, item, path, value);
+	free(path);
+	if (it) {
+		it->page_size = size;
+		it->node = node;
+		it->field = HK_POOL_DEMOTE;
+		it->number = want;
+	}
+}
 
 static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 {
 	struct hk_pool *pool = NULL;
 	uint64_t min_total = 0, cur_oc = 0, cur_min = 0;
-	bool gigantic = false;
+	bool gigantic = false, demote;
 	ssize_t si = size_index(b, size);
 	int rc;
 
@@ -306,6 +373,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 		return;
 	}
 	gigantic = hk_pool_is_gigantic(pool);
+	demote = k->demote && strcmp(k->demote->value, "yes") == 0;
 	cur_oc = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
 	cur_min = hk_pool_get(pool, HK_POOL_MINIMUM);
 	min_total = cur_min;
@@ -367,9 +435,28 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 			hk_pool_unref(pool);
 			return;
 		}
+		/* Demoting needs its size first: demote_size, then what is demoted. */
+		if (demote && k->demote_size)
+			plan_demote_size(b, size, k);
+		for (size_t i = 0; demote && i < n; i++) {
+			uint64_t have = cur_min;
+
+			for (size_t j = 0; per_node && j < hk_pool_node_count(pool); j++)
+				if (hk_pool_node_id(pool, j) == parts[i].node) {
+					uint64_t nr = hk_pool_node_get(pool, j, HK_POOL_NR);
+					uint64_t surplus =
+						hk_pool_node_get(pool, j, HK_POOL_SURPLUS);
+
+					have = nr > surplus ? nr - surplus : 0;
+				}
+			plan_demote(b, size, k, per_node ? parts[i].node : HK_NODE_ALL, have,
+				    parts[i].pages);
+		}
 		for (size_t i = 0; i < n; i++)
 			pool_item(b, k->minimum, size, per_node ? parts[i].node : HK_NODE_ALL,
 				  HK_POOL_MINIMUM, parts[i].pages);
+	} else if (demote) {
+		problem(b, k->demote, "demote = yes: no minimum in [pool] to shrink to");
 	}
 	hk_pool_unref(pool);
 	if (k->maximum) {
@@ -395,26 +482,8 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	}
 	if (si >= 0)
 		b->planned_max[si] = gigantic ? min_total : hkc_sat_add(min_total, cur_oc);
-	if (k->demote_size) {
-		uint64_t to = machine_size(b, k->demote_size, "demote_size", k->demote_size->value);
-
-		if (!to)
-			return;
-		if (to >= size) {
-			problem(b, k->demote_size,
-				"demote_size %s is not below the pool's page size",
-				k->demote_size->value);
-			return;
-		}
-		if (!hk_path_existsf(&b->ctx->path, HK_SYS_HUGEPAGES_SIZE "/demote_size",
-				     size / 1024)) {
-			problem(b, k->demote_size,
-				"demote_size: the kernel cannot demote these pages (Linux 5.16 or "
-				"later, and a page size that has a smaller one)");
-			return;
-		}
-		pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
-	}
+	if (k->demote_size && !(demote && k->minimum))
+		plan_demote_size(b, size, k);
 }
 
 /* The words of a THP mode line, for a message: "always madvise never". */
@@ -832,6 +901,8 @@ static void plan_entries(struct build *b, const struct hk_config_entry *es, size
 				k.maximum = &es[i];
 			else if (strcmp(es[i].key, "demote_size") == 0)
 				k.demote_size = &es[i];
+			else if (strcmp(es[i].key, "demote") == 0)
+				k.demote = &es[i];
 		}
 		size = machine_size(b, head, "[pool]", pools.v[p]);
 		if (size)
@@ -1140,6 +1211,9 @@ static int check_pool(struct hk_ctx *ctx, const struct hk_plan_item *it, char **
 	if (rc < 0)
 		return rc;
 	rc = u64_out(have, ret);
+	/* A demote holds once the minimum is down to the one asked (the minimum item sees to the rest). */
+	if (it->field == HK_POOL_DEMOTE)
+		return rc < 0 ? rc : have <= it->number;
 	return rc < 0 ? rc : have == it->number;
 }
 
@@ -1254,7 +1328,8 @@ static int check_write(struct hk_ctx *ctx, const struct hk_plan_item *it, char *
 	char *have = NULL;
 	int rc;
 
-	if (it->page_size && (it->field == HK_POOL_MINIMUM || it->field == HK_POOL_OVERCOMMIT))
+	if (it->page_size && (it->field == HK_POOL_MINIMUM || it->field == HK_POOL_OVERCOMMIT ||
+			      it->field == HK_POOL_DEMOTE))
 		return check_pool(ctx, it, ret);
 	if (strncmp(it->item, "thp ", 4) == 0)
 		rc = hk_thp_read(ctx, it->item + 4, &have);
@@ -1312,6 +1387,23 @@ HK_EXPORT int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *
 	return -EINVAL;
 }
 
+/* The pages above the item's minimum, demoted; the kernel demotes fewer when it cannot find them free. */
+static int demote_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
+{
+	char *cur = NULL;
+	uint64_t have;
+	int rc = check_pool(ctx, item, &cur);
+
+	if (rc >= 0 && hk_parse_u64_strict(cur, &have) < 0)
+		rc = -EINVAL;
+	free(cur);
+	if (rc < 0)
+		return rc;
+	if (have <= item->number)
+		return 0;
+	return hk_pool_demote(ctx, item->page_size, item->node, have - item->number);
+}
+
 HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *item,
 				 char **ret_reached)
 {
@@ -1353,6 +1445,8 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 					    item->flags);
 		else if (item->page_size && item->field == HK_POOL_OVERCOMMIT)
 			rc = hk_pool_set_overcommit(ctx, item->page_size, item->number);
+		else if (item->page_size && item->field == HK_POOL_DEMOTE)
+			rc = demote_write(ctx, item);
 		else if (strncmp(item->item, "thp ", 4) == 0)
 			rc = hk_thp_write(ctx, item->item + 4, item->value);
 		else

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The newer pool features on the running kernel: --pool-demote-size and
 # --pool-demote on a real 1 GiB page (read back: 512 more free 2 MiB pages),
+# the configuration's demote = yes doing the same through --apply,
 # a demote the kernel refuses for a reserved page (--strict: exit 2), and
 # --vmemmap-optimize toggled. Both pools, demote_size and
 # hugetlb_optimize_vmemmap are put back as they were.
@@ -68,6 +69,31 @@ one_gig() {
 	assert_failure 2
 	assert_equal "$(sed -n 2p <<<"$stderr")" "hugeadm:ERROR: 1G:1: fewer pages were demoted than asked (--strict)"
 	assert_equal "$(cat "$G/nr_hugepages")" $((G0 + 1))
+	assert_equal "$(cat "$M/nr_hugepages")" "$m_nr"
+}
+
+@test "[pool 1G] demote = yes: --apply shrinks the pool by demoting, the 2M pool gets the pages; idempotent" {
+	local m_nr conf=$BATS_TEST_TMPDIR/demote.conf
+	one_gig
+	m_nr=$(cat "$M/nr_hugepages")
+	printf '%s\n' '[pool 1G]' "minimum = $G0" 'demote = yes' 'demote_size = 2M' > "$conf"
+	run --separate-stderr hugeadm --check "$conf"
+	assert_failure 3
+	assert_line "drift: pool 1G demote: is $((G0 + 1)), wanted $G0 ($conf:3)"
+	run --separate-stderr hugeadm --apply "$conf"
+	assert_success
+	assert_line "changed: pool 1G demote: $((G0 + 1)) -> $G0 ($conf:3)"
+	# Demoted, not freed: the minimum's own item had nothing left to do.
+	refute_line --partial "changed: pool 1G minimum"
+	assert_equal "$(cat "$G/nr_hugepages")" "$G0"
+	assert_equal "$(cat "$M/nr_hugepages")" $((m_nr + 512))
+	run --separate-stderr hugeadm --apply --json "$conf"
+	assert_success
+	run jq -c . <<< "$output"
+	assert_output '{"changed":false,"changes":[],"short":[],"failed":[]}'
+	run --separate-stderr hugeadm --check "$conf"
+	assert_success
+	echo "$m_nr" > "$M/nr_hugepages"
 	assert_equal "$(cat "$M/nr_hugepages")" "$m_nr"
 }
 

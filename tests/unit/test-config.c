@@ -139,6 +139,8 @@ static void test_problems(void **state)
 	       "key 'minimum' is set twice in [pool 2MB] (line 2)");
 	expect("[pool two]\nminimum = 1\n", 1, "'two' is not a page size");
 	expect("[pool 1G]\ndemote_size = 1G\n", 2, "not below the pool's size");
+	expect("[pool 1G]\nminimum = 0\ndemote = maybe\n", 3,
+	       "[pool 1G] demote 'maybe': yes or no");
 	expect("[pool]\nminimum = 1\n", 1, "[pool] needs a name");
 	expect("[thp 2M]\nenabled = never\n", 1, "[thp] takes no name");
 	expect("[thp]\nenabled = sometimes\n", 2, "[thp] enabled 'sometimes': not one of");

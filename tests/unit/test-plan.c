@@ -60,6 +60,17 @@ static const struct hk_plan_item *find(const struct hk_plan *plan, const char *i
 	return NULL;
 }
 
+/* No item of that name in the plan. */
+static void n_items_without(const struct hk_plan *plan, const char *item)
+{
+	const struct hk_plan_item *items;
+	size_t n = hk_plan_items(plan, &items);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(items[i].item, item) == 0)
+			fail_msg("an item '%s' in the plan", item);
+}
+
 static void add_cgroup_root(struct tree *t)
 {
 	fixture_write(t->dir, "sys/fs/cgroup/cgroup.controllers",
@@ -233,6 +244,63 @@ static void test_errors(void **state)
 		     "t.conf:2: size '3M': not a whole number of 2M pages");
 	expect_error("[cgroup a]\nhugetlb.2M.max = 1G\n",
 		     "t.conf:2: [cgroup a]: no hugetlb cgroup controller here");
+	expect_error("[pool 1G]\ndemote = yes\n",
+		     "t.conf:2: demote = yes: no minimum in [pool] to shrink to");
+	/* 2M pages have no smaller huge page size on x86: no demote file. */
+	expect_error("[pool 2M]\nminimum = 0\ndemote = yes\n",
+		     "t.conf:3: demote: the kernel cannot demote these pages");
+}
+
+/*
+ * demote = yes: the pool above its minimum is shrunk by demoting, before the
+ * minimum's own item; the item holds once the minimum is down (per node too);
+ * a pool at or below its minimum has no demote item.
+ */
+static void test_demote(void **state)
+{
+	static const char *const files[] = {
+		"sys/kernel/mm/hugepages/hugepages-1048576kB/demote",
+		"sys/kernel/mm/hugepages/hugepages-1048576kB/demote_size",
+		"sys/devices/system/node/node1/hugepages/hugepages-1048576kB/demote",
+	};
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+	const struct hk_plan_item *items, *it;
+	size_t i_dem, i_min;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		fixture_write(t.dir, files[i], i == 1 ? "2048kB\n" : "");
+	/* The 1G pool has 2 pages, both on node 1. */
+	plan = plan_of(&t, "[pool 1G]\nminimum = 1\ndemote = yes\ndemote_size = 2M\n", &errs);
+	assert_non_null(plan);
+	hk_plan_items(plan, &items);
+	assert_string_equal(items[0].item, "pool 1G demote_size");
+	it = find(plan, "pool 1G demote", &i_dem);
+	find(plan, "pool 1G minimum", &i_min);
+	assert_true(i_dem < i_min);
+	assert_string_equal(it->path, "/sys/kernel/mm/hugepages/hugepages-1048576kB/demote");
+	assert_string_equal(it->value, "1");
+	assert_int_equal(it->field, HK_POOL_DEMOTE);
+	assert_int_equal(it->line, 3);
+	assert_int_equal(hk_plan_item_check(t.ctx, it, NULL), 0);
+	/* Down to the minimum (the kernel's demote did it): the item holds. */
+	fixture_write(t.dir, "sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "1\n");
+	assert_int_equal(hk_plan_item_check(t.ctx, it, NULL), 1);
+	hk_plan_unref(plan);
+	/* Per node: only the node above its part. */
+	plan = plan_of(&t, "[pool 1G]\nminimum = 0@0, 1@1\ndemote = yes\n", &errs);
+	assert_non_null(plan);
+	it = find(plan, "pool 1G node 1 demote", NULL);
+	assert_string_equal(it->path,
+			    "/sys/devices/system/node/node1/hugepages/hugepages-1048576kB/demote");
+	assert_string_equal(it->value, "1");
+	assert_int_equal(it->node, 1);
+	n_items_without(plan, "pool 1G node 0 demote");
+	hk_plan_unref(plan);
+	tree_close(&t);
 }
 
 static void test_cgroup_limit_errors(void **state)
@@ -465,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_max),
 		cmocka_unit_test(test_apply_check),
 		cmocka_unit_test(test_builder),
+		cmocka_unit_test(test_demote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

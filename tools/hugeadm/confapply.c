@@ -467,7 +467,8 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 			       items[i].item, items[i].value, reached ? reached : "?");
 			if (items[i].field == HK_POOL_MINIMUM)
 				short_size = items[i].page_size;
-			if (ctl->strict)
+			/* Demoted pages cannot be put back together: short, exit 2, as --pool-demote. */
+			if (ctl->strict && items[i].field != HK_POOL_DEMOTE)
 				ch[n_ch].put_back = put_back(ctl, &items[i], cur);
 		}
 		n_ch++;

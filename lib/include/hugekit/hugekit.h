@@ -509,7 +509,11 @@ struct hk_plan_item {
 	/*
 	 * Pools: HK_POOL_MINIMUM (value: the persistent pages; checked as nr -
 	 * surplus, written to nr_hugepages) or HK_POOL_OVERCOMMIT (value:
-	 * maximum - minimum); else HK_POOL_SIZE (unused).
+	 * maximum - minimum), HK_POOL_DEMOTE_SIZE (number: the bytes) or
+	 * HK_POOL_DEMOTE ("pool 1G demote", [pool] demote = yes; value and
+	 * number: the minimum to demote down to: applying it demotes the
+	 * pages above it, it holds when the minimum is at most that; HK_1.3);
+	 * else HK_POOL_SIZE (unused).
 	 */
 	enum hk_pool_field field;
 	uint64_t number;   /* pools: the pages of value; a mount's or a limit's bytes; else 0 */

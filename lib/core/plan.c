@@ -363,7 +363,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 {
 	struct hk_pool *pool = NULL;
 	uint64_t min_total = 0, cur_oc = 0, cur_min = 0;
-	bool gigantic = false, demote;
+	bool gigantic = false, demote, min_bad = false;
 	ssize_t si = size_index(b, size);
 	int rc;
 
@@ -380,13 +380,19 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	if (k->minimum) {
 		char *copy = strdup(k->minimum->value), *save = NULL;
 		bool per_node = strchr(copy ? copy : "", '@') != NULL, bad = false;
-		struct {
+		/* One part per comma-separated piece: as many as the machine has nodes, or more. */
+		size_t max_parts = 1, n = 0;
+		struct part {
 			int node;
 			uint64_t pages;
-		} parts[64];
-		size_t n = 0;
+		} * parts;
 
-		if (!copy) {
+		for (const char *c = k->minimum->value; *c; c++)
+			max_parts += *c == ',';
+		parts = calloc(max_parts, sizeof(*parts));
+		if (!copy || !parts) {
+			free(copy);
+			free(parts);
 			hk_pool_unref(pool);
 			sys_error(b, -ENOMEM);
 			return;
@@ -401,7 +407,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 				*at = '\0';
 			if (parse_pages(hkc_trim(tok), size, &pages) < 0 ||
 			    (at && hk_parse_u64_strict(hkc_trim(at + 1), &node) < 0) ||
-			    node > INT_MAX || n == sizeof(parts) / sizeof(parts[0])) {
+			    node > INT_MAX || n == max_parts) {
 				problem(b, k->minimum, "[pool] minimum '%s': not understood",
 					k->minimum->value);
 				bad = true;
@@ -431,12 +437,11 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 			if (!listed)
 				min_total = hkc_sat_add(min_total, nr > surplus ? nr - surplus : 0);
 		}
-		if (bad) {
-			hk_pool_unref(pool);
-			return;
-		}
+		/* A bad minimum: said; the maximum and demote_size are still checked. */
+		min_bad = bad;
+		n = bad ? 0 : n;
 		/* Demoting needs its size first: demote_size, then what is demoted. */
-		if (demote && k->demote_size)
+		if (demote && k->demote_size && !bad)
 			plan_demote_size(b, size, k);
 		for (size_t i = 0; demote && i < n; i++) {
 			uint64_t have = cur_min;
@@ -455,6 +460,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 		for (size_t i = 0; i < n; i++)
 			pool_item(b, k->minimum, size, per_node ? parts[i].node : HK_NODE_ALL,
 				  HK_POOL_MINIMUM, parts[i].pages);
+		free(parts);
 	} else if (demote) {
 		problem(b, k->demote, "demote = yes: no minimum in [pool] to shrink to");
 	}
@@ -465,6 +471,8 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 		if (parse_pages(k->maximum->value, size, &max) < 0) {
 			problem(b, k->maximum, "maximum '%s': not a page count or a size",
 				k->maximum->value);
+		} else if (min_bad) {
+			/* Nothing to compare with: the minimum's problem is said. */
 		} else if (max < min_total) {
 			problem(b, k->maximum,
 				"maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", max,
@@ -482,7 +490,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	}
 	if (si >= 0)
 		b->planned_max[si] = gigantic ? min_total : hkc_sat_add(min_total, cur_oc);
-	if (k->demote_size && !(demote && k->minimum))
+	if (k->demote_size && !(demote && k->minimum && !min_bad))
 		plan_demote_size(b, size, k);
 }
 

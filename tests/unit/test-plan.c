@@ -244,6 +244,11 @@ static void test_errors(void **state)
 		     "t.conf:2: size '3M': not a whole number of 2M pages");
 	expect_error("[cgroup a]\nhugetlb.2M.max = 1G\n",
 		     "t.conf:2: [cgroup a]: no hugetlb cgroup controller here");
+	/* A bad minimum no longer hides the problems of the same pool's other keys. */
+	expect_error("[pool 2M]\nminimum = 1@7\ndemote_size = 1M\n",
+		     "t.conf:2: minimum 1@7: this machine has no NUMA node 7");
+	expect_error("[pool 2M]\nminimum = 1@7\ndemote_size = 1M\n",
+		     "t.conf:3: demote_size '1M': this machine has no such huge page size");
 	expect_error("[pool 1G]\ndemote = yes\n",
 		     "t.conf:2: demote = yes: no minimum in [pool] to shrink to");
 	/* 2M pages have no smaller huge page size on x86: no demote file. */

@@ -1469,6 +1469,7 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 	}
 	if (hk_is_dry_run(ctx))
 		return 0;
+	hk_info(ctx, "%s = %s", item->path, item->value);
 	/* Read back: what the kernel did with it. */
 	rc = hk_plan_item_check(ctx, item, ret_reached);
 	if (rc < 0)

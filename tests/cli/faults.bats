@@ -263,3 +263,36 @@ P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 	[ "$(grep -c "cannot compact memory: Input/output error" <<< "$stderr")" -eq 3 ]
 	has_line "hugeadm:WARNING: failed to set pool minimum to 3 became 2"
 }
+
+# Review of a9931df: a live run's --set-recommended-shmmax used to be computed
+# after the pools were written, from what the kernel has; it now comes from the
+# plan made before, as if every write got all its pages.
+@test "--set-recommended-shmmax after a pool that came up short or moved: from the pools the kernel has" {
+	live_tree
+	# shmmax below the recommendation, so that hugeadm writes it.
+	PREPARE="mkdir -p run && echo 33554432 > proc/sys/kernel/shmmax"
+	# The 1G pool comes up short at 2 of 3: 2 x 1G, plus the 2M pool's Maximum (21 + 8 pages).
+	faulty x86-2node "live;read:$P1G:5+:value=2" --pool-pages-min 1G:+1 --set-recommended-shmmax
+	assert_success
+	has_line "hugeadm:WARNING: failed to set pool minimum to 3 became 2"
+	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((2 * 1073741824 + 29 * 2097152))
+	# Moved to 5 before the write and planned again from there: the kernel has 5 x 1G,
+	# a shmmax planned from the 3 of before is below what the pool holds.
+	faulty x86-2node "live;read:$P1G:3+:value=5" --pool-pages-min 1G:+1 --set-recommended-shmmax
+	assert_success
+	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((5 * 1073741824 + 29 * 2097152))
+}
+
+# Review of a9931df: --dry-run --json is "every write in the order it would
+# run", but the temporary swap file of --add-temp-swap (dd, mkswap, swapon,
+# and with --persist left on) is in the shell dry run only.
+@test "--dry-run --json --add-temp-swap: the document names the swap the run adds, as the shell lines do" {
+	live_tree
+	faulty x86-1node "live" --dry-run --add-temp-swap=3 --persist --pool-pages-min 2M:+1
+	assert_success
+	assert_line --regexp '^swapon /var/lib/hugetlbfs/swap/temp/swapfile-[0-9]+$'
+	faulty x86-1node "live" --dry-run --json --add-temp-swap=3 --persist --pool-pages-min 2M:+1
+	assert_success
+	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(0 if any("--add-temp-swap" in o for o in d["operations"]) else 1)' "$output" ||
+		fail "no --add-temp-swap among the operations: $output"
+}

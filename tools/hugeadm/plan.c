@@ -676,6 +676,23 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 			     ctl->actions[i].kind == HA_CLEAN_TEXT))
 				hk_json_string(&j, NULL,
 					       ha_action_why(&ctl->actions[i], why, sizeof(why)));
+	/* The swap a pool that grows gets (dd, mkswap, swapon; swapoff and rm unless --persist). */
+	for (size_t i = 0; i < ctl->n_actions && (ctl->temp_swap || ctl->ramdisk_swap); i++) {
+		char opt[64];
+
+		if (ctl->actions[i].kind != HA_POOL_MIN && ctl->actions[i].kind != HA_POOL_MAX)
+			continue;
+		if (!ctl->actions[i].grows || ctl->actions[i].nodes)
+			continue;
+		if (ctl->temp_swap)
+			snprintf(opt, sizeof(opt), "--add-temp-swap=%d%s", ctl->temp_swap,
+				 ctl->persist ? " --persist" : "");
+		else
+			snprintf(opt, sizeof(opt), "--add-ramdisk-swap%s",
+				 ctl->persist ? " --persist" : "");
+		hk_json_string(&j, NULL, opt);
+		break;
+	}
 	hk_json_close_array(&j);
 	hk_json_close_object(&j);
 	hk_json_end(&j);

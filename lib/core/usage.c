@@ -617,7 +617,22 @@ static int add_segments(struct hk_ctx *ctx, struct hk_usage *u, const struct shm
 	return 0;
 }
 
-/* Cgroups (v2): hugetlb.<2MB>.current, .max, .rsvd.current, .rsvd.max in each group. */
+/*
+ * Cgroups. v2: hugetlb.<2MB>.current, .max, .rsvd.current, .rsvd.max and
+ * .events in each group. v1: hugetlb.<2MB>.usage_in_bytes, .limit_in_bytes,
+ * .failcnt and their rsvd. twins.
+ */
+
+/* The hierarchy walked and the names of its files. */
+struct cg_hier {
+	const char *root;
+	int version; /* 1 or 2 */
+	const char *current, *max, *rsvd_current, *rsvd_max;
+};
+
+static const struct cg_hier cg_v1 = {HK_SYS_CGROUP "/hugetlb", 1,
+				     "usage_in_bytes",	       "limit_in_bytes",
+				     "rsvd.usage_in_bytes",    "rsvd.limit_in_bytes"};
 
 /* The kernel's name of a size in those files: 64KB, 2MB, 1GB. */
 static void cg_size_name(char *buf, size_t sz, uint64_t size)
@@ -643,7 +658,7 @@ static int cg_read(struct hk_ctx *ctx, const char *dir, const char *sz, const ch
 		*ret = UINT64_MAX;
 	else
 		rc = hk_parse_u64_strict(v, ret);
-	/* Some kernels write no limit as the page counter's largest value, not "max". */
+	/* Some kernels write no limit as the page counter's largest value, not "max" (v1 always). */
 	if (rc == 0 && *ret >= CG_UNLIMITED)
 		*ret = UINT64_MAX;
 	free(v);
@@ -674,36 +689,96 @@ static int cg_read_events(struct hk_ctx *ctx, const char *dir, const char *sz, u
 	return rc;
 }
 
-/* The cgroup v2 hierarchy: at sys/fs/cgroup, or beside v1 at sys/fs/cgroup/unified. */
-static const char *cg_root(struct hk_ctx *ctx)
+/*
+ * v1's failures: hugetlb.<size>.failcnt plus .rsvd.failcnt where the kernel
+ * has it, as v2's events "max" counts refused faults and reservations both.
+ * (v1 counts a failure at the group whose limit refused it, v2 at the group
+ * that charged and its parents.) -ENOENT without failcnt.
+ */
+static int cg_read_failcnt(struct hk_ctx *ctx, const char *dir, const char *sz, uint64_t *ret)
 {
-	if (!hk_path_existsf(&ctx->path, HK_SYS_CGROUP "/cgroup.controllers") &&
-	    hk_path_existsf(&ctx->path, HK_SYS_CGROUP_UNIFIED "/cgroup.controllers"))
-		return HK_SYS_CGROUP_UNIFIED;
-	return HK_SYS_CGROUP;
+	uint64_t rsvd;
+	int rc = hk_path_read_u64f(&ctx->path, ret, "%s/hugetlb.%s.failcnt", dir, sz);
+
+	if (rc == 0 &&
+	    hk_path_read_u64f(&ctx->path, &rsvd, "%s/hugetlb.%s.rsvd.failcnt", dir, sz) == 0 &&
+	    __builtin_add_overflow(*ret, rsvd, ret))
+		*ret = UINT64_MAX;
+	if (rc == 0 && *ret == UINT64_MAX)
+		*ret = UINT64_MAX - 1; /* UINT64_MAX is "unknown" */
+	return rc;
 }
 
-static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const char *root, const char *dir,
-		    const uint64_t *sizes, size_t n_sizes)
+/* Whether a cgroup.controllers line lists the controller name. */
+static bool cg_listed(const char *line, const char *name)
 {
+	size_t len = strlen(name);
+
+	for (const char *p = line; (p = strstr(p, name)); p += len)
+		if ((p == line || p[-1] == ' ') &&
+		    (p[len] == '\0' || p[len] == ' ' || p[len] == '\n'))
+			return true;
+	return false;
+}
+
+/*
+ * The hierarchy that holds hugetlb, as hugeadm's [cgroup] plan chooses it:
+ * cgroup v2 at sys/fs/cgroup or at sys/fs/cgroup/unified where its
+ * cgroup.controllers lists hugetlb, else v1's at sys/fs/cgroup/hugetlb (a
+ * tasks file there). Without either, v2 at the root, or at unified/ beside v1
+ * (nothing to find there, most likely).
+ */
+static void cg_hierarchy(struct hk_ctx *ctx, struct cg_hier *h)
+{
+	static const char *const v2[] = {HK_SYS_CGROUP, HK_SYS_CGROUP_UNIFIED};
+
+	*h = (struct cg_hier){NULL, 2, "current", "max", "rsvd.current", "rsvd.max"};
+	for (size_t i = 0; i < sizeof(v2) / sizeof(v2[0]) && !h->root; i++) {
+		char *ctl = NULL;
+
+		if (hk_path_read_stringf(&ctx->path, &ctl, "%s/cgroup.controllers", v2[i]) == 0 &&
+		    cg_listed(ctl, "hugetlb"))
+			h->root = v2[i];
+		free(ctl);
+	}
+	if (h->root)
+		return;
+	if (hk_path_existsf(&ctx->path, "%s/tasks", cg_v1.root)) {
+		*h = cg_v1;
+		return;
+	}
+	if (!hk_path_existsf(&ctx->path, HK_SYS_CGROUP "/cgroup.controllers") &&
+	    hk_path_existsf(&ctx->path, HK_SYS_CGROUP_UNIFIED "/cgroup.controllers"))
+		h->root = HK_SYS_CGROUP_UNIFIED;
+	else
+		h->root = HK_SYS_CGROUP;
+}
+
+static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const struct cg_hier *h,
+		    const char *dir, const uint64_t *sizes, size_t n_sizes)
+{
+	/* v1's root group has the files: it limits nothing, and holds what the totals say. */
+	if (h->version == 1 && strcmp(dir, h->root) == 0)
+		return 0;
 	for (size_t i = 0; i < n_sizes; i++) {
-		struct hk_usage_cgroup c = {.page_size = sizes[i]};
+		struct hk_usage_cgroup c = {.page_size = sizes[i], .version = h->version};
 		char sz[32];
 		int rc;
 
 		cg_size_name(sz, sizeof(sz), sizes[i]);
-		rc = cg_read(ctx, dir, sz, "current", &c.current);
+		rc = cg_read(ctx, dir, sz, h->current, &c.current);
 		if (rc == -ENOENT)
 			continue; /* the root group, or the controller is off here */
 		if (rc == 0)
-			rc = cg_read(ctx, dir, sz, "max", &c.max);
+			rc = cg_read(ctx, dir, sz, h->max, &c.max);
 		/* The reservation files came in 5.7: absent is "nothing known". */
-		if (rc == 0 && cg_read(ctx, dir, sz, "rsvd.current", &c.rsvd_current) < 0)
+		if (rc == 0 && cg_read(ctx, dir, sz, h->rsvd_current, &c.rsvd_current) < 0)
 			c.rsvd_current = 0;
-		if (rc == 0 && cg_read(ctx, dir, sz, "rsvd.max", &c.rsvd_max) < 0)
+		if (rc == 0 && cg_read(ctx, dir, sz, h->rsvd_max, &c.rsvd_max) < 0)
 			c.rsvd_max = UINT64_MAX;
-		/* Failures: events (5.6, with the v2 controller); unknown when missing. */
-		if (rc == 0 && cg_read_events(ctx, dir, sz, &c.events_max) < 0)
+		/* Failures: events (5.6, with the v2 controller), failcnt; unknown when missing. */
+		if (rc == 0 && (h->version == 1 ? cg_read_failcnt(ctx, dir, sz, &c.events_max)
+						: cg_read_events(ctx, dir, sz, &c.events_max)) < 0)
 			c.events_max = UINT64_MAX;
 		if (rc < 0) {
 			u->unread[HK_USAGE_UNREAD_CGROUPS]++;
@@ -714,7 +789,7 @@ static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const char *root, co
 			continue; /* neither holds nor limits anything */
 		if (grow(&u->cgroups, u->n_cgroups, sizeof(*u->cgroups)) < 0)
 			return -ENOMEM;
-		c.path = strdup(dir + strlen(root));
+		c.path = strdup(dir + strlen(h->root));
 		if (!c.path)
 			return -ENOMEM;
 		if (!*c.path) {
@@ -728,7 +803,7 @@ static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const char *root, co
 	return 0;
 }
 
-static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const char *root, const char *dir,
+static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const struct cg_hier *h, const char *dir,
 		   const uint64_t *sizes, size_t n_sizes, int depth)
 {
 	struct dirent *de;
@@ -740,7 +815,7 @@ static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const char *root, con
 			u->unread[HK_USAGE_UNREAD_CGROUPS]++;
 		return 0;
 	}
-	rc = cg_group(ctx, u, root, dir, sizes, n_sizes);
+	rc = cg_group(ctx, u, h, dir, sizes, n_sizes);
 	while (rc == 0 && (de = readdir(d))) {
 		char *sub;
 
@@ -764,7 +839,7 @@ static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const char *root, con
 				u->lim->cgroup_depth);
 		} else {
 			u->cg_dirs++;
-			rc = cg_walk(ctx, u, root, sub, sizes, n_sizes, depth + 1);
+			rc = cg_walk(ctx, u, h, sub, sizes, n_sizes, depth + 1);
 		}
 		free(sub);
 	}
@@ -886,8 +961,12 @@ int hkc_usage_read_limited(struct hk_ctx *ctx, const struct hkc_usage_limits *li
 		rc = read_processes(ctx, u, &shm);
 	if (rc == 0)
 		rc = add_segments(ctx, u, &shm);
-	if (rc == 0)
-		rc = cg_walk(ctx, u, cg_root(ctx), cg_root(ctx), sizes, n_sizes, 0);
+	if (rc == 0) {
+		struct cg_hier h;
+
+		cg_hierarchy(ctx, &h);
+		rc = cg_walk(ctx, u, &h, h.root, sizes, n_sizes, 0);
+	}
 	if (rc == 0)
 		rc = add_totals(ctx, u, sizes, n_sizes);
 	if (rc == 0)

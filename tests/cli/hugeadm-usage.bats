@@ -81,6 +81,112 @@ jq_usage() {
 	assert_output '[["/db.slice",2097152,20971520],["/db.slice",1073741824,1073741824]]'
 }
 
+# v1_hierarchy TREE: a cgroup v1 hugetlb hierarchy at sys/fs/cgroup/hugetlb
+# (a tasks file there): its root group, db (both counters, 3 pages used of a
+# 10-page limit, 4 reserved, failcnt 2 + rsvd.failcnt 1), db/inner (no rsvd
+# files, no limit), old (a 2-page limit, no failcnt). v1's "no limit" is the
+# page counter's largest value in whole pages. The tree's v2 root still
+# offers hugetlb: the caller takes it out to make v1 the one read.
+v1_hierarchy() {
+	local h=$1/sys/fs/cgroup/hugetlb nolim=9223372036854771712
+	mkdir -p "$h/db/inner" "$h/old"
+	echo 1 > "$h/tasks"
+	echo 14680064 > "$h/hugetlb.2MB.usage_in_bytes"
+	echo "$nolim" > "$h/hugetlb.2MB.limit_in_bytes"
+	echo 6291456 > "$h/db/hugetlb.2MB.usage_in_bytes"
+	echo 10485760 > "$h/db/hugetlb.2MB.max_usage_in_bytes"
+	echo 20971520 > "$h/db/hugetlb.2MB.limit_in_bytes"
+	echo 2 > "$h/db/hugetlb.2MB.failcnt"
+	echo 8388608 > "$h/db/hugetlb.2MB.rsvd.usage_in_bytes"
+	echo "$nolim" > "$h/db/hugetlb.2MB.rsvd.limit_in_bytes"
+	echo 1 > "$h/db/hugetlb.2MB.rsvd.failcnt"
+	echo 0 > "$h/db/hugetlb.1GB.usage_in_bytes"
+	echo 9223372035781033984 > "$h/db/hugetlb.1GB.limit_in_bytes"
+	echo 0 > "$h/db/hugetlb.1GB.failcnt"
+	echo 2097152 > "$h/db/inner/hugetlb.2MB.usage_in_bytes"
+	echo "$nolim" > "$h/db/inner/hugetlb.2MB.limit_in_bytes"
+	echo 0 > "$h/db/inner/hugetlb.2MB.failcnt"
+	echo 0 > "$h/old/hugetlb.2MB.usage_in_bytes"
+	echo 4194304 > "$h/old/hugetlb.2MB.limit_in_bytes"
+}
+
+@test "--usage --json: the hierarchy read is cgroup_version, 2 here; null without cgroups" {
+	run jq_usage '.usage.cgroup_version'
+	assert_success
+	assert_output '2'
+	run hugeadm --sysroot "$HK_FIXTURES/x86-1node" --usage --json
+	assert_success
+	run jq -c '.usage.cgroup_version' <<<"$output"
+	assert_output 'null'
+}
+
+@test "--usage --json on cgroup v1: usage_in_bytes, limit_in_bytes, failcnt + rsvd.failcnt; v1's root group left out" {
+	v1_hierarchy "$TREE"
+	# A v2 root that does not offer hugetlb ("hugetlbx" is not it): v1 is read.
+	echo "cpuset cpu hugetlbx memory" > "$TREE/sys/fs/cgroup/cgroup.controllers"
+	run jq_usage '[.usage.cgroup_version, .usage.cgroups]'
+	assert_success
+	assert_output '[1,[{"path":"/db","page_size":2097152,"usage":6291456,"limit":20971520,"reserved":8388608,"reserved_limit":null,"events_max":3},{"path":"/db/inner","page_size":2097152,"usage":2097152,"limit":null,"reserved":0,"reserved_limit":null,"events_max":0},{"path":"/old","page_size":2097152,"usage":0,"limit":4194304,"reserved":0,"reserved_limit":null,"events_max":null}]]'
+	run jq_usage '.usage.unreadable.cgroups'
+	assert_output '0'
+	# The hybrid layout (systemd's): no v2 at the root, v2 at unified/ without hugetlb.
+	rm "$TREE/sys/fs/cgroup/cgroup.controllers"
+	mkdir -p "$TREE/sys/fs/cgroup/unified"
+	echo "cpu memory pids" > "$TREE/sys/fs/cgroup/unified/cgroup.controllers"
+	run jq_usage '[.usage.cgroup_version, [.usage.cgroups[] | [.path, .events_max]]]'
+	assert_output '[1,[["/db",3],["/db/inner",0],["/old",null]]]'
+}
+
+@test "--usage on cgroup v1: the same table, its title names v1" {
+	v1_hierarchy "$TREE"
+	echo "cpu memory" > "$TREE/sys/fs/cgroup/cgroup.controllers"
+	run hugeadm --sysroot "$TREE" --usage
+	assert_success
+	assert_line 'Cgroups (cgroup v1, pages):'
+	refute_line 'Cgroups (pages):'
+	assert_line --regexp '^CGROUP +SIZE +CURRENT +MAX +RSVD +RSVD_MAX +FAILED$'
+	assert_line --regexp '^/db +2M +3 +10 +4 +max +3$'
+	assert_line --regexp '^/db/inner +2M +1 +max +0 +max +0$'
+	assert_line --regexp '^/old +2M +0 +2 +0 +max +-$'
+	refute_line --regexp '^/db.slice'
+	# v2 again: the title as it was.
+	echo "cpu memory hugetlb" > "$TREE/sys/fs/cgroup/cgroup.controllers"
+	run hugeadm --sysroot "$TREE" --usage
+	assert_line 'Cgroups (pages):'
+	assert_line --regexp '^/db.slice +2M +3 +10 +4 +max +3$'
+}
+
+@test "--usage reads the hierarchy --apply writes, in each layout" {
+	local conf=$BATS_TEST_TMPDIR/cg.conf
+	printf '[cgroup db]\nhugetlb.2M.max = 8M\n' > "$conf"
+	v1_hierarchy "$TREE"
+	# root's controllers | unified's (- for no unified/) | the limit --apply
+	# writes | cgroup_version, the groups --usage lists
+	local layouts=(
+		"hugetlb memory|-|/sys/fs/cgroup/db/hugetlb.2MB.max|[2,[\"/db.slice\"]]"
+		"memory|memory hugetlb|/sys/fs/cgroup/unified/db/hugetlb.2MB.max|[2,[\"/u.slice\"]]"
+		"memory|memory|/sys/fs/cgroup/hugetlb/db/hugetlb.2MB.limit_in_bytes|[1,[\"/db\",\"/db/inner\",\"/old\"]]"
+	)
+	local l root unified limit usage
+	for l in "${layouts[@]}"; do
+		IFS='|' read -r root unified limit usage <<<"$l"
+		echo "$root" > "$TREE/sys/fs/cgroup/cgroup.controllers"
+		rm -rf "$TREE/sys/fs/cgroup/unified"
+		if [ "$unified" != - ]; then
+			mkdir -p "$TREE/sys/fs/cgroup/unified/u.slice"
+			echo "$unified" > "$TREE/sys/fs/cgroup/unified/cgroup.controllers"
+			echo memory > "$TREE/sys/fs/cgroup/unified/cgroup.subtree_control"
+			echo 2097152 > "$TREE/sys/fs/cgroup/unified/u.slice/hugetlb.2MB.current"
+			echo max > "$TREE/sys/fs/cgroup/unified/u.slice/hugetlb.2MB.max"
+		fi
+		run --separate-stderr hugeadm --sysroot "$TREE" --apply "$conf" --dry-run
+		assert_success
+		assert_line "echo 8388608 > $limit"
+		run jq_usage '[.usage.cgroup_version, [.usage.cgroups[].path]]'
+		assert_output "$usage"
+	done
+}
+
 @test "--usage --json: totals add up: used 12 = 4 private + 1 shared + 3 SysV + 4 in files" {
 	run jq_usage '[.usage.totals[] | [.page_size, .used, .accounted, .reserved, .surplus, .difference, .difference_reason]]'
 	assert_success

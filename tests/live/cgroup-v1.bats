@@ -6,7 +6,8 @@
 # while v1 holds it, so hugeadm must take v1). The limits are applied and read
 # back; a second --apply changes nothing; --check agrees, then names a limit
 # changed by hand; --apply repairs it; a process in the group is stopped at the
-# limits. While v1 holds the controller no other test may use it, hence the
+# limits; hugeadm --usage reads the group's usage, limits and failures from
+# v1's files. While v1 holds the controller no other test may use it, hence the
 # live lock; afterwards the groups are removed, everything is unmounted and
 # hugetlb is back in cgroup v2.
 #
@@ -318,6 +319,47 @@ cg_hold() {
 	run timeout 3 "$HOLD" 10 0 0 0 < /dev/null
 	assert_equal "$status" 124
 	assert_output --partial ready
+}
+
+# usage_v1 FILTER: jq's FILTER on hugeadm --usage --json run in the namespace,
+# with $cg set to the group's path as --usage names it.
+usage_v1() {
+	local json
+	json=$(ns hugeadm --usage --json 2>/dev/null) || return 1
+	jq -c --arg cg "/$CG" "$1" <<<"$json"
+}
+
+# The group's failures as --usage must count them: failcnt plus rsvd.failcnt.
+v1_failures() {
+	echo $(($(ns cat "$D/hugetlb.2MB.failcnt") + $(ns cat "$D/hugetlb.2MB.rsvd.failcnt")))
+}
+
+@test "--usage reads the v1 group: 2 pages held (4194304), its limits, failures counted after a refused fault" {
+	local failed
+	live_pool_free 16
+	cg_hold 2 || fail "2 pages in the group: not ready"
+	failed=$(v1_failures)
+	run usage_v1 '[.usage.cgroup_version, [.usage.cgroups[] | select(.path == $cg and .page_size == 2097152) | [.usage, .limit, .reserved, .reserved_limit, .events_max]]]'
+	assert_success
+	assert_output "[1,[[4194304,8388608,4194304,16777216,$failed]]]"
+	# Only the groups of the v1 hierarchy: not its root (it limits nothing), not inner (nothing held).
+	run usage_v1 '[.usage.cgroups[].path] | unique'
+	assert_output "[\"/$CG\"]"
+	run --separate-stderr ns hugeadm --usage
+	assert_success
+	assert_line 'Cgroups (cgroup v1, pages):'
+	assert_line --regexp "^/$CG +2M +2 +4 +2 +8 +$failed\$"
+	cgv1_kill_holders
+	# Nothing held, the limits still listed.
+	run usage_v1 '[.usage.cgroups[] | select(.path == $cg) | [.usage, .limit]]'
+	assert_output '[[0,8388608]]'
+	# 6 pages: the fault beyond 8 MiB is refused (SIGBUS); failcnt counts it, and --usage.
+	run nsenter -t "$NSPID" -m -- sh -c 'echo $$ > "$1/cgroup.procs" && exec timeout 20 "$2" 6 0 0 0' \
+		sh "$D" "$HOLD"
+	assert_equal "$status" 135
+	[ "$(v1_failures)" -gt "$failed" ] || fail "no fault failure counted in failcnt"
+	run usage_v1 '[.usage.cgroups[] | select(.path == $cg) | .events_max]'
+	assert_output "[$(v1_failures)]"
 }
 
 @test "afterwards: the groups are gone, nothing mounted, hugetlb back in cgroup v2" {

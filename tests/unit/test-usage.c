@@ -207,6 +207,7 @@ static void test_usage_tree(void **state)
 	n = hk_usage_cgroups(u, &c);
 	assert_int_equal(n, 1);
 	assert_string_equal(c[0].path, "/db.slice");
+	assert_int_equal(c[0].version, 2);
 	assert_int_equal(c[0].current, 3 * 2 * MiB);
 	assert_int_equal(c[0].max, 10 * 2 * MiB);
 	assert_int_equal(c[0].rsvd_current, 4 * 2 * MiB);
@@ -417,6 +418,168 @@ static void test_usage_walk_depth(void **state)
 	tree_close(&tr);
 }
 
+/* v1's "no limit": the page counter's largest value, in whole pages of the size, in bytes. */
+#define V1_NO_LIMIT_2M "9223372036854771712\n"
+#define V1_NO_LIMIT_1G "9223372035781033984\n"
+
+/*
+ * The usage tree with a cgroup v1 hugetlb hierarchy at sys/fs/cgroup/hugetlb
+ * (its tasks file): its root group (skipped, it limits nothing), /db with
+ * both counters' files, /db/inner without the rsvd files (before 5.7), /old
+ * without failcnt. The v2 groups of the tree stay; the v2 root still offers
+ * hugetlb, so v2 is read until a test takes hugetlb out of it.
+ */
+static void v1_tree(struct tree *t)
+{
+	static const char *const files[][2] = {
+		{"tasks", "1\n"},
+		{"hugetlb.2MB.usage_in_bytes", "14680064\n"},
+		{"hugetlb.2MB.limit_in_bytes", V1_NO_LIMIT_2M},
+		{"hugetlb.2MB.failcnt", "0\n"},
+		{"db/hugetlb.2MB.usage_in_bytes", "6291456\n"},
+		{"db/hugetlb.2MB.max_usage_in_bytes", "10485760\n"},
+		{"db/hugetlb.2MB.limit_in_bytes", "20971520\n"},
+		{"db/hugetlb.2MB.failcnt", "2\n"},
+		{"db/hugetlb.2MB.rsvd.usage_in_bytes", "8388608\n"},
+		{"db/hugetlb.2MB.rsvd.limit_in_bytes", V1_NO_LIMIT_2M},
+		{"db/hugetlb.2MB.rsvd.failcnt", "1\n"},
+		{"db/hugetlb.1GB.usage_in_bytes", "0\n"},
+		{"db/hugetlb.1GB.limit_in_bytes", V1_NO_LIMIT_1G},
+		{"db/hugetlb.1GB.failcnt", "0\n"},
+		{"db/hugetlb.1GB.rsvd.usage_in_bytes", "0\n"},
+		{"db/hugetlb.1GB.rsvd.limit_in_bytes", V1_NO_LIMIT_1G},
+		{"db/hugetlb.1GB.rsvd.failcnt", "0\n"},
+		{"db/inner/hugetlb.2MB.usage_in_bytes", "2097152\n"},
+		{"db/inner/hugetlb.2MB.limit_in_bytes", V1_NO_LIMIT_2M},
+		{"db/inner/hugetlb.2MB.failcnt", "0\n"},
+		{"old/hugetlb.2MB.usage_in_bytes", "0\n"},
+		{"old/hugetlb.2MB.limit_in_bytes", "4194304\n"},
+	};
+	char rel[256];
+
+	usage_tree(t);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(rel, sizeof(rel), "sys/fs/cgroup/hugetlb/%s", files[i][0]);
+		fixture_write(t->dir, rel, files[i][1]);
+	}
+}
+
+static const struct hk_usage_cgroup *cgroup_of(const struct hk_usage *u, const char *path,
+					       uint64_t size)
+{
+	const struct hk_usage_cgroup *c;
+	size_t n = hk_usage_cgroups(u, &c);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i].path, path) == 0 && c[i].page_size == size)
+			return &c[i];
+	return NULL;
+}
+
+/* Where v2 does not offer hugetlb and v1 holds it: v1's files, the same fields. */
+static void test_usage_cgroup_v1(void **state)
+{
+	const struct hk_usage_cgroup *c;
+	struct hk_usage *u = NULL;
+	struct tree tr;
+	char path[4096];
+
+	(void)state;
+	v1_tree(&tr);
+	/* hugetlb not in the v2 root's controllers ("hugetlbx" is another name). */
+	fixture_write(tr.dir, "sys/fs/cgroup/cgroup.controllers", "cpuset hugetlbx memory pids\n");
+	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
+	assert_int_equal(hk_usage_cgroups(u, &c), 3);
+	/* Sorted by path; the v2 group /db.slice is not read, nor v1's root group. */
+	assert_string_equal(c[0].path, "/db");
+	assert_int_equal(c[0].version, 1);
+	assert_int_equal(c[0].page_size, 2 * MiB);
+	assert_int_equal(c[0].current, 3 * 2 * MiB);
+	assert_int_equal(c[0].max, 10 * 2 * MiB);
+	assert_int_equal(c[0].rsvd_current, 4 * 2 * MiB);
+	assert_int_equal(c[0].rsvd_max, UINT64_MAX);
+	/* failcnt 2 + rsvd.failcnt 1, as v2's events "max" counts both. */
+	assert_int_equal(c[0].events_max, 3);
+	/* No rsvd files (before 5.7): nothing reserved known, no reservation limit. */
+	assert_string_equal(c[1].path, "/db/inner");
+	assert_int_equal(c[1].version, 1);
+	assert_int_equal(c[1].current, 2 * MiB);
+	assert_int_equal(c[1].max, UINT64_MAX);
+	assert_int_equal(c[1].rsvd_current, 0);
+	assert_int_equal(c[1].rsvd_max, UINT64_MAX);
+	assert_int_equal(c[1].events_max, 0);
+	/* A limit alone is listed; no failcnt: failures unknown. */
+	assert_string_equal(c[2].path, "/old");
+	assert_int_equal(c[2].current, 0);
+	assert_int_equal(c[2].max, 2 * 2 * MiB);
+	assert_int_equal(c[2].events_max, UINT64_MAX);
+	assert_null(cgroup_of(u, "/db", 1024 * MiB));
+	assert_int_equal(hk_usage_unread_count(u, HK_USAGE_UNREAD_CGROUPS), 0);
+	hk_usage_unref(u);
+
+	/* The hybrid layout: no v2 at the root, v2 at unified/ without hugetlb. */
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/cgroup.controllers", tr.dir);
+	assert_int_equal(unlink(path), 0);
+	fixture_write(tr.dir, "sys/fs/cgroup/unified/cgroup.controllers", "cpu memory pids\n");
+	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
+	assert_int_equal(hk_usage_cgroups(u, &c), 3);
+	assert_string_equal(c[0].path, "/db");
+	assert_int_equal(c[0].version, 1);
+	assert_int_equal(c[0].events_max, 3);
+	hk_usage_unref(u);
+
+	/* A failcnt that is no number: failures unknown, the rest read. */
+	fixture_write(tr.dir, "sys/fs/cgroup/hugetlb/db/hugetlb.2MB.failcnt", "x\n");
+	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
+	c = cgroup_of(u, "/db", 2 * MiB);
+	assert_non_null(c);
+	assert_int_equal(c->events_max, UINT64_MAX);
+	assert_int_equal(c->current, 3 * 2 * MiB);
+	hk_usage_unref(u);
+	tree_close(&tr);
+}
+
+/* The hierarchy chosen as hugeadm's [cgroup] plan chooses it (lib/core/plan.c's cgroup_root). */
+static void test_usage_cgroup_choice(void **state)
+{
+	const struct hk_usage_cgroup *c;
+	struct hk_usage *u = NULL;
+	struct tree tr;
+	char path[4096];
+
+	(void)state;
+	v1_tree(&tr);
+	/* v2 at the root offers hugetlb: v2, whatever v1 holds. */
+	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
+	assert_int_equal(hk_usage_cgroups(u, &c), 1);
+	assert_string_equal(c[0].path, "/db.slice");
+	assert_int_equal(c[0].version, 2);
+	hk_usage_unref(u);
+
+	/* The root does not, unified/ does: v2 at unified/. */
+	fixture_write(tr.dir, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+	fixture_write(tr.dir, "sys/fs/cgroup/unified/cgroup.controllers", "memory hugetlb\n");
+	fixture_write(tr.dir, "sys/fs/cgroup/unified/u.slice/hugetlb.2MB.current", "2097152\n");
+	fixture_write(tr.dir, "sys/fs/cgroup/unified/u.slice/hugetlb.2MB.max", "max\n");
+	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
+	assert_int_equal(hk_usage_cgroups(u, &c), 1);
+	assert_string_equal(c[0].path, "/u.slice");
+	assert_int_equal(c[0].version, 2);
+	hk_usage_unref(u);
+
+	/* Neither offers hugetlb, no v1 hierarchy (no tasks file): v2 at the root, as before. */
+	fixture_write(tr.dir, "sys/fs/cgroup/unified/cgroup.controllers", "memory\n");
+	fixture_write(tr.dir, "sys/fs/cgroup/unified/u.slice/hugetlb.2MB.current", "0\n");
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/hugetlb/tasks", tr.dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
+	assert_int_equal(hk_usage_cgroups(u, &c), 1);
+	assert_string_equal(c[0].path, "/db.slice");
+	assert_int_equal(c[0].version, 2);
+	hk_usage_unref(u);
+	tree_close(&tr);
+}
+
 /* A hugetlbfs mount with pagesize=0 (or a size the kernel lacks): the default size, no crash. */
 static void test_usage_mount_pagesize_zero(void **state)
 {
@@ -524,6 +687,8 @@ int main(void)
 		cmocka_unit_test(test_usage_walk_budgets),
 		cmocka_unit_test(test_usage_walk_depth),
 		cmocka_unit_test(test_usage_mount_pagesize_zero),
+		cmocka_unit_test(test_usage_cgroup_v1),
+		cmocka_unit_test(test_usage_cgroup_choice),
 		cmocka_unit_test(test_proc_dir_fd_pid_reuse),
 	};
 

@@ -218,7 +218,10 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 			table_row(&tb, cells);
 		}
 		cells[0] = b[0];
-		rc |= table_print(ctl, &tb, "Cgroups (pages)", nc);
+		/* The hierarchy is said where it is v1's; v2's title is as it was. */
+		rc |= table_print(
+			ctl, &tb,
+			c[0].version == 1 ? "Cgroups (cgroup v1, pages)" : "Cgroups (pages)", nc);
 	}
 	table_new(&tb, tcols, 7);
 	for (size_t i = 0; i < nt; i++) {
@@ -321,6 +324,11 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 		hk_json_close_object(j);
 	}
 	hk_json_close_array(j);
+	/* The hierarchy the cgroups were read from: 1 or 2; null when none is listed. */
+	if (nc)
+		hk_json_int(j, "cgroup_version", c[0].version);
+	else
+		hk_json_null(j, "cgroup_version");
 	hk_json_open_array(j, "totals");
 	for (size_t i = 0; i < nt; i++) {
 		hk_json_open_object(j, NULL);

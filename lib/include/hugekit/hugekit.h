@@ -314,7 +314,7 @@ struct hk_usage_file {
 	bool mapped; /* a process maps it */
 };
 
-/* A cgroup v2 hugetlb controller's counters, in bytes; UINT64_MAX is "max". */
+/* A hugetlb cgroup's counters (v2 or v1), in bytes; UINT64_MAX is "max". */
 struct hk_usage_cgroup {
 	const char *path; /* "/db.slice", below the cgroup root */
 	uint64_t page_size;
@@ -324,6 +324,12 @@ struct hk_usage_cgroup {
 	 * (hierarchical); UINT64_MAX where the file is missing. (HK_1.2)
 	 */
 	uint64_t events_max;
+	/*
+	 * The hierarchy read: 2, or 1 where cgroup v1 holds hugetlb (path below
+	 * its hierarchy; usage_in_bytes, limit_in_bytes; events_max is failcnt
+	 * plus rsvd.failcnt). (HK_1.3)
+	 */
+	int version;
 };
 
 /* Per page size: the pool's counters against the sum of the lists. */

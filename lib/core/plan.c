@@ -54,6 +54,12 @@ struct build {
 	size_t n_nodes;
 	/* Per machine size: the Maximum the plan leaves (for "recommended" shmmax). */
 	uint64_t *planned_max;
+	/*
+	 * Per machine size, and per size and node (n_sizes x n_nodes): the
+	 * persistent pages that demote = yes of a larger pool brings in.
+	 */
+	uint64_t *incoming, *incoming_node;
+	uint64_t demote_to; /* the demote_size of the pool being planned (bytes), or 0 */
 	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
 	char cg_root[64];
 	bool cg_v1;
@@ -313,6 +319,47 @@ static void plan_demote_size(struct build *b, uint64_t size, const struct pool_k
 	pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
 }
 
+static ssize_t node_index(const struct build *b, int node)
+{
+	for (size_t i = 0; i < b->n_nodes; i++)
+		if (b->nodes[i] == node)
+			return (ssize_t)i;
+	return -1;
+}
+
+/*
+ * n pages of size demoted (of one node, or of the pool): they join the pool
+ * of their demote_size as persistent pages, which the plan of that pool
+ * counts (it is planned after: demoting pools go first, largest first).
+ */
+static void demoted(struct build *b, uint64_t size, int node, uint64_t n)
+{
+	uint64_t to = b->demote_to;
+	ssize_t si, ni;
+
+	if (!to || size % to)
+		return;
+	si = size_index(b, to);
+	if (si < 0)
+		return;
+	n = n > UINT64_MAX / (size / to) ? UINT64_MAX : n * (size / to);
+	b->incoming[si] = hkc_sat_add(b->incoming[si], n);
+	ni = node == HK_NODE_ALL ? -1 : node_index(b, node);
+	if (ni >= 0)
+		b->incoming_node[(size_t)si * b->n_nodes + (size_t)ni] =
+			hkc_sat_add(b->incoming_node[(size_t)si * b->n_nodes + (size_t)ni], n);
+}
+
+/* The pages demoted into size's pool on node (per node: those a per-node demote sends there). */
+static uint64_t incoming_of(const struct build *b, ssize_t si, int node)
+{
+	ssize_t ni = node_index(b, node);
+
+	if (si < 0 || ni < 0)
+		return 0;
+	return b->incoming_node[(size_t)si * b->n_nodes + (size_t)ni];
+}
+
 /*
  * demote = yes: a pool (or node) above its minimum shrinks by demoting the
  * pages it has too many into pages of its demote_size, which join that
@@ -330,8 +377,7 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 	struct hk_plan_item *it;
 	int rc;
 
-	if (have <= want)
-		return;
+	/* Whatever the pool holds today: a kernel that cannot demote is a problem of the setting. */
 	rc = hk_pool_file(b->ctx, size, node, HK_POOL_DEMOTE, 0, &path);
 	if (rc == -ENOENT) {
 		problem(b, k->demote,
@@ -343,6 +389,11 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 		sys_error(b, rc);
 		return;
 	}
+	if (have <= want) {
+		free(path);
+		return;
+	}
+	demoted(b, size, node, have - want);
 	hkc_format_size(value, sizeof(value), size);
 	if (node == HK_NODE_ALL)
 		snprintf(item, sizeof(item), "pool %s demote", value);
@@ -374,8 +425,12 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	}
 	gigantic = hk_pool_is_gigantic(pool);
 	demote = k->demote && strcmp(k->demote->value, "yes") == 0;
+	b->demote_to = hk_pool_get(pool, HK_POOL_DEMOTE_SIZE);
+	if (k->demote_size && hk_parse_size(k->demote_size->value, &b->demote_to) < 0)
+		b->demote_to = 0;
 	cur_oc = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
-	cur_min = hk_pool_get(pool, HK_POOL_MINIMUM);
+	/* With the pages a larger pool's demote brings in (planned before this one). */
+	cur_min = hkc_sat_add(hk_pool_get(pool, HK_POOL_MINIMUM), si >= 0 ? b->incoming[si] : 0);
 	min_total = cur_min;
 	if (k->minimum) {
 		char *copy = strdup(k->minimum->value), *save = NULL;
@@ -436,6 +491,9 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 				listed |= parts[i].node == hk_pool_node_id(pool, j);
 			if (!listed)
 				min_total = hkc_sat_add(min_total, nr > surplus ? nr - surplus : 0);
+			if (!listed)
+				min_total = hkc_sat_add(
+					min_total, incoming_of(b, si, hk_pool_node_id(pool, j)));
 		}
 		/* A bad minimum: said; the maximum and demote_size are still checked. */
 		min_bad = bad;
@@ -452,7 +510,8 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 					uint64_t surplus =
 						hk_pool_node_get(pool, j, HK_POOL_SURPLUS);
 
-					have = nr > surplus ? nr - surplus : 0;
+					have = hkc_sat_add(nr > surplus ? nr - surplus : 0,
+							   incoming_of(b, si, parts[i].node));
 				}
 			plan_demote(b, size, k, per_node ? parts[i].node : HK_NODE_ALL, have,
 				    parts[i].pages);
@@ -473,6 +532,12 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 				k->maximum->value);
 		} else if (min_bad) {
 			/* Nothing to compare with: the minimum's problem is said. */
+		} else if (max < min_total && si >= 0 && b->incoming[si] && !k->minimum) {
+			problem(b, k->maximum,
+				"maximum %" PRIu64 " is below the minimum %" PRIu64
+				" the pool has after the demote of a larger pool (%" PRIu64
+				" pages come in): set a minimum for it",
+				max, min_total, b->incoming[si]);
 		} else if (max < min_total) {
 			problem(b, k->maximum,
 				"maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", max,
@@ -875,6 +940,35 @@ static bool is(const struct hk_config_entry *e, const char *section, const char 
 	       (!name || (e->name && strcmp(e->name, name) == 0));
 }
 
+/* The size of a [pool NAME] that has demote = yes, else 0. */
+static uint64_t demoting(const char *name, const struct hk_config_entry *es, size_t n)
+{
+	uint64_t size = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (is(&es[i], "pool", name) && strcmp(es[i].key, "demote") == 0 &&
+		    strcmp(es[i].value, "yes") == 0 && hk_parse_size(name, &size) == 0)
+			return size;
+	return 0;
+}
+
+/* Pools with demote = yes first, largest first; the others after, in the files' order. */
+static void order_pools(struct names *pools, const struct hk_config_entry *es, size_t n)
+{
+	for (size_t i = 1; i < pools->n; i++) {
+		const char *v = pools->v[i];
+		uint64_t d = demoting(v, es, n);
+		size_t j = i;
+
+		/* A stable insertion: move v before the pools it demotes ahead of. */
+		while (j > 0 && d > demoting(pools->v[j - 1], es, n)) {
+			pools->v[j] = pools->v[j - 1];
+			j--;
+		}
+		pools->v[j] = v;
+	}
+}
+
 static void plan_entries(struct build *b, const struct hk_config_entry *es, size_t n)
 {
 	struct names pools = {0}, mounts = {0}, cgroups = {0};
@@ -893,7 +987,12 @@ static void plan_entries(struct build *b, const struct hk_config_entry *es, size
 		if (rc < 0)
 			sys_error(b, rc);
 	}
-	/* Pools before sysctls: "recommended" shmmax follows the pools the plan leaves. */
+	/*
+	 * Pools before sysctls: "recommended" shmmax follows the pools the plan
+	 * leaves. Pools that demote first, largest first: the pools their pages
+	 * join are planned (and applied) with those pages.
+	 */
+	order_pools(&pools, es, n);
 	for (size_t p = 0; p < pools.n; p++) {
 		struct pool_keys k = {0};
 		const struct hk_config_entry *head = NULL;
@@ -970,6 +1069,8 @@ static void build_free(struct build *b)
 	free(b->sizes);
 	free(b->nodes);
 	free(b->planned_max);
+	free(b->incoming);
+	free(b->incoming_node);
 }
 
 HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *config,
@@ -992,7 +1093,10 @@ HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *co
 	}
 	if (rc == 0)
 		rc = hk_node_list(ctx, &b.nodes, &b.n_nodes);
-	if (rc == 0 && !(b.planned_max = calloc(b.n_sizes + 1, sizeof(*b.planned_max))))
+	if (rc == 0 &&
+	    (!(b.planned_max = calloc(b.n_sizes + 1, sizeof(*b.planned_max))) ||
+	     !(b.incoming = calloc(b.n_sizes + 1, sizeof(*b.incoming))) ||
+	     !(b.incoming_node = calloc(b.n_sizes * b.n_nodes + 1, sizeof(*b.incoming_node)))))
 		rc = -ENOMEM;
 	if (rc < 0) {
 		build_free(&b);
@@ -1069,25 +1173,31 @@ HK_EXPORT int hk_plan_add(struct hk_plan *plan, const struct hk_plan_item *item)
 	struct hk_plan_item *na, *it;
 	int rc;
 
+	struct hk_plan_item copy;
+
 	if (!plan || !item || !item->item || !item->path || plan->n >= INT_MAX)
 		return -EINVAL;
-	na = realloc(plan->items, (plan->n + 1) * sizeof(*na));
-	if (!na)
-		return -ENOMEM;
-	plan->items = na;
-	it = &na[plan->n];
-	rc = item_init(it, item->kind, item->item, item->path, item->value, item->why, item->file,
-		       item->line);
+	/* item may be one of the plan's own: copied before the array can move. */
+	rc = item_init(&copy, item->kind, item->item, item->path, item->value, item->why,
+		       item->file, item->line);
 	if (rc < 0)
 		return rc;
-	it->page_size = item->page_size;
-	it->node = item->node;
-	it->field = item->field;
-	it->number = item->number;
-	it->uid = item->uid;
-	it->gid = item->gid;
-	it->mode = item->mode;
-	it->flags = item->flags;
+	copy.page_size = item->page_size;
+	copy.node = item->node;
+	copy.field = item->field;
+	copy.number = item->number;
+	copy.uid = item->uid;
+	copy.gid = item->gid;
+	copy.mode = item->mode;
+	copy.flags = item->flags;
+	na = realloc(plan->items, (plan->n + 1) * sizeof(*na));
+	if (!na) {
+		item_free(&copy);
+		return -ENOMEM;
+	}
+	plan->items = na;
+	it = &na[plan->n];
+	*it = copy;
 	return (int)plan->n++;
 }
 

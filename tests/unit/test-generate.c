@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * hugeadm --generate's generators (tools/hugeadm/generate.c) over hand-made
- * configuration entries, on copies of the fixture trees: the kernel command
- * line and its rules, the sysctl.d file, the units, systemd's path escaping,
- * and problems reported at the file and line of their setting.
+ * hugeadm --generate's generators (tools/hugeadm/generate.c) over
+ * configurations resolved by libhugekit's plan, on copies of the fixture
+ * trees: the kernel command line and its rules, the sysctl.d file, the units,
+ * systemd's path escaping, and problems reported at the file and line of
+ * their setting (what the parser refuses, what the plan refuses on the
+ * machine, and what [boot] refuses).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,13 +22,8 @@
 
 #include <hugekit/hugekit.h>
 
-#include "fixture.h"
 #include "generate.h"
-
-#define E(sec, nm, k, v, ln)                                                                       \
-	{                                                                                          \
-		"t.conf", ln, sec, nm, k, v                                                        \
-	}
+#include "tree.h"
 
 /* The problems reported, "LINE: message" each, one a line. */
 static char problems[4096];
@@ -39,25 +36,23 @@ static void record(void *data, const char *file, unsigned line, const char *msg)
 }
 
 struct run {
-	char *root;
-	struct hk_ctx *ctx;
+	struct tree t;
+	struct hk_config *config;
 	struct ha_gen g;
 	struct ha_gen_files out;
 };
 
-static const char *const files[] = {"t.conf"};
-
-static void start(struct run *r, const char *fixture, const struct hk_config_entry *e, size_t n)
+/* text as the configuration "t.conf" on a copy of fixture; the parser must take it. */
+static void start(struct run *r, const char *fixture, const char *text)
 {
 	memset(r, 0, sizeof(*r));
 	problems[0] = '\0';
-	r->root = fixture_copy(fixture);
-	assert_int_equal(hk_new(r->root, &r->ctx), 0);
-	r->g.ctx = r->ctx;
-	r->g.entries = e;
-	r->g.n_entries = n;
-	r->g.files = files;
-	r->g.n_files = 1;
+	tree_open(&r->t, fixture);
+	assert_int_equal(hk_config_parse_string(r->t.ctx, "t.conf", text, record, NULL, &r->config),
+			 0);
+	assert_string_equal(problems, "");
+	r->g.ctx = r->t.ctx;
+	r->g.config = r->config;
 	r->g.hugeadm_path = "/usr/bin/hugeadm";
 	r->g.error = record;
 }
@@ -65,16 +60,33 @@ static void start(struct run *r, const char *fixture, const struct hk_config_ent
 static void finish(struct run *r)
 {
 	ha_gen_files_free(&r->out);
-	hk_unref(r->ctx);
-	fixture_remove(r->root);
+	hk_config_unref(r->config);
+	tree_close(&r->t);
 }
 
-static void boot_line(const char *fixture, const struct hk_config_entry *e, size_t n,
-		      const char *want)
+/*
+ * What the configuration parser refuses before any generator runs (the
+ * generators once checked these themselves): every problem, at its line.
+ */
+static void refused(const char *text, const char *want)
+{
+	struct hk_config *config = NULL;
+	struct tree t;
+
+	problems[0] = '\0';
+	tree_open(&t, "x86-2node");
+	assert_int_equal(hk_config_parse_string(t.ctx, "t.conf", text, record, NULL, &config),
+			 -EINVAL);
+	assert_null(config);
+	assert_string_equal(problems, want);
+	tree_close(&t);
+}
+
+static void boot_line(const char *fixture, const char *text, const char *want)
 {
 	struct run r;
 
-	start(&r, fixture, e, n);
+	start(&r, fixture, text);
 	assert_int_equal(ha_gen_boot(&r.g, false, &r.out), 0);
 	assert_string_equal(problems, "");
 	assert_string_equal(r.out.note, want);
@@ -92,12 +104,11 @@ static void boot_line(const char *fixture, const struct hk_config_entry *e, size
 	finish(&r);
 }
 
-static void boot_problems(const char *fixture, const struct hk_config_entry *e, size_t n,
-			  const char *want)
+static void boot_problems(const char *fixture, const char *text, const char *want)
 {
 	struct run r;
 
-	start(&r, fixture, e, n);
+	start(&r, fixture, text);
 	assert_int_equal(ha_gen_boot(&r.g, false, &r.out), -1);
 	assert_string_equal(problems, want);
 	assert_int_equal(r.out.n, 0);
@@ -107,91 +118,88 @@ static void boot_problems(const char *fixture, const struct hk_config_entry *e, 
 /* 1G is gigantic on x86 (above the buddy's largest order), 2M is not. */
 static void test_boot_gigantic_only(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("pool", "2M", "minimum", "512", 2),
-		E("pool", "1G", "minimum", "4", 4),
-	};
-
-	boot_line("x86-2node", e, 2, "hugepagesz=1G hugepages=4");
+	boot_line("x86-2node",
+		  "[pool 2M]\n"
+		  "minimum = 512\n"
+		  "[pool 1G]\n"
+		  "minimum = 4\n",
+		  "hugepagesz=1G hugepages=4");
 }
 
 static void test_boot_per_node(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("pool", "1G", "minimum", "4@1, 2@0", 2),
-	};
-
-	boot_line("x86-2node", e, 1, "hugepagesz=1G hugepages=0:2,1:4");
+	boot_line("x86-2node", "[pool 1G]\nminimum = 4@1, 2@0\n",
+		  "hugepagesz=1G hugepages=0:2,1:4");
 }
 
 static void test_boot_options(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("pool", "1G", "minimum", "4@0-1", 2),
-		E("pool", "2M", "minimum", "1G", 4),
-		E("boot", NULL, "default_hugepagesz", "1G", 6),
-		E("boot", NULL, "hugetlb_cma", "0:2G,1:2048M", 7),
-		E("boot", NULL, "hugetlb_free_vmemmap", "on", 8),
-		E("boot", NULL, "pools", "all", 9),
-	};
-
 	/* pools = all: the 2M pool too (1G of it: 512 pages), sizes ascending. */
-	boot_line("x86-2node", e, 6,
+	boot_line("x86-2node",
+		  "[pool 1G]\n"
+		  "minimum = 4@0, 4@1\n"
+		  "[pool 2M]\n"
+		  "minimum = 1G\n"
+		  "[boot]\n"
+		  "default_hugepagesz = 1G\n"
+		  "hugetlb_cma = 0:2G,1:2048M\n"
+		  "hugetlb_free_vmemmap = on\n"
+		  "pools = all\n",
 		  "hugetlb_free_vmemmap=on default_hugepagesz=1G hugepagesz=2M hugepages=512 "
 		  "hugepagesz=1G hugepages=0:4,1:4 hugetlb_cma=0:2G,1:2G");
+	/* A range of nodes is not a node: the kernel's per-node form lists each. */
+	refused("[pool 1G]\nminimum = 4@0-1\n",
+		"2: [pool 1G] '4@0-1': '0-1' is not a node number\n");
 }
 
 static void test_boot_nothing(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("pool", "2M", "minimum", "512", 2),
-		E("sysctl", NULL, "vm.min_free_kbytes", "recommended", 4),
-	};
-
-	boot_line("x86-2node", e, 2, "");
+	boot_line("x86-2node",
+		  "[pool 2M]\n"
+		  "minimum = 512\n"
+		  "[sysctl]\n"
+		  "vm.min_free_kbytes = recommended\n",
+		  "");
 }
 
 static void test_boot_problems(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("pool", "1G", "minimum", "4@3", 2),
-		E("boot", NULL, "default_hugepagesz", "16M", 5),
-		E("boot", NULL, "hugetlb_cma", "2:1G", 6),
-		E("boot", NULL, "hugetlb_free_vmemmap", "yes", 7),
-		E("boot", NULL, "pools", "some", 8),
-	};
-
-	boot_problems("x86-2node", e, 5,
-		      "8: pools: 'some' is not gigantic or all\n"
-		      "7: hugetlb_free_vmemmap: 'yes' is not on or off\n"
+	/* On the machine: the plan's message for the node, [boot]'s own for the rest. */
+	boot_problems("x86-2node",
+		      "[pool 1G]\n"
+		      "minimum = 4@3\n"
+		      "\n"
+		      "[boot]\n"
+		      "default_hugepagesz = 16M\n"
+		      "hugetlb_cma = 2:1G\n",
 		      "5: default_hugepagesz: this machine has no 16M huge pages\n"
-		      "2: minimum: node 3 does not exist on this machine (the kernel ignores a "
-		      "hugepages= with an unknown node)\n"
+		      "2: minimum 4@3: this machine has no NUMA node 3\n"
 		      "6: hugetlb_cma: node 2 does not exist on this machine\n");
+	refused("[boot]\nhugetlb_free_vmemmap = yes\npools = some\n",
+		"2: [boot] hugetlb_free_vmemmap 'yes': on or off\n"
+		"3: [boot] pools 'some': gigantic or all\n");
 }
 
 /* Each problem once: a bad size name, one size under two names, a size this machine lacks. */
 static void test_boot_pool_names(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("pool", "2X", "minimum", "1", 2),
-		E("pool", "1G", "minimum", "1", 4),
-		E("pool", "1048576K", "minimum", "2", 6),
-		E("pool", "16G", "minimum", "1", 8),
-	};
-
-	boot_problems("x86-2node", e, 4,
-		      "2: [pool 2X]: not a page size\n"
-		      "6: [pool 1048576K]: the page size of [pool 1G] (t.conf:4)\n"
-		      "8: [pool 16G]: this machine has no huge pages of that size\n");
+	refused("[pool 2X]\n"
+		"minimum = 1\n"
+		"[pool 1G]\n"
+		"minimum = 1\n"
+		"[pool 1048576K]\n"
+		"minimum = 2\n",
+		"1: [pool 2X]: '2X' is not a page size\n"
+		"6: key 'minimum' is set twice in [pool 1048576K] (line 4)\n");
+	boot_problems("x86-2node", "[pool 1G]\nminimum = 1\n[pool 16G]\nminimum = 1\n",
+		      "4: [pool] '16G': this machine has no such huge page size (it has 2M, 1G)\n");
 }
 
 static void test_boot_comments(void **state)
 {
-	const struct hk_config_entry e[] = {E("pool", "1G", "minimum", "2", 2)};
 	struct run r;
 
-	start(&r, "x86-1node", e, 1);
+	start(&r, "x86-1node", "[pool 1G]\nminimum = 2\n");
 	assert_int_equal(ha_gen_boot(&r.g, true, &r.out), 0);
 	assert_non_null(strstr(r.out.files[0].text,
 			       "# Made by hugeadm --generate boot from t.conf.\n"
@@ -203,20 +211,20 @@ static void test_boot_comments(void **state)
 
 static void test_sysctl(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("pool", "2M", "minimum", "512", 2),
-		E("sysctl", NULL, "vm.min_free_kbytes", "recommended", 4),
-		E("sysctl", NULL, "vm.hugetlb_shm_group", "root", 5),
-		E("sysctl", NULL, "kernel.shmmax", "recommended", 6),
-		E("sysctl", NULL, "kernel.shmall", "4194304", 7),
-	};
 	uint64_t mfk, shmmax;
 	char *want = NULL;
 	struct run r;
 
-	start(&r, "x86-2node", e, 5);
-	assert_int_equal(hk_recommended_min_free_kbytes(r.ctx, &mfk), 0);
-	assert_int_equal(hk_recommended_shmmax(r.ctx, &shmmax), 0);
+	start(&r, "x86-2node",
+	      "[pool 2M]\n"
+	      "minimum = 512\n"
+	      "[sysctl]\n"
+	      "vm.min_free_kbytes = recommended\n"
+	      "vm.hugetlb_shm_group = root\n"
+	      "kernel.shmmax = recommended\n"
+	      "kernel.shmall = 4194304\n");
+	assert_int_equal(hk_recommended_min_free_kbytes(r.g.ctx, &mfk), 0);
+	assert_int_equal(hk_recommended_shmmax(r.g.ctx, &shmmax), 0);
 	assert_int_equal(ha_gen_sysctl(&r.g, &r.out), 0);
 	assert_string_equal(problems, "");
 	assert_int_equal(r.out.n, 1);
@@ -245,18 +253,52 @@ static void test_sysctl(void **state)
 
 static void test_sysctl_problems(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("sysctl", NULL, "vm.hugetlb_shm_group", "no-such-group-hk", 3),
-		E("sysctl", NULL, "kernel.shmall", "recommended", 4),
-	};
 	struct run r;
 
-	start(&r, "x86-2node", e, 2);
+	start(&r, "x86-2node", "[sysctl]\n\nvm.hugetlb_shm_group = no-such-group-hk\n");
 	assert_int_equal(ha_gen_sysctl(&r.g, &r.out), -1);
 	assert_string_equal(problems,
-			    "3: vm.hugetlb_shm_group: no group 'no-such-group-hk' on this machine\n"
-			    "4: kernel.shmall: no recommended value (only vm.min_free_kbytes and "
-			    "kernel.shmmax have one)\n");
+			    "3: vm.hugetlb_shm_group 'no-such-group-hk': no such group\n");
+	assert_int_equal(r.out.n, 0);
+	finish(&r);
+	refused("[sysctl]\n\n\nkernel.shmall = recommended\n",
+		"4: [sysctl] kernel.shmall 'recommended': not a number\n");
+}
+
+/*
+ * What --apply refuses on this machine, every generator refuses, with the
+ * plan's messages: here a gigantic pool's maximum above its minimum and a
+ * sysctl the tree's kernel lacks, neither of which --generate boot writes.
+ */
+static void test_refused_like_apply(void **state)
+{
+	static const char text[] = "[pool 1G]\n"
+				   "minimum = 2\n"
+				   "maximum = 4\n"
+				   "[sysctl]\n"
+				   "vm.compaction_proactiveness = 20\n";
+	int (*const gens[])(struct ha_gen *, struct ha_gen_files *) = {ha_gen_sysctl, ha_gen_units};
+	struct hk_plan *plan = NULL;
+	char apply[sizeof(problems)];
+	struct run r;
+
+	start(&r, "x86-2node", text);
+	assert_int_equal(hk_plan_from_config(r.g.ctx, r.config, record, NULL, &plan), -EINVAL);
+	assert_null(plan);
+	snprintf(apply, sizeof(apply), "%s", problems);
+	assert_string_equal(apply,
+			    "3: maximum 4: gigantic pages cannot be overcommitted; the "
+			    "maximum of this pool is its minimum (2)\n"
+			    "5: [sysctl] vm.compaction_proactiveness: the kernel has no such "
+			    "setting (/proc/sys/vm/compaction_proactiveness)\n");
+	problems[0] = '\0';
+	assert_int_equal(ha_gen_boot(&r.g, false, &r.out), -1);
+	assert_string_equal(problems, apply);
+	for (size_t i = 0; i < sizeof(gens) / sizeof(gens[0]); i++) {
+		problems[0] = '\0';
+		assert_int_equal(gens[i](&r.g, &r.out), -1);
+		assert_string_equal(problems, apply);
+	}
 	assert_int_equal(r.out.n, 0);
 	finish(&r);
 }
@@ -287,19 +329,20 @@ static void test_unit_names(void **state)
 
 static void test_units(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("mount", "/dev/hugepages-1G", "pagesize", "1G", 2),
-		E("mount", "/dev/hugepages-1G", "user", "root", 3),
-		E("mount", "/dev/hugepages-1G", "mode", "770", 4),
-		E("mount", "/dev/hugepages-1G", "min_size", "2G", 5),
-		E("mount", "/srv/huge 50%", "size", "50%", 7),
-		E("mount", "/srv/huge 50%", "group", "0", 8),
-		E("mount", "/srv/huge 50%", "nr_inodes", "100", 9),
-		E("mount", "/srv/b", "pagesize", "2M", 11),
-	};
 	struct run r;
 
-	start(&r, "x86-2node", e, 8);
+	start(&r, "x86-2node",
+	      "[mount /dev/hugepages-1G]\n"
+	      "pagesize = 1G\n"
+	      "user = root\n"
+	      "mode = 770\n"
+	      "min_size = 2G\n"
+	      "[mount /srv/huge 50%]\n"
+	      "size = 50%\n"
+	      "group = 0\n"
+	      "nr_inodes = 100\n"
+	      "[mount /srv/b]\n"
+	      "pagesize = 2M\n");
 	assert_int_equal(ha_gen_units(&r.g, &r.out), 0);
 	assert_string_equal(problems, "");
 	assert_int_equal(r.out.n, 4);
@@ -327,22 +370,24 @@ static void test_units(void **state)
 
 static void test_units_problems(void **state)
 {
-	const struct hk_config_entry e[] = {
-		E("mount", "relative/x", "pagesize", "2M", 2),
-		E("mount", "/a/b", "user", "no-such-user-hk", 4),
-		E("mount", "/a/b", "mode", "0999", 5),
-		E("mount", "/a//b/", "pagesize", "2M", 7),
-	};
 	struct run r;
 
-	start(&r, "x86-2node", e, 4);
+	start(&r, "x86-2node", "[mount /a/b]\n\n\nuser = no-such-user-hk\n");
 	assert_int_equal(ha_gen_units(&r.g, &r.out), -1);
-	assert_string_equal(problems,
-			    "2: [mount relative/x]: not an absolute path without '..'\n"
-			    "4: user: no user 'no-such-user-hk' on this machine\n"
-			    "5: mode: '0999' is not an octal mode\n"
-			    "7: [mount /a//b/]: the mount point of another [mount] (a-b.mount)\n");
+	assert_string_equal(problems, "4: user 'no-such-user-hk': no such user\n");
 	finish(&r);
+	/* Paths with nothing to resolve, so that two spellings cannot name one unit. */
+	refused("[mount relative/x]\n"
+		"pagesize = 2M\n"
+		"[mount /a/b]\n"
+		"mode = 0999\n"
+		"[mount /a//b/]\n"
+		"pagesize = 2M\n",
+		"1: [mount relative/x]: the mount point must be an absolute path without '.', '..', "
+		"'//' or a trailing '/'\n"
+		"4: [mount /a/b] mode '0999': not an octal mode (0000-7777)\n"
+		"5: [mount /a//b/]: the mount point must be an absolute path without '.', '..', "
+		"'//' or a trailing '/'\n");
 }
 
 int main(void)
@@ -357,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_boot_comments),
 		cmocka_unit_test(test_sysctl),
 		cmocka_unit_test(test_sysctl_problems),
+		cmocka_unit_test(test_refused_like_apply),
 		cmocka_unit_test(test_unit_names),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_units_problems),

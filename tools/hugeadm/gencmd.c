@@ -93,8 +93,6 @@ int ha_generate(struct hugeadm_ctl *ctl)
 {
 	struct ha_gen_files out = {0};
 	struct hk_config *config = NULL;
-	const struct hk_config_entry *entries;
-	const char *const *files;
 	struct ha_gen g = {0};
 	int dirfd = -1, rc;
 
@@ -116,10 +114,7 @@ int ha_generate(struct hugeadm_ctl *ctl)
 		return HK_EXIT_FAILURE;
 	}
 	g.ctx = ctl->ctx;
-	g.n_entries = hk_config_entries(config, &entries);
-	g.entries = entries;
-	g.n_files = hk_config_files(config, &files);
-	g.files = files;
+	g.config = config;
 	g.hugeadm_path = HK_HUGEADM_PATH;
 	g.error = ha_config_error;
 	g.data = ctl;

@@ -7,16 +7,18 @@
  * systemd units: a .mount per [mount] and hugekit.service, which runs
  * hugeadm --apply early in the boot.
  *
- * Each generator is a function over the configuration's entries that
- * returns the files it makes (name and text), or -1 after reporting every
- * problem with the file and line of its setting. Nothing is written here:
- * the caller writes the files once everything is known to be good.
+ * The pools, sysctls and mounts are what libhugekit's plan resolves
+ * (hk_plan_from_config, the engine of hugeadm --apply): page sizes, nodes,
+ * users and groups, "recommended" values are worked out there once, and the
+ * files say what --apply would do. Only [boot] is read here: it has no plan
+ * items. Each generator returns the files it makes (name and text), or -1
+ * after reporting every problem with the file and line of its setting.
+ * Nothing is written here: the caller writes the files once everything is
+ * known to be good.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <grp.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,21 +27,20 @@
 #include "generate.h"
 #include "parse.h" /* lib/common: hkc_format_size */
 
-/* One problem, at the file and line of the setting it comes from. */
-__attribute__((format(printf, 3, 4))) static void
-gen_error(struct ha_gen *g, const struct hk_config_entry *e, const char *fmt, ...)
+/* One problem, at FILE:LINE (file NULL: none). */
+__attribute__((format(printf, 4, 5))) static void gen_error(struct ha_gen *g, const char *file,
+							    unsigned line, const char *fmt, ...)
 {
 	char *msg = NULL;
 	va_list ap;
 	int n;
 
-	g->errors++;
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	g->errors++;
 	if (g->error)
-		g->error(g->data, e ? e->file : NULL, e ? e->line : 0,
-			 n >= 0 ? msg : "out of memory");
+		g->error(g->data, file, line, n >= 0 ? msg : "out of memory");
 	if (n >= 0)
 		free(msg);
 }
@@ -53,12 +54,13 @@ static bool is(const char *a, const char *b)
 static const struct hk_config_entry *find(const struct ha_gen *g, const char *section,
 					  const char *name, const char *key)
 {
-	for (size_t i = 0; i < g->n_entries; i++) {
-		const struct hk_config_entry *e = &g->entries[i];
+	const struct hk_config_entry *es;
+	size_t n = hk_config_entries(g->config, &es);
 
-		if (is(e->section, section) && is(e->key, key) && (!name || is(e->name, name)))
-			return e;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (is(es[i].section, section) && is(es[i].key, key) &&
+		    (!name || is(es[i].name, name)))
+			return &es[i];
 	return NULL;
 }
 
@@ -73,6 +75,36 @@ static int parse_number(const char *s, uint64_t *ret)
 	if (!all_digits(s))
 		return -EINVAL;
 	return hk_parse_size(s, ret);
+}
+
+/* Each problem the plan finds: counted, and said as the plan says it. */
+static void plan_problem(void *data, const char *file, unsigned line, const char *msg)
+{
+	gen_error(data, file, line, "%s", msg);
+}
+
+/*
+ * The configuration resolved on this machine by the plan of hugeadm --apply;
+ * 0, -1 after messages, or -ENOMEM. The whole plan is resolved, whichever
+ * files are made, with all of its checks (none is relaxed for --generate): a
+ * configuration that --apply refuses here (a THP knob or a sysctl the kernel
+ * lacks, no hugetlb cgroup controller, a pool's maximum below the minimum it
+ * would have, counting what the nodes a per-node minimum leaves out hold now,
+ * or a gigantic pool's above it, a size that is not whole pages) is refused
+ * by every --generate too, with --apply's message, rather than made into
+ * files for a boot whose hugekit.service then fails.
+ */
+static int resolve(struct ha_gen *g, struct hk_plan **ret)
+{
+	unsigned errors = g->errors;
+	int rc = hk_plan_from_config(g->ctx, g->config, plan_problem, g, ret);
+
+	if (rc == -ENOMEM || rc == 0)
+		return rc;
+	if (g->errors == errors)
+		gen_error(g, NULL, 0, "cannot work out the configuration on this machine: %s",
+			  strerror(-rc));
+	return -1;
 }
 
 int ha_gen_files_add(struct ha_gen_files *f, const char *name, char *text)
@@ -141,9 +173,12 @@ static void text_discard(struct text *t)
 /* "FILE, FILE and FILE", the configuration files read. */
 static void put_files(FILE *f, const struct ha_gen *g)
 {
-	for (size_t i = 0; i < g->n_files; i++)
-		fprintf(f, "%s%s", i == 0 ? "" : i + 1 == g->n_files ? " and " : ", ", g->files[i]);
-	if (g->n_files == 0)
+	const char *const *files;
+	size_t n = hk_config_files(g->config, &files);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", files[i]);
+	if (n == 0)
 		fputs("no configuration file", f);
 }
 
@@ -160,152 +195,12 @@ static int text_open_made(struct text *t, const struct ha_gen *g, const char *ki
 
 /* Boot: the kernel command line */
 
-/* One pool's share on one node (node HK_NODE_ALL: the whole pool). */
-struct node_pages {
-	int node;
-	uint64_t pages;
-};
-
-static int cmp_node(const void *a, const void *b)
-{
-	const struct node_pages *x = a, *y = b;
-
-	return (x->node > y->node) - (x->node < y->node);
-}
-
 static bool node_exists(const int *nodes, size_t n, int node)
 {
 	for (size_t i = 0; i < n; i++)
 		if (nodes[i] == node)
 			return true;
 	return false;
-}
-
-/*
- * An amount of a [pool] minimum: N pages, or a memory amount with K, M or G
- * (whole pages of the size, truncated, as hugeadm --pool-pages-min counts).
- */
-static int parse_pages(const char *s, uint64_t page_size, uint64_t *ret)
-{
-	uint64_t v;
-	int rc = hk_parse_size(s, &v);
-
-	if (rc < 0)
-		return rc;
-	*ret = all_digits(s) ? v : v / page_size;
-	return 0;
-}
-
-/*
- * A [pool] minimum: "N" (the whole pool), or a list of "N@NODES" separated by
- * blanks or commas, each NODES a node or a range A-B. The shares, sorted by
- * node; -1 after a message.
- */
-static int parse_minimum(struct ha_gen *g, const struct hk_config_entry *e, uint64_t page_size,
-			 const int *nodes, size_t n_nodes, struct node_pages **ret, size_t *ret_n)
-{
-	char *copy = strdup(e->value), *save = NULL;
-	struct node_pages *np = NULL;
-	size_t n = 0;
-	bool whole = false, bad = false;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ", \t", &save); tok && !bad;
-	     tok = strtok_r(NULL, ", \t", &save)) {
-		char *at = strchr(tok, '@');
-		int *list = NULL;
-		size_t nl = 0;
-		uint64_t pages;
-
-		if (at)
-			*at = '\0';
-		if (parse_pages(tok, page_size, &pages) < 0) {
-			gen_error(g, e, "minimum: '%s' is not a number of pages or an amount", tok);
-			bad = true;
-			break;
-		}
-		if (!at) {
-			whole = true;
-			list = malloc(sizeof(*list));
-			if (list)
-				list[0] = HK_NODE_ALL;
-			nl = 1;
-		} else if (hk_nodelist_parse(at + 1, &list, &nl) < 0 || nl == 0) {
-			gen_error(g, e, "minimum: '%s' is not a node list", at + 1);
-			bad = true;
-			break;
-		}
-		if (!list) {
-			free(copy);
-			free(np);
-			return -ENOMEM;
-		}
-		for (size_t k = 0; k < nl && !bad; k++) {
-			struct node_pages *nn;
-
-			if (list[k] != HK_NODE_ALL && !node_exists(nodes, n_nodes, list[k])) {
-				gen_error(g, e,
-					  "minimum: node %d does not exist on this machine "
-					  "(the kernel ignores a hugepages= with an unknown node)",
-					  list[k]);
-				bad = true;
-				break;
-			}
-			for (size_t j = 0; j < n; j++)
-				if (np[j].node == list[k]) {
-					gen_error(g, e, "minimum: node %d is given twice", list[k]);
-					bad = true;
-				}
-			nn = bad ? NULL : realloc(np, (n + 1) * sizeof(*np));
-			if (!nn && !bad) {
-				free(list);
-				free(copy);
-				free(np);
-				return -ENOMEM;
-			}
-			if (nn) {
-				np = nn;
-				np[n].node = list[k];
-				np[n].pages = pages;
-				n++;
-			}
-		}
-		free(list);
-	}
-	free(copy);
-	if (!bad && whole && n > 1) {
-		gen_error(g, e, "minimum: a whole pool and per-node shares at once");
-		bad = true;
-	}
-	if (!bad && n == 0) {
-		gen_error(g, e, "minimum: empty");
-		bad = true;
-	}
-	if (bad) {
-		free(np);
-		return -1;
-	}
-	qsort(np, n, sizeof(*np), cmp_node);
-	*ret = np;
-	*ret_n = n;
-	return 0;
-}
-
-/* A [pool NAME] section's page size: the name as a size, or -1 after a message. */
-static int pool_size(struct ha_gen *g, const struct hk_config_entry *e, uint64_t *ret)
-{
-	int rc;
-
-	if (e->name && strcasecmp(e->name, "default") == 0)
-		rc = hk_default_page_size(g->ctx, ret);
-	else
-		rc = e->name ? hk_parse_size(e->name, ret) : -EINVAL;
-	if (rc < 0) {
-		gen_error(g, e, "[pool %s]: not a page size", e->name ? e->name : "");
-		return -1;
-	}
-	return 0;
 }
 
 static bool size_known(const uint64_t *sizes, size_t n, uint64_t size)
@@ -316,91 +211,62 @@ static bool size_known(const uint64_t *sizes, size_t n, uint64_t size)
 	return false;
 }
 
-/* A [pool]'s minimum and its page size. */
-struct pool_min {
-	const struct hk_config_entry *e;
-	uint64_t size;
-};
-
-static int cmp_pool_min(const void *a, const void *b)
+/* Pool minimums by ascending size, then node (the whole pool, HK_NODE_ALL, is -1). */
+static int cmp_minimum(const void *a, const void *b)
 {
-	const struct pool_min *x = a, *y = b;
+	const struct hk_plan_item *x = *(const struct hk_plan_item *const *)a;
+	const struct hk_plan_item *y = *(const struct hk_plan_item *const *)b;
 
-	return (x->size > y->size) - (x->size < y->size);
+	if (x->page_size != y->page_size)
+		return (x->page_size > y->page_size) - (x->page_size < y->page_size);
+	return (x->node > y->node) - (x->node < y->node);
 }
 
 /*
- * " hugepagesz=SIZE hugepages=..." for each pool with a minimum that goes on
- * the command line (gigantic ones, or all), by ascending size; 0, -1 after
- * messages, or -ENOMEM.
+ * " hugepagesz=SIZE hugepages=..." for each pool of the plan with a minimum
+ * that goes on the command line (gigantic ones, or all), by ascending size,
+ * the nodes of a per-node minimum ascending; 0, or -ENOMEM.
  */
-static int boot_pools(struct ha_gen *g, const uint64_t *sizes, size_t n_sizes, const int *nodes,
-		      size_t n_nodes, bool all, FILE *line)
+static int boot_pools(struct ha_gen *g, const struct hk_plan *plan, bool all, FILE *line)
 {
-	struct pool_min *pm = calloc(g->n_entries ? g->n_entries : 1, sizeof(*pm));
-	size_t n = 0;
+	const struct hk_plan_item *items;
+	size_t n = hk_plan_items(plan, &items), n_min = 0;
+	const struct hk_plan_item **min = calloc(n + 1, sizeof(*min));
 	char buf[32];
-	int rc = 0;
 
-	if (!pm)
+	if (!min)
 		return -ENOMEM;
-	for (size_t i = 0; i < g->n_entries; i++) {
-		const struct hk_config_entry *e = &g->entries[i];
-		uint64_t size;
-		bool twice = false;
-
-		if (!is(e->section, "pool") || !is(e->key, "minimum") || pool_size(g, e, &size) < 0)
-			continue;
-		for (size_t k = 0; k < n && !twice; k++)
-			if (pm[k].size == size) {
-				gen_error(g, e, "[pool %s]: the page size of [pool %s] (%s:%u)",
-					  e->name, pm[k].e->name, pm[k].e->file, pm[k].e->line);
-				twice = true;
-			}
-		if (twice)
-			continue;
-		if (!size_known(sizes, n_sizes, size)) {
-			gen_error(g, e, "[pool %s]: this machine has no huge pages of that size",
-				  e->name);
-			continue;
-		}
-		pm[n].e = e;
-		pm[n].size = size;
-		n++;
-	}
-	qsort(pm, n, sizeof(*pm), cmp_pool_min);
-	for (size_t i = 0; i < n && rc != -ENOMEM; i++) {
+	for (size_t i = 0; i < n; i++)
+		if (items[i].kind == HK_PLAN_WRITE && items[i].page_size &&
+		    items[i].field == HK_POOL_MINIMUM)
+			min[n_min++] = &items[i];
+	qsort(min, n_min, sizeof(*min), cmp_minimum);
+	for (size_t i = 0, end; i < n_min; i = end) {
 		struct hk_pool *pool = NULL;
-		struct node_pages *np = NULL;
-		size_t n_np = 0;
-		bool gigantic;
+		uint64_t size = min[i]->page_size;
+		int rc = hk_pool_read(g->ctx, size, &pool);
+		bool gigantic = rc == 0 && hk_pool_is_gigantic(pool);
 
-		rc = hk_pool_read(g->ctx, pm[i].size, &pool);
-		if (rc < 0) {
-			gen_error(g, pm[i].e, "[pool %s]: cannot read the pool: %s", pm[i].e->name,
-				  strerror(-rc));
-			continue;
-		}
-		gigantic = hk_pool_is_gigantic(pool);
+		for (end = i; end < n_min && min[end]->page_size == size; end++)
+			;
 		hk_pool_unref(pool);
+		if (rc < 0)
+			gen_error(g, min[i]->file, min[i]->line, "%s: cannot read the pool: %s",
+				  min[i]->item, strerror(-rc));
 		if (!gigantic && !all)
 			continue;
-		rc = parse_minimum(g, pm[i].e, pm[i].size, nodes, n_nodes, &np, &n_np);
-		if (rc < 0)
-			continue;
-		hkc_format_size(buf, sizeof(buf), pm[i].size);
+		hkc_format_size(buf, sizeof(buf), size);
 		fprintf(line, " hugepagesz=%s hugepages=", buf);
-		for (size_t k = 0; k < n_np; k++) {
-			if (np[k].node == HK_NODE_ALL)
-				fprintf(line, "%" PRIu64, np[k].pages);
+		for (size_t k = i; k < end; k++) {
+			if (min[k]->node == HK_NODE_ALL)
+				fprintf(line, "%" PRIu64, min[k]->number);
 			else
-				fprintf(line, "%s%d:%" PRIu64, k ? "," : "", np[k].node,
-					np[k].pages);
+				fprintf(line, "%s%d:%" PRIu64, k > i ? "," : "", min[k]->node,
+					min[k]->number);
 		}
-		free(np);
 	}
-	free(pm);
-	return rc == -ENOMEM ? rc : 0;
+	free(min);
+	return 0;
 }
 
 /* hugetlb_cma = SIZE, or a list of NODE:SIZE: checked and written as the kernel reads it. */
@@ -416,7 +282,8 @@ static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int
 		return -ENOMEM;
 	if (!strchr(copy, ':')) {
 		if (hk_parse_size(copy, &v) < 0 || v == 0 || all_digits(copy)) {
-			gen_error(g, e, "hugetlb_cma: '%s' is not a size (with K, M or G)", copy);
+			gen_error(g, e->file, e->line,
+				  "hugetlb_cma: '%s' is not a size (with K, M or G)", copy);
 			bad = true;
 		} else {
 			hkc_format_size(buf, sizeof(buf), v);
@@ -433,19 +300,19 @@ static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int
 		if (colon)
 			*colon = '\0';
 		if (!colon || parse_number(tok, &node) < 0 || node > INT32_MAX) {
-			gen_error(g, e, "hugetlb_cma: '%s' is not NODE:SIZE", tok);
+			gen_error(g, e->file, e->line, "hugetlb_cma: '%s' is not NODE:SIZE", tok);
 			bad = true;
 			continue;
 		}
 		if (!node_exists(nodes, n_nodes, (int)node)) {
-			gen_error(g, e,
+			gen_error(g, e->file, e->line,
 				  "hugetlb_cma: node %" PRIu64 " does not exist on this machine",
 				  node);
 			bad = true;
 		}
 		if (hk_parse_size(colon + 1, &v) < 0 || v == 0 || all_digits(colon + 1)) {
-			gen_error(g, e, "hugetlb_cma: '%s' is not a size (with K, M or G)",
-				  colon + 1);
+			gen_error(g, e->file, e->line,
+				  "hugetlb_cma: '%s' is not a size (with K, M or G)", colon + 1);
 			bad = true;
 			continue;
 		}
@@ -459,14 +326,15 @@ static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int
 
 int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 {
+	/* [boot]: checked by the parser (on/off, gigantic/all, sizes), on this machine here. */
 	const struct hk_config_entry *def = find(g, "boot", NULL, "default_hugepagesz");
 	const struct hk_config_entry *cma = find(g, "boot", NULL, "hugetlb_cma");
 	const struct hk_config_entry *hvo = find(g, "boot", NULL, "hugetlb_free_vmemmap");
 	const struct hk_config_entry *which = find(g, "boot", NULL, "pools");
+	struct hk_plan *plan = NULL;
 	uint64_t *sizes = NULL;
 	int *nodes = NULL;
 	size_t n_sizes = 0, n_nodes = 0;
-	bool all = false;
 	struct text line, file;
 	char buf[32];
 	char *params = NULL, *text;
@@ -475,14 +343,15 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 
 	rc = hk_page_sizes(g->ctx, &sizes, &n_sizes);
 	if (rc < 0) {
-		gen_error(g, NULL, "cannot read the huge page sizes of this machine: %s",
+		gen_error(g, NULL, 0, "cannot read the huge page sizes of this machine: %s",
 			  strerror(-rc));
 		return -1;
 	}
 	rc = hk_node_list(g->ctx, &nodes, &n_nodes);
 	if (rc < 0) {
 		free(sizes);
-		gen_error(g, NULL, "cannot read the NUMA nodes of this machine: %s", strerror(-rc));
+		gen_error(g, NULL, 0, "cannot read the NUMA nodes of this machine: %s",
+			  strerror(-rc));
 		return -1;
 	}
 	if (text_open(&line) < 0) {
@@ -490,27 +359,18 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 		free(nodes);
 		return -ENOMEM;
 	}
-	if (which) {
-		if (is(which->value, "all"))
-			all = true;
-		else if (!is(which->value, "gigantic"))
-			gen_error(g, which, "pools: '%s' is not gigantic or all", which->value);
-	}
-	if (hvo) {
-		if (is(hvo->value, "on") || is(hvo->value, "off"))
-			fprintf(line.f, " hugetlb_free_vmemmap=%s", hvo->value);
-		else
-			gen_error(g, hvo, "hugetlb_free_vmemmap: '%s' is not on or off",
-				  hvo->value);
-	}
+	if (hvo)
+		fprintf(line.f, " hugetlb_free_vmemmap=%s", hvo->value);
 	if (def) {
 		uint64_t v;
 
 		if (hk_parse_size(def->value, &v) < 0 || all_digits(def->value)) {
-			gen_error(g, def, "default_hugepagesz: '%s' is not a size (with K, M or G)",
+			gen_error(g, def->file, def->line,
+				  "default_hugepagesz: '%s' is not a size (with K, M or G)",
 				  def->value);
 		} else if (!size_known(sizes, n_sizes, v)) {
-			gen_error(g, def, "default_hugepagesz: this machine has no %s huge pages",
+			gen_error(g, def->file, def->line,
+				  "default_hugepagesz: this machine has no %s huge pages",
 				  def->value);
 		} else {
 			hkc_format_size(buf, sizeof(buf), v);
@@ -518,20 +378,16 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 		}
 	}
 	/* The pools, by ascending size: hugepagesz=SIZE, then its hugepages=. */
-	rc = boot_pools(g, sizes, n_sizes, nodes, n_nodes, all, line.f);
-	if (rc == -ENOMEM)
-		goto out;
-	if (cma) {
+	rc = resolve(g, &plan);
+	if (rc == 0)
+		rc = boot_pools(g, plan, which && is(which->value, "all"), line.f);
+	hk_plan_unref(plan);
+	if (rc != -ENOMEM && cma)
 		rc = boot_cma(g, cma, nodes, n_nodes, line.f);
-		if (rc == -ENOMEM)
-			goto out;
-	}
-	rc = 0;
-out:
 	free(sizes);
 	free(nodes);
 	params = text_close(&line);
-	if (rc < 0 || !params) {
+	if (rc == -ENOMEM || !params) {
 		free(params);
 		return -ENOMEM;
 	}
@@ -572,71 +428,70 @@ void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params)
 
 int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 {
-	unsigned errors = g->errors;
+	const struct hk_plan_item *items;
+	struct hk_plan *plan = NULL;
+	size_t n;
 	struct text t;
 	char *text;
-	int rc;
+	int rc = resolve(g, &plan);
 
-	if (text_open_made(&t, g, "sysctl") < 0)
+	if (rc < 0)
+		return rc;
+	if (text_open_made(&t, g, "sysctl") < 0) {
+		hk_plan_unref(plan);
 		return -ENOMEM;
+	}
 	fputs("# The huge page pools are not set here: hugekit.service sets them (hugeadm --apply)\n"
 	      "# and reads them back.\n",
 	      t.f);
-	for (size_t i = 0; i < g->n_entries; i++) {
-		const struct hk_config_entry *e = &g->entries[i];
+	/* The plan's values: group names as gids, sizes in bytes, "recommended" worked out. */
+	n = hk_plan_items(plan, &items);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct hk_plan_item *it = &items[i];
+		const char *key = it->item + strlen("sysctl ");
+		const struct hk_config_entry *e;
 		uint64_t v;
 
-		if (!is(e->section, "sysctl"))
+		if (strncmp(it->item, "sysctl ", strlen("sysctl ")) != 0)
 			continue;
-		if (is(e->value, "recommended") &&
-		    (is(e->key, "vm.min_free_kbytes") || is(e->key, "kernel.shmmax"))) {
-			bool mfk = is(e->key, "vm.min_free_kbytes");
-
-			rc = mfk ? hk_recommended_min_free_kbytes(g->ctx, &v)
-				 : hk_recommended_shmmax(g->ctx, &v);
+		e = find(g, "sysctl", NULL, key);
+		if (is(e->value, "recommended") && is(key, "kernel.shmmax")) {
+			/*
+			 * Not the plan's value: that counts the pools at the maximum the
+			 * configuration gives them, this one as they are now.
+			 */
+			rc = hk_recommended_shmmax(g->ctx, &v);
 			if (rc < 0) {
-				gen_error(g, e, "%s: cannot work out the recommended value: %s",
-					  e->key, strerror(-rc));
-				continue;
+				gen_error(g, it->file, it->line,
+					  "%s: cannot work out the recommended value: %s", key,
+					  strerror(-rc));
+				break;
 			}
 			fprintf(t.f,
-				"# recommended (%s:%u), worked out on this machine:\n# %s\n%s = %" PRIu64
-				"\n",
-				e->file, e->line,
-				mfk ? "11 x the default huge page size in kB x the memory zones"
-				    : "what the huge page pools hold at their maximum now, in bytes",
-				e->key, v);
+				"# recommended (%s:%u), worked out on this machine:\n"
+				"# what the huge page pools hold at their maximum now, in bytes\n"
+				"%s = %" PRIu64 "\n",
+				it->file, it->line, key, v);
 		} else if (is(e->value, "recommended")) {
-			gen_error(g, e,
-				  "%s: no recommended value (only vm.min_free_kbytes and "
-				  "kernel.shmmax have one)",
-				  e->key);
-		} else if (is(e->key, "vm.hugetlb_shm_group") && !all_digits(e->value)) {
-			const struct group *gr = getgrnam(e->value);
-
-			if (!gr) {
-				gen_error(g, e,
-					  "vm.hugetlb_shm_group: no group '%s' on this machine",
-					  e->value);
-				continue;
-			}
-			fprintf(t.f, "# group %s (%s:%u): the kernel takes its gid\n%s = %u\n",
-				e->value, e->file, e->line, e->key, (unsigned)gr->gr_gid);
-		} else if (strncmp(e->key, "vm.nr_", 6) == 0 && strstr(e->key, "hugepages")) {
-			gen_error(g, e, "%s: pools go in [pool SIZE] sections", e->key);
-		} else if (all_digits(e->value)) {
-			fprintf(t.f, "%s = %s\n", e->key, e->value);
-		} else if (hk_parse_size(e->value, &v) == 0) {
-			fprintf(t.f, "# %s (%s:%u)\n%s = %" PRIu64 "\n", e->value, e->file, e->line,
-				e->key, v);
+			fprintf(t.f,
+				"# recommended (%s:%u), worked out on this machine:\n"
+				"# 11 x the default huge page size in kB x the memory zones\n%s = %s\n",
+				it->file, it->line, key, it->value);
+		} else if (is(key, "vm.hugetlb_shm_group") && !all_digits(e->value)) {
+			fprintf(t.f, "# group %s (%s:%u): the kernel takes its gid\n%s = %s\n",
+				e->value, it->file, it->line, key, it->value);
+		} else if (!all_digits(e->value)) {
+			fprintf(t.f, "# %s (%s:%u)\n%s = %s\n", e->value, it->file, it->line, key,
+				it->value);
 		} else {
-			gen_error(g, e, "%s: '%s' is not a number", e->key, e->value);
+			fprintf(t.f, "%s = %s\n", key, it->value);
 		}
 	}
+	hk_plan_unref(plan);
 	text = text_close(&t);
 	if (!text)
 		return -ENOMEM;
-	if (g->errors != errors) {
+	if (rc < 0) {
 		free(text);
 		return -1;
 	}
@@ -775,82 +630,38 @@ void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts
 		hugeadm_path);
 }
 
-/* The option of a [mount]'s key that takes a size or a percentage of the pool. */
-static int mount_size_option(struct ha_gen *g, const struct hk_config_entry *e, FILE *opts)
+/* The value of option name in a mount's options ("pagesize=2M,size=50%"), or NULL. */
+static const char *option(const char *opts, const char *name, char *buf, size_t sz)
 {
-	char buf[32];
-	uint64_t v;
-	size_t len = strlen(e->value);
+	size_t len = strlen(name);
 
-	if (len > 1 && e->value[len - 1] == '%' && strspn(e->value, "0123456789") == len - 1) {
-		fprintf(opts, ",%s=%s", e->key, e->value);
-		return 0;
-	}
-	if (hk_parse_size(e->value, &v) < 0) {
-		gen_error(g, e, "%s: '%s' is not a size or a percentage of the pool", e->key,
-			  e->value);
-		return -1;
-	}
-	hkc_format_size(buf, sizeof(buf), v);
-	fprintf(opts, ",%s=%s", e->key, buf);
-	return 0;
+	for (const char *o = opts; o; o = strchr(o, ','), o = o ? o + 1 : NULL)
+		if (strncmp(o, name, len) == 0 && o[len] == '=') {
+			snprintf(buf, sz, "%.*s", (int)strcspn(o + len + 1, ","), o + len + 1);
+			return buf;
+		}
+	return NULL;
 }
 
 /*
- * uid= or gid= of a [mount]'s user or group: a number as it is, a name looked
- * up here (hugetlbfs takes numbers only), with a comment in head that says so.
+ * One [mount]: its unit, named from the path. The options are the plan's,
+ * written in the order of the section's keys, and only those it sets (no
+ * pagesize=, uid=, gid= or mode= that the plan fills in); sizes as the kernel
+ * reads them, user and group names as their ids with a comment.
  */
-static void mount_owner(struct ha_gen *g, const struct hk_config_entry *e, bool user, FILE *head,
-			FILE *opts)
+static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_gen_files *out)
 {
-	const char *what = user ? "user" : "group", *opt = user ? "uid" : "gid";
-	long long id = -1;
-	uint64_t v;
-
-	if (all_digits(e->value)) {
-		if (parse_number(e->value, &v) == 0 && v < UINT32_MAX) {
-			fprintf(opts, ",%s=%s", opt, e->value);
-			return;
-		}
-	} else if (user) {
-		const struct passwd *pw = getpwnam(e->value);
-
-		if (pw)
-			id = pw->pw_uid;
-	} else {
-		const struct group *gr = getgrnam(e->value);
-
-		if (gr)
-			id = gr->gr_gid;
-	}
-	if (id < 0) {
-		gen_error(g, e, "%s: no %s '%s' on this machine", what, what, e->value);
-		return;
-	}
-	fprintf(head, "# %s %s is %s %lld here\n", what, e->value, opt, id);
-	fprintf(opts, ",%s=%lld", opt, id);
-}
-
-/* One [mount]: its unit, named from the path. */
-static int gen_mount(struct ha_gen *g, const struct hk_config_entry *first,
-		     struct ha_gen_files *out)
-{
-	const char *where = first->name;
+	const struct hk_config_entry *es;
+	size_t n = hk_config_entries(g->config, &es);
 	struct text t, opts;
-	char *unit = NULL, *options, *text, buf[32];
-	unsigned errors = g->errors;
+	char *unit = NULL, *options, *text, buf[64], sbuf[32];
 	int rc;
 
-	for (const char *p = where; *p; p++)
-		if (iscntrl((unsigned char)*p)) {
-			gen_error(g, first, "[mount %s]: a control character in the path", where);
-			return -1;
-		}
-	rc = ha_gen_unit_name(where, "mount", &unit);
+	rc = ha_gen_unit_name(it->path, "mount", &unit);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc < 0) {
-		gen_error(g, first, "[mount %s]: %s", where,
+		gen_error(g, it->file, it->line, "[mount %s]: %s", it->path,
 			  rc == -ENAMETOOLONG ? "the unit name would be too long for systemd"
 					      : "not an absolute path without '..'");
 		return -1;
@@ -864,44 +675,37 @@ static int gen_mount(struct ha_gen *g, const struct hk_config_entry *first,
 		free(unit);
 		return -ENOMEM;
 	}
-	fprintf(t.f, "# Made by hugeadm --generate units from %s:%u.\n", first->file, first->line);
+	fprintf(t.f, "# Made by hugeadm --generate units from %s:%u.\n", it->file, it->line);
 	fputs("nosuid,nodev", opts.f);
-	for (size_t i = 0; i < g->n_entries; i++) {
-		const struct hk_config_entry *e = &g->entries[i];
-		uint64_t v;
+	for (size_t i = 0; i < n; i++) {
+		const struct hk_config_entry *e = &es[i];
+		bool user = is(e->key, "user");
+		const char *v;
+		uint64_t bytes;
 
-		if (!is(e->section, "mount") || !is(e->name, where))
+		if (!is(e->section, "mount") || !is(e->name, it->path))
 			continue;
 		if (is(e->key, "pagesize")) {
-			if (hk_parse_size(e->value, &v) < 0) {
-				gen_error(g, e, "pagesize: '%s' is not a size", e->value);
-				continue;
-			}
-			hkc_format_size(buf, sizeof(buf), v);
-			fprintf(opts.f, ",pagesize=%s", buf);
-		} else if (is(e->key, "user") || is(e->key, "group")) {
-			mount_owner(g, e, is(e->key, "user"), t.f, opts.f);
+			hkc_format_size(sbuf, sizeof(sbuf), it->page_size);
+			fprintf(opts.f, ",pagesize=%s", sbuf);
+		} else if (user || is(e->key, "group")) {
+			/* hugetlbfs takes numbers only: a name is said in a comment. */
+			if (!all_digits(e->value))
+				fprintf(t.f, "# %s %s is %s %u here\n", e->key, e->value,
+					user ? "uid" : "gid", user ? it->uid : it->gid);
+			fprintf(opts.f, ",%s=%u", user ? "uid" : "gid", user ? it->uid : it->gid);
 		} else if (is(e->key, "mode")) {
-			char *end;
-			unsigned long m;
-
-			errno = 0;
-			m = strtoul(e->value, &end, 8);
-			if (errno || end == e->value || *end || m > 07777 || !isdigit(*e->value)) {
-				gen_error(g, e, "mode: '%s' is not an octal mode", e->value);
-				continue;
+			fprintf(opts.f, ",mode=%04o", (unsigned)it->mode);
+		} else if ((v = option(it->value, e->key, buf, sizeof(buf)))) {
+			/* size, min_size (or a percentage of the pool) and nr_inodes. */
+			if (strchr(v, '%') || hk_parse_size(v, &bytes) < 0)
+				fprintf(opts.f, ",%s=%s", e->key, v);
+			else if (is(e->key, "nr_inodes"))
+				fprintf(opts.f, ",nr_inodes=%" PRIu64, bytes);
+			else {
+				hkc_format_size(sbuf, sizeof(sbuf), bytes);
+				fprintf(opts.f, ",%s=%s", e->key, sbuf);
 			}
-			fprintf(opts.f, ",mode=%04lo", m);
-		} else if (is(e->key, "size") || is(e->key, "min_size")) {
-			mount_size_option(g, e, opts.f);
-		} else if (is(e->key, "nr_inodes")) {
-			if (hk_parse_size(e->value, &v) < 0 || v == 0) {
-				gen_error(g, e, "nr_inodes: '%s' is not a number", e->value);
-				continue;
-			}
-			fprintf(opts.f, ",nr_inodes=%" PRIu64, v);
-		} else {
-			gen_error(g, e, "unknown key '%s' in [mount %s]", e->key, where);
 		}
 	}
 	options = text_close(&opts);
@@ -911,7 +715,7 @@ static int gen_mount(struct ha_gen *g, const struct hk_config_entry *first,
 		return -ENOMEM;
 	}
 	fputs("[Unit]\nDescription=Huge pages at ", t.f);
-	put_unit_value(t.f, where);
+	put_unit_value(t.f, it->path);
 	fputs(" (hugekit)\n"
 	      "Documentation=man:hugeadm(8)\n"
 	      "# The pools first: a min_size= mount reserves its pages when it is made.\n"
@@ -922,43 +726,25 @@ static int gen_mount(struct ha_gen *g, const struct hk_config_entry *first,
 	      "What=hugetlbfs\n"
 	      "Where=",
 	      t.f);
-	put_unit_value(t.f, where);
+	put_unit_value(t.f, it->path);
 	fputs("\nType=hugetlbfs\nOptions=", t.f);
 	put_unit_value(t.f, options);
 	fputs("\n\n[Install]\nWantedBy=local-fs.target\n", t.f);
 	free(options);
 	text = text_close(&t);
-	if (!text || g->errors != errors) {
-		free(text);
-		free(unit);
-		return text ? -1 : -ENOMEM;
-	}
-	rc = ha_gen_files_add(out, unit, text);
+	rc = text ? ha_gen_files_add(out, unit, text) : -ENOMEM;
 	free(unit);
 	return rc;
 }
 
-static void free_names(char **names, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		free(names[k]);
-	free(names);
-}
-
-/* The directory an absolute path is in ("/dev/hugepages-2M/" -> "/dev"; "/x" -> "/"). */
+/* The directory an absolute path is in ("/dev/hugepages-2M" -> "/dev"; "/x" -> "/"). */
 static char *parent_dir(const char *path)
 {
 	char *d = strdup(path), *slash;
-	size_t len;
 
 	if (!d)
 		return NULL;
-	len = strlen(d);
-	while (len > 1 && d[len - 1] == '/')
-		d[--len] = '\0';
 	slash = strrchr(d, '/');
-	while (slash && slash > d && slash[-1] == '/')
-		slash--;
 	if (slash)
 		slash[slash == d] = '\0';
 	return d;
@@ -966,88 +752,51 @@ static char *parent_dir(const char *path)
 
 int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 {
+	const struct hk_plan_item *items;
+	struct hk_plan *plan = NULL;
+	const char **dirs;
+	size_t n, n_dirs = 0;
 	unsigned errors = g->errors;
-	char **names = NULL, **nn;
-	size_t n_names = 0;
 	struct text t;
 	char *text;
-	int rc;
+	int rc = resolve(g, &plan);
 
-	/* The directories the mount points are in, each once. */
-	for (size_t i = 0; i < g->n_entries; i++) {
-		const struct hk_config_entry *e = &g->entries[i];
-		char *dir;
-		bool seen = false;
-
-		if (!is(e->section, "mount") || !e->name || *e->name != '/' ||
-		    ha_gen_unit_name(e->name, "mount", &text) < 0)
-			continue;
-		free(text);
-		dir = parent_dir(e->name);
-		if (!dir)
-			return free_names(names, n_names), -ENOMEM;
-		for (size_t k = 0; k < n_names && !seen; k++)
-			seen = is(names[k], dir);
-		if (seen) {
-			free(dir);
-			continue;
-		}
-		nn = realloc(names, (n_names + 1) * sizeof(*nn));
-		if (!nn) {
-			free(dir);
-			return free_names(names, n_names), -ENOMEM;
-		}
-		names = nn;
-		names[n_names++] = dir;
-	}
-	if (text_open_made(&t, g, "units") < 0)
-		return free_names(names, n_names), -ENOMEM;
-	ha_gen_service(t.f, g->hugeadm_path, (const char *const *)names, n_names);
-	free_names(names, n_names);
-	names = NULL;
-	n_names = 0;
-	text = text_close(&t);
-	if (!text)
-		return -ENOMEM;
-	rc = ha_gen_files_add(out, "hugekit.service", text);
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; i < g->n_entries; i++) {
-		const struct hk_config_entry *e = &g->entries[i];
+	/* The directories the mount points are in (the plan's paths are clean), each once. */
+	n = hk_plan_items(plan, &items);
+	dirs = calloc(n + 1, sizeof(*dirs));
+	rc = dirs ? 0 : -ENOMEM;
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		bool seen = false;
+		char *dir;
 
-		if (!is(e->section, "mount") || !e->name)
+		if (items[i].kind != HK_PLAN_MOUNT)
 			continue;
-		for (size_t k = 0; k < i; k++)
-			seen |= is(g->entries[k].section, "mount") &&
-				is(g->entries[k].name, e->name);
-		if (seen)
-			continue;
-		/* Two spellings of one mount point ("/a/b" and "/a//b/"): one unit name. */
-		if (ha_gen_unit_name(e->name, "mount", &text) == 0) {
-			for (size_t k = 0; k < n_names && !seen; k++)
-				seen = is(names[k], text);
-			if (seen) {
-				gen_error(g, e,
-					  "[mount %s]: the mount point of another [mount] (%s)",
-					  e->name, text);
-				free(text);
-				continue;
-			}
-			nn = realloc(names, (n_names + 1) * sizeof(*nn));
-			if (!nn) {
-				free(text);
-				rc = -ENOMEM;
-				break;
-			}
-			names = nn;
-			names[n_names++] = text;
-		}
-		rc = gen_mount(g, e, out);
-		if (rc == -ENOMEM)
-			break;
+		dir = parent_dir(items[i].path);
+		for (size_t k = 0; dir && k < n_dirs && !seen; k++)
+			seen = is(dirs[k], dir);
+		if (!dir)
+			rc = -ENOMEM;
+		else if (seen)
+			free(dir);
+		else
+			dirs[n_dirs++] = dir;
 	}
-	free_names(names, n_names);
+	if (rc == 0 && text_open_made(&t, g, "units") == 0) {
+		ha_gen_service(t.f, g->hugeadm_path, dirs, n_dirs);
+		text = text_close(&t);
+		rc = text ? ha_gen_files_add(out, "hugekit.service", text) : -ENOMEM;
+	} else {
+		rc = -ENOMEM;
+	}
+	for (size_t k = 0; k < n_dirs; k++)
+		free((char *)dirs[k]);
+	free(dirs);
+	for (size_t i = 0; i < n && rc != -ENOMEM; i++)
+		if (items[i].kind == HK_PLAN_MOUNT)
+			rc = gen_mount(g, &items[i], out);
+	hk_plan_unref(plan);
 	if (rc == -ENOMEM)
 		return rc;
 	return g->errors != errors ? -1 : 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * hugeadm --generate: generators over a configuration's entries (generate.c),
- * free of hugeadm's control struct so that unit tests call them directly.
+ * hugeadm --generate: generators over a configuration and its plan
+ * (generate.c), free of hugeadm's control struct so that unit tests call them
+ * directly.
  */
 #pragma once
 
@@ -13,10 +14,8 @@
 
 struct ha_gen {
 	struct hk_ctx *ctx; /* the machine the values are worked out on */
-	const struct hk_config_entry *entries;
-	size_t n_entries;
-	const char *const *files; /* the configuration files read, for the headers */
-	size_t n_files;
+	/* Read and checked (hk_config_load, hk_config_parse_string); resolved by its plan. */
+	const struct hk_config *config;
 	const char *hugeadm_path; /* ExecStart of hugekit.service */
 	/* Each problem, with the file and line of its setting (file NULL: none). */
 	hk_config_error_fn error;

@@ -95,6 +95,12 @@ verify() {
 	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate sysctl
 	assert_line "vm.min_free_kbytes = $((11 * 2048 * zones))"
 	refute_line --partial "nr_hugepages"
+	# One plan: the value the boot's sysctl.d file sets is the one --apply writes.
+	local shmmax
+	shmmax=$(sed -n 's/^kernel.shmmax = //p' <<< "$output")
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply --dry-run --json
+	assert_success
+	assert_equal "$(python3 -c 'import json, sys; print([c["to"] for c in json.loads(sys.argv[1])["changes"] if c["item"] == "sysctl kernel.shmmax"])' "$output")" "['$shmmax']"
 	# Into a directory: 90-hugekit.conf, the same text.
 	mkdir "$BATS_TEST_TMPDIR/sysctl.d"
 	"$HUGEADM" --sysroot "$root" --generate sysctl --output "$BATS_TEST_TMPDIR/sysctl.d"

@@ -450,28 +450,17 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 		const struct hk_plan_item *it = &items[i];
 		const char *key = it->item + strlen("sysctl ");
 		const struct hk_config_entry *e;
-		uint64_t v;
 
 		if (strncmp(it->item, "sysctl ", strlen("sysctl ")) != 0)
 			continue;
 		e = find(g, "sysctl", NULL, key);
 		if (is(e->value, "recommended") && is(key, "kernel.shmmax")) {
-			/*
-			 * Not the plan's value: that counts the pools at the maximum the
-			 * configuration gives them, this one as they are now.
-			 */
-			rc = hk_recommended_shmmax(g->ctx, &v);
-			if (rc < 0) {
-				gen_error(g, it->file, it->line,
-					  "%s: cannot work out the recommended value: %s", key,
-					  strerror(-rc));
-				break;
-			}
+			/* The plan's value, as --apply writes it: the pools at the configured maximum. */
 			fprintf(t.f,
 				"# recommended (%s:%u), worked out on this machine:\n"
-				"# what the huge page pools hold at their maximum now, in bytes\n"
-				"%s = %" PRIu64 "\n",
-				it->file, it->line, key, v);
+				"# what the huge page pools hold at the maximum this configuration gives "
+				"them, in bytes\n%s = %s\n",
+				it->file, it->line, key, it->value);
 		} else if (is(e->value, "recommended")) {
 			fprintf(t.f,
 				"# recommended (%s:%u), worked out on this machine:\n"

@@ -529,6 +529,105 @@ static void test_builder(void **state)
 	tree_close(&t);
 }
 
+/* The index of an item in the plan (fails the test when there is none). */
+static size_t index_in(const struct hk_plan *plan, const char *item)
+{
+	size_t i = 0;
+
+	find(plan, item, &i);
+	return i;
+}
+
+/*
+ * From the review of demote = yes (red before its fix): the demoting pool
+ * goes first wherever its section is; its pages count in the smaller pool's
+ * maximum; no demote files is a problem whatever the pool holds.
+ */
+/* [pool 2M] before [pool 1G] in the file: the 1G demote still runs before the 2M minimum. */
+static void test_demote_before_smaller_pool(void **state)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+	size_t i_dem, i_min;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	plan = plan_of(&t,
+		       "[pool 2M]\nminimum = 20\n"
+		       "[pool 1G]\nminimum = 0\ndemote = yes\ndemote_size = 2M\n",
+		       &errs);
+	assert_non_null(plan);
+	i_dem = index_in(plan, "pool 1G demote");
+	i_min = index_in(plan, "pool 2M minimum");
+	hk_plan_unref(plan);
+	tree_close(&t);
+	if (i_dem > i_min)
+		fail_msg("pool 2M minimum is applied before pool 1G demote, whose pages it gets");
+}
+
+/*
+ * [pool 2M] maximum = 30 while [pool 1G] demotes 2 pages into it: 21 + 1024
+ * persistent 2M pages after the run, above the maximum. Said at planning,
+ * nothing written.
+ */
+static void test_demote_into_smaller_maximum(void **state)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	plan = plan_of(&t,
+		       "[pool 1G]\nminimum = 0\ndemote = yes\ndemote_size = 2M\n"
+		       "[pool 2M]\nmaximum = 30\n",
+		       &errs);
+	if (plan) {
+		hk_plan_unref(plan);
+		tree_close(&t);
+		fail_msg("planned: 1024 demoted 2M pages above [pool 2M] maximum = 30");
+	}
+	assert_non_null(strstr(errs.buf, "maximum"));
+	tree_close(&t);
+}
+
+/* No demote file for 1G (a kernel before 5.16): refused even with the pool at its minimum. */
+static void test_demote_no_files_at_minimum(void **state)
+{
+	static const char *const files[] = {
+		"sys/kernel/mm/hugepages/hugepages-1048576kB/demote",
+		"sys/kernel/mm/hugepages/hugepages-1048576kB/demote_size",
+		"sys/devices/system/node/node0/hugepages/hugepages-1048576kB/demote",
+		"sys/devices/system/node/node0/hugepages/hugepages-1048576kB/demote_size",
+		"sys/devices/system/node/node1/hugepages/hugepages-1048576kB/demote",
+		"sys/devices/system/node/node1/hugepages/hugepages-1048576kB/demote_size",
+	};
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+	char path[4096];
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", t.dir, files[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	/* Above the minimum: refused (as today). */
+	plan = plan_of(&t, "[pool 1G]\nminimum = 0\ndemote = yes\n", &errs);
+	assert_null(plan);
+	assert_non_null(strstr(errs.buf, "t.conf:3: demote: the kernel cannot demote"));
+	/* At the minimum: the same configuration is the same problem. */
+	plan = plan_of(&t, "[pool 1G]\nminimum = 2\ndemote = yes\n", &errs);
+	if (plan) {
+		hk_plan_unref(plan);
+		tree_close(&t);
+		fail_msg("demote = yes accepted on a kernel that cannot demote (pool at minimum)");
+	}
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +638,9 @@ int main(void)
 		cmocka_unit_test(test_apply_check),
 		cmocka_unit_test(test_builder),
 		cmocka_unit_test(test_demote),
+		cmocka_unit_test(test_demote_before_smaller_pool),
+		cmocka_unit_test(test_demote_into_smaller_maximum),
+		cmocka_unit_test(test_demote_no_files_at_minimum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1080,12 +1080,12 @@ HK_EXPORT int hk_config_load(struct hk_ctx *ctx, const char *path, hk_config_err
 			errors++;
 			rc = 0;
 		} else {
-			rc = load_file(cfg, ctx, HK_CONFIG_FILE + 1, file, false, fn, data,
+			rc = load_file(cfg, ctx, &HK_CONFIG_FILE[1], file, false, fn, data,
 				       &errors);
 			if (rc == -ENOENT || rc == -EINVAL || rc == -EPERM || rc == -EFBIG)
 				rc = 0;
 			if (rc == 0)
-				rc = load_dir(cfg, ctx, HK_CONFIG_DIR + 1, dir, fn, data, &errors);
+				rc = load_dir(cfg, ctx, &HK_CONFIG_DIR[1], dir, fn, data, &errors);
 		}
 	}
 	if (rc == -EINVAL || rc == -EPERM || rc == -EFBIG)

@@ -2,8 +2,9 @@
 /*
  * hugeadm's pool specifications, SIZE:[+|-]COUNT[K|M|G][@NODES]
  * (--pool-pages-min/--pool-pages-max, tools/hugeadm/plan.c), parsed, then
- * validated and applied in a dry run (tools/hugeadm/state.c, apply.c) on a
- * copy of a two-node fixture tree whose 2 MiB counters the input may set.
+ * validated, resolved into plan items and applied in a dry run (plan.c,
+ * state.c, apply.c) on a copy of a two-node fixture tree whose 2 MiB
+ * counters the input may set.
  * Input: lines; the first byte of each picks min (even) or max (odd). A line
  * "#abcde" instead sets nr_hugepages, nr_overcommit_hugepages,
  * surplus_hugepages, free_hugepages and resv_hugepages, each byte picking a
@@ -87,7 +88,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)ha_apply(&ctl);
 	ha_plan_free(&ctl);
 	ha_states_free(&ctl.plan_states);
-	ha_states_free(&ctl.dry_states);
 	free(all);
 	return 0;
 }

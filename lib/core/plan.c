@@ -903,7 +903,7 @@ static void plan_cgroup_limit(struct build *b, const struct hk_config_entry *e)
 	snprintf(path, sizeof(path), "/%s/%s/%s", b->cg_root, e->name, file);
 	snprintf(item, sizeof(item), "cgroup %s %s", e->name, file);
 	if (max)
-		snprintf(value, sizeof(value), b->cg_v1 ? "-1" : "max");
+		snprintf(value, sizeof(value), "max"); /* written as -1 to v1 (apply) */
 	else
 		snprintf(value, sizeof(value), "%" PRIu64, bytes);
 	it = add(b, PH_CGROUP, HK_PLAN_WRITE, e, item, path, value);
@@ -1458,7 +1458,7 @@ static int check_write(struct hk_ctx *ctx, const struct hk_plan_item *it, char *
 	if (rc < 0)
 		return rc;
 	/* demote_size reads "2048kB"; a cgroup v1 limit, -1 written, reads a huge number. */
-	/* No limit: "max" (v2), -1 written to v1; read as "max" or the counter's largest bytes. */
+	/* No limit: "max" (written as -1 to v1); read as "max" or the counter's largest bytes. */
 	if (strcmp(it->value, "max") == 0 || strcmp(it->value, "-1") == 0)
 		rc = strcmp(have, "max") == 0 || strtoull(have, NULL, 10) >= (UINT64_MAX >> 2);
 	else
@@ -1503,6 +1503,18 @@ HK_EXPORT int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *
 		return rc;
 	}
 	return -EINVAL;
+}
+
+/* cgroup v1 takes -1 for no limit where the configuration (and v2) say max. */
+static const char *v1_value(const struct hk_plan_item *item)
+{
+	static const char v1_file[] = "limit_in_bytes";
+	size_t len = strlen(item->path), n = sizeof(v1_file) - 1;
+
+	if (strcmp(item->value, "max") == 0 && len >= n &&
+	    strcmp(item->path + len - n, v1_file) == 0)
+		return "-1";
+	return item->value;
 }
 
 /* The pages above the item's minimum, demoted; the kernel demotes fewer when it cannot find them free. */
@@ -1568,7 +1580,7 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 		else if (strncmp(item->item, "thp ", 4) == 0)
 			rc = hk_thp_write(ctx, item->item + 4, item->value);
 		else
-			rc = hk_path_write_stringf(&ctx->path, item->value, "%s", rel(item));
+			rc = hk_path_write_stringf(&ctx->path, v1_value(item), "%s", rel(item));
 		break;
 	default:
 		return -EINVAL;

@@ -529,6 +529,52 @@ static void test_builder(void **state)
 	tree_close(&t);
 }
 
+/*
+ * cgroup v1 (hugetlb as a v1 hierarchy, not offered by v2): the limit files
+ * are limit_in_bytes; no limit is "max" in the plan as in the configuration,
+ * written as the -1 v1 takes, and a v1 file that reads "no limit" holds.
+ */
+static void test_cgroup_v1(void **state)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+	const struct hk_plan_item *it;
+	char *cur = NULL, path[4096];
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	fixture_write(t.dir, "sys/fs/cgroup/hugetlb/tasks", "1\n");
+	fixture_write(t.dir, "sys/fs/cgroup/hugetlb/db/hugetlb.2MB.limit_in_bytes", "4194304\n");
+	plan = plan_of(&t, "[cgroup db]\nhugetlb.2M.max = max\nhugetlb.2M.rsvd.max = 8M\n", &errs);
+	assert_non_null(plan);
+	it = find(plan, "cgroup db hugetlb.2MB.limit_in_bytes", NULL);
+	assert_string_equal(it->path, "/sys/fs/cgroup/hugetlb/db/hugetlb.2MB.limit_in_bytes");
+	assert_string_equal(it->value, "max");
+	assert_int_equal(hk_plan_item_check(t.ctx, it, &cur), 0);
+	assert_string_equal(cur, "4194304");
+	free(cur);
+	assert_int_equal(hk_plan_item_apply(t.ctx, it, NULL), 0);
+	snprintf(path, sizeof(path), "%s%s", t.dir, it->path);
+	{
+		FILE *f = fopen(path, "r");
+		char buf[64] = "";
+
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		buf[strcspn(buf, "\n")] = '\0';
+		assert_string_equal(buf, "-1");
+	}
+	/* The kernel shows no limit as its largest count. */
+	fixture_write(t.dir, it->path + 1, "9223372036854771712\n");
+	assert_int_equal(hk_plan_item_check(t.ctx, it, NULL), 1);
+	it = find(plan, "cgroup db hugetlb.2MB.rsvd.limit_in_bytes", NULL);
+	assert_string_equal(it->value, "8388608");
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 /* The index of an item in the plan (fails the test when there is none). */
 static size_t index_in(const struct hk_plan *plan, const char *item)
 {
@@ -638,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_apply_check),
 		cmocka_unit_test(test_builder),
 		cmocka_unit_test(test_demote),
+		cmocka_unit_test(test_cgroup_v1),
 		cmocka_unit_test(test_demote_before_smaller_pool),
 		cmocka_unit_test(test_demote_into_smaller_maximum),
 		cmocka_unit_test(test_demote_no_files_at_minimum),

@@ -44,7 +44,7 @@ struct parse {
 	const char *file; /* as kept in cfg->files */
 	size_t first;	  /* this file's first entry */
 	/* The reader's place. */
-	const char *text, *pos;
+	const char *pos;
 	unsigned line;
 	unsigned section_line;
 	unsigned bad_section_line; /* a section already said to be bad */
@@ -748,13 +748,8 @@ static char *reader(char *str, int num, void *stream)
 static int parse_text(struct hk_config *cfg, const char *file, const char *text,
 		      hk_config_error_fn fn, void *data, unsigned *ret_errors)
 {
-	struct parse p = {.cfg = cfg,
-			  .fn = fn,
-			  .data = data,
-			  .file = file,
-			  .first = cfg->n,
-			  .text = text,
-			  .pos = text};
+	struct parse p = {
+		.cfg = cfg, .fn = fn, .data = data, .file = file, .first = cfg->n, .pos = text};
 	int rc;
 
 	if (!*text) {

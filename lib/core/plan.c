@@ -59,7 +59,6 @@ struct build {
 	 * persistent pages that demote = yes of a larger pool brings in.
 	 */
 	uint64_t *incoming, *incoming_node;
-	uint64_t demote_to; /* the demote_size of the pool being planned (bytes), or 0 */
 	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
 	char cg_root[64];
 	bool cg_v1;
@@ -177,12 +176,12 @@ static ssize_t size_index(const struct build *b, uint64_t size)
 	return -1;
 }
 
-static bool node_exists(const struct build *b, int node)
+static ssize_t node_index(const struct build *b, int node)
 {
 	for (size_t i = 0; i < b->n_nodes; i++)
 		if (b->nodes[i] == node)
-			return true;
-	return false;
+			return (ssize_t)i;
+	return -1;
 }
 
 /* The machine's sizes, for messages: "2M, 1G". */
@@ -319,22 +318,13 @@ static void plan_demote_size(struct build *b, uint64_t size, const struct pool_k
 	pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
 }
 
-static ssize_t node_index(const struct build *b, int node)
-{
-	for (size_t i = 0; i < b->n_nodes; i++)
-		if (b->nodes[i] == node)
-			return (ssize_t)i;
-	return -1;
-}
-
 /*
  * n pages of size demoted (of one node, or of the pool): they join the pool
  * of their demote_size as persistent pages, which the plan of that pool
  * counts (it is planned after: demoting pools go first, largest first).
  */
-static void demoted(struct build *b, uint64_t size, int node, uint64_t n)
+static void demoted(struct build *b, uint64_t size, uint64_t to, int node, uint64_t n)
 {
-	uint64_t to = b->demote_to;
 	ssize_t si, ni;
 
 	if (!to || size % to)
@@ -370,7 +360,7 @@ static uint64_t incoming_of(const struct build *b, ssize_t si, int node)
  * the kernel could not demote: pages in use or reserved).
  */
 static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *k, int node,
-			uint64_t have, uint64_t want)
+			uint64_t have, uint64_t want, uint64_t to)
 {
 	char item[96], value[32];
 	char *path = NULL;
@@ -393,7 +383,7 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 		free(path);
 		return;
 	}
-	demoted(b, size, node, have - want);
+	demoted(b, size, to, node, have - want);
 	hkc_format_size(value, sizeof(value), size);
 	if (node == HK_NODE_ALL)
 		snprintf(item, sizeof(item), "pool %s demote", value);
@@ -415,6 +405,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	struct hk_pool *pool = NULL;
 	uint64_t min_total = 0, cur_oc = 0, cur_min = 0;
 	bool gigantic = false, demote, min_bad = false;
+	uint64_t demote_to;
 	ssize_t si = size_index(b, size);
 	int rc;
 
@@ -425,9 +416,10 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	}
 	gigantic = hk_pool_is_gigantic(pool);
 	demote = k->demote && strcmp(k->demote->value, "yes") == 0;
-	b->demote_to = hk_pool_get(pool, HK_POOL_DEMOTE_SIZE);
-	if (k->demote_size && hk_parse_size(k->demote_size->value, &b->demote_to) < 0)
-		b->demote_to = 0;
+	/* The size demoted pages become: the configured one, else the kernel's. */
+	demote_to = hk_pool_get(pool, HK_POOL_DEMOTE_SIZE);
+	if (k->demote_size && hk_parse_size(k->demote_size->value, &demote_to) < 0)
+		demote_to = 0;
 	cur_oc = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
 	/* With the pages a larger pool's demote brings in (planned before this one). */
 	cur_min = hkc_sat_add(hk_pool_get(pool, HK_POOL_MINIMUM), si >= 0 ? b->incoming[si] : 0);
@@ -468,7 +460,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 				bad = true;
 				break;
 			}
-			if (at && !node_exists(b, (int)node)) {
+			if (at && node_index(b, (int)node) < 0) {
 				problem(b, k->minimum,
 					"minimum %" PRIu64 "@%" PRIu64
 					": this machine has no NUMA node %" PRIu64,
@@ -484,16 +476,14 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 		/* Nodes a per-node minimum leaves out keep their pages: the pool's minimum has them. */
 		for (size_t j = 0; per_node && !bad && j < hk_pool_node_count(pool); j++) {
 			bool listed = false;
-			uint64_t nr = hk_pool_node_get(pool, j, HK_POOL_NR);
-			uint64_t surplus = hk_pool_node_get(pool, j, HK_POOL_SURPLUS);
 
 			for (size_t i = 0; i < n; i++)
 				listed |= parts[i].node == hk_pool_node_id(pool, j);
 			if (!listed)
-				min_total = hkc_sat_add(min_total, nr > surplus ? nr - surplus : 0);
-			if (!listed)
 				min_total = hkc_sat_add(
-					min_total, incoming_of(b, si, hk_pool_node_id(pool, j)));
+					hkc_sat_add(min_total,
+						    hk_pool_node_get(pool, j, HK_POOL_MINIMUM)),
+					incoming_of(b, si, hk_pool_node_id(pool, j)));
 		}
 		/* A bad minimum: said; the maximum and demote_size are still checked. */
 		min_bad = bad;
@@ -505,16 +495,12 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 			uint64_t have = cur_min;
 
 			for (size_t j = 0; per_node && j < hk_pool_node_count(pool); j++)
-				if (hk_pool_node_id(pool, j) == parts[i].node) {
-					uint64_t nr = hk_pool_node_get(pool, j, HK_POOL_NR);
-					uint64_t surplus =
-						hk_pool_node_get(pool, j, HK_POOL_SURPLUS);
-
-					have = hkc_sat_add(nr > surplus ? nr - surplus : 0,
-							   incoming_of(b, si, parts[i].node));
-				}
+				if (hk_pool_node_id(pool, j) == parts[i].node)
+					have = hkc_sat_add(
+						hk_pool_node_get(pool, j, HK_POOL_MINIMUM),
+						incoming_of(b, si, parts[i].node));
 			plan_demote(b, size, k, per_node ? parts[i].node : HK_NODE_ALL, have,
-				    parts[i].pages);
+				    parts[i].pages, demote_to);
 		}
 		for (size_t i = 0; i < n; i++)
 			pool_item(b, k->minimum, size, per_node ? parts[i].node : HK_NODE_ALL,
@@ -590,12 +576,12 @@ static void plan_thp(struct build *b, const struct hk_config_entry *e)
 	char *line = NULL;
 	int rc;
 
-	if (!hk_path_existsf(&b->ctx->path, HK_SYS_THP "/%s", e->key)) {
+	rc = hk_thp_modes(b->ctx, e->key, &line);
+	if (rc == -ENOENT) {
 		problem(b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
 			HK_ABS(HK_SYS_THP), e->key);
 		return;
 	}
-	rc = hk_thp_modes(b->ctx, e->key, &line);
 	if (rc < 0) {
 		sys_error(b, rc);
 		return;
@@ -1300,32 +1286,36 @@ static bool same_value(const char *have, const char *want)
 	return strcmp(have, want) == 0;
 }
 
-static int check_pool(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret)
+/* What a pool item compares: the overcommit, or the minimum of the pool or of its node. */
+static int pool_have(struct hk_ctx *ctx, const struct hk_plan_item *it, uint64_t *ret)
 {
 	struct hk_pool *pool;
-	uint64_t have = 0;
 	int rc = hk_pool_read(ctx, it->page_size, &pool);
 
 	if (rc < 0)
 		return rc;
 	if (it->field == HK_POOL_OVERCOMMIT) {
-		have = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
+		*ret = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
 	} else if (it->node == HK_NODE_ALL) {
-		have = hk_pool_get(pool, HK_POOL_MINIMUM);
+		*ret = hk_pool_get(pool, HK_POOL_MINIMUM);
 	} else {
 		rc = -ENOENT;
 		for (size_t i = 0; i < hk_pool_node_count(pool); i++) {
-			uint64_t nr, surplus;
-
 			if (hk_pool_node_id(pool, i) != it->node)
 				continue;
-			nr = hk_pool_node_get(pool, i, HK_POOL_NR);
-			surplus = hk_pool_node_get(pool, i, HK_POOL_SURPLUS);
-			have = nr > surplus ? nr - surplus : 0;
+			*ret = hk_pool_node_get(pool, i, HK_POOL_MINIMUM);
 			rc = 0;
 		}
 	}
 	hk_pool_unref(pool);
+	return rc;
+}
+
+static int check_pool(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret)
+{
+	uint64_t have = 0;
+	int rc = pool_have(ctx, it, &have);
+
 	if (rc < 0)
 		return rc;
 	rc = u64_out(have, ret);
@@ -1520,13 +1510,9 @@ static const char *v1_value(const struct hk_plan_item *item)
 /* The pages above the item's minimum, demoted; the kernel demotes fewer when it cannot find them free. */
 static int demote_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
 {
-	char *cur = NULL;
-	uint64_t have;
-	int rc = check_pool(ctx, item, &cur);
+	uint64_t have = 0;
+	int rc = pool_have(ctx, item, &have);
 
-	if (rc >= 0 && hk_parse_u64_strict(cur, &have) < 0)
-		rc = -EINVAL;
-	free(cur);
 	if (rc < 0)
 		return rc;
 	if (have <= item->number)

@@ -282,6 +282,8 @@ HK_EXPORT uint64_t hk_pool_node_get(const struct hk_pool *pool, size_t i, enum h
 		return nd->free;
 	case HK_POOL_SURPLUS:
 		return nd->surplus;
+	case HK_POOL_MINIMUM:
+		return nd->nr > nd->surplus ? nd->nr - nd->surplus : 0;
 	default:
 		return 0;
 	}

@@ -20,50 +20,11 @@
 
 #include <hugekit/hugekit.h>
 
-#include "fixture.h"
 #include "generate.h"
+#include "tree.h"
 
-/* The problems reported, "FILE:LINE: message" each, one a line. */
-static char problems[4096];
-
-static void record(void *data, const char *file, unsigned line, const char *msg)
-{
-	size_t n = strlen(problems);
-
-	snprintf(problems + n, sizeof(problems) - n, "%s:%u: %s\n", file ? file : "-", line, msg);
-}
-
-struct run {
-	char *root;
-	struct hk_ctx *ctx;
-	struct hk_config *config;
-	struct ha_gen g;
-	struct ha_gen_files out;
-};
-
-/* Parse text as "t.conf" on a copy of fixture; the parser must take it. */
-static void start(struct run *r, const char *fixture, const char *text)
-{
-	memset(r, 0, sizeof(*r));
-	problems[0] = '\0';
-	r->root = fixture_copy(fixture);
-	assert_int_equal(hk_new(r->root, &r->ctx), 0);
-	assert_int_equal(hk_config_parse_string(r->ctx, "t.conf", text, record, NULL, &r->config),
-			 0);
-	assert_string_equal(problems, "");
-	r->g.ctx = r->ctx;
-	r->g.config = r->config;
-	r->g.hugeadm_path = "/usr/bin/hugeadm";
-	r->g.error = record;
-}
-
-static void finish(struct run *r)
-{
-	ha_gen_files_free(&r->out);
-	hk_config_unref(r->config);
-	hk_unref(r->ctx);
-	fixture_remove(r->root);
-}
+#define GEN_RUN_FILES 1
+#include "gen-run.h"
 
 static void test_boot(void **state)
 {
@@ -101,7 +62,7 @@ static void test_sysctl(void **state)
 	struct run r;
 
 	start(&r, "x86-1node", "[sysctl]\nvm.min_free_kbytes = recommended\n");
-	assert_int_equal(hk_recommended_min_free_kbytes(r.ctx, &mfk), 0);
+	assert_int_equal(hk_recommended_min_free_kbytes(r.t.ctx, &mfk), 0);
 	assert_int_equal(ha_gen_sysctl(&r.g, &r.out), 0);
 	assert_string_equal(problems, "");
 	snprintf(want, sizeof(want), "\nvm.min_free_kbytes = %llu\n", (unsigned long long)mfk);

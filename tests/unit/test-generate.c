@@ -25,44 +25,7 @@
 #include "generate.h"
 #include "tree.h"
 
-/* The problems reported, "LINE: message" each, one a line. */
-static char problems[4096];
-
-static void record(void *data, const char *file, unsigned line, const char *msg)
-{
-	size_t n = strlen(problems);
-
-	snprintf(problems + n, sizeof(problems) - n, "%u: %s\n", line, msg);
-}
-
-struct run {
-	struct tree t;
-	struct hk_config *config;
-	struct ha_gen g;
-	struct ha_gen_files out;
-};
-
-/* text as the configuration "t.conf" on a copy of fixture; the parser must take it. */
-static void start(struct run *r, const char *fixture, const char *text)
-{
-	memset(r, 0, sizeof(*r));
-	problems[0] = '\0';
-	tree_open(&r->t, fixture);
-	assert_int_equal(hk_config_parse_string(r->t.ctx, "t.conf", text, record, NULL, &r->config),
-			 0);
-	assert_string_equal(problems, "");
-	r->g.ctx = r->t.ctx;
-	r->g.config = r->config;
-	r->g.hugeadm_path = "/usr/bin/hugeadm";
-	r->g.error = record;
-}
-
-static void finish(struct run *r)
-{
-	ha_gen_files_free(&r->out);
-	hk_config_unref(r->config);
-	tree_close(&r->t);
-}
+#include "gen-run.h"
 
 /*
  * What the configuration parser refuses before any generator runs (the

@@ -539,44 +539,43 @@ static void test_usage_cgroup_v1(void **state)
 	tree_close(&tr);
 }
 
-/* The hierarchy chosen as hugeadm's [cgroup] plan chooses it (lib/core/plan.c's cgroup_root). */
-static void test_usage_cgroup_choice(void **state)
+/* The tree's usage lists one cgroup: path, read from cgroup version. */
+static void assert_one_cgroup(struct tree *tr, const char *path, int version)
 {
 	const struct hk_usage_cgroup *c;
 	struct hk_usage *u = NULL;
+
+	assert_int_equal(hk_usage_read(tr->ctx, &u), 0);
+	assert_int_equal(hk_usage_cgroups(u, &c), 1);
+	assert_string_equal(c[0].path, path);
+	assert_int_equal(c[0].version, version);
+	hk_usage_unref(u);
+}
+
+/* The hierarchy chosen as hugeadm's [cgroup] plan chooses it (lib/core/plan.c's cgroup_root). */
+static void test_usage_cgroup_choice(void **state)
+{
 	struct tree tr;
 	char path[4096];
 
 	(void)state;
 	v1_tree(&tr);
 	/* v2 at the root offers hugetlb: v2, whatever v1 holds. */
-	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
-	assert_int_equal(hk_usage_cgroups(u, &c), 1);
-	assert_string_equal(c[0].path, "/db.slice");
-	assert_int_equal(c[0].version, 2);
-	hk_usage_unref(u);
+	assert_one_cgroup(&tr, "/db.slice", 2);
 
 	/* The root does not, unified/ does: v2 at unified/. */
 	fixture_write(tr.dir, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
 	fixture_write(tr.dir, "sys/fs/cgroup/unified/cgroup.controllers", "memory hugetlb\n");
 	fixture_write(tr.dir, "sys/fs/cgroup/unified/u.slice/hugetlb.2MB.current", "2097152\n");
 	fixture_write(tr.dir, "sys/fs/cgroup/unified/u.slice/hugetlb.2MB.max", "max\n");
-	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
-	assert_int_equal(hk_usage_cgroups(u, &c), 1);
-	assert_string_equal(c[0].path, "/u.slice");
-	assert_int_equal(c[0].version, 2);
-	hk_usage_unref(u);
+	assert_one_cgroup(&tr, "/u.slice", 2);
 
 	/* Neither offers hugetlb, no v1 hierarchy (no tasks file): v2 at the root, as before. */
 	fixture_write(tr.dir, "sys/fs/cgroup/unified/cgroup.controllers", "memory\n");
 	fixture_write(tr.dir, "sys/fs/cgroup/unified/u.slice/hugetlb.2MB.current", "0\n");
 	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/hugetlb/tasks", tr.dir);
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(hk_usage_read(tr.ctx, &u), 0);
-	assert_int_equal(hk_usage_cgroups(u, &c), 1);
-	assert_string_equal(c[0].path, "/db.slice");
-	assert_int_equal(c[0].version, 2);
-	hk_usage_unref(u);
+	assert_one_cgroup(&tr, "/db.slice", 2);
 	tree_close(&tr);
 }
 

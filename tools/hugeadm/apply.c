@@ -508,30 +508,8 @@ static int apply_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a)
 	 * A run: from the pools as the writes left them (one that came up short,
 	 * or was planned again from what was there), not as they were planned.
 	 */
-	if (!ha_simulated(ctl)) {
-		uint64_t rec, cur;
-		int rc = hk_recommended_shmmax(ctl->ctx, &rec);
-
-		if (rc == 0)
-			rc = hk_sysctl_read(ctl->ctx, HK_SYSCTL_SHMMAX, &cur);
-		if (rc < 0) {
-			ha_msg(ctl, HA_ERROR, "cannot compute the recommended shmmax: %s",
-			       strerror(-rc));
-			return -1;
-		}
-		if (rec != 0 && cur <= rec && (a->n_items == 0 || rec != a->u)) {
-			char why[256];
-
-			a->n_items = 0;
-			if (ha_plan_added(
-				    ctl, a,
-				    hk_plan_add_sysctl(ctl->ctx, ctl->plan, HK_SYSCTL_SHMMAX, rec,
-						       ha_action_why(a, why, sizeof(why)))) < 0)
-				return -1;
-		}
-		a->u = rec;
-		a->amount = cur;
-	}
+	if (!ha_simulated(ctl) && ha_resolve_shmmax(ctl, a, true) < 0)
+		return -1;
 	if (a->u == 0) {
 		/* 2.23's empty line, kept for scripts; not in the middle of a JSON document. */
 		if (!ctl->json)

@@ -184,6 +184,13 @@ int ha_plan_json(struct hugeadm_ctl *ctl);
 void ha_plan_notes(struct hugeadm_ctl *ctl);
 /* One item of a plan as a JSON object (confapply.c): item, path, value, why, file, line. */
 void ha_json_plan_item(struct hk_json *j, const struct hk_plan_item *it);
+/*
+ * --set-recommended-shmmax: the recommendation from the pools as the plan
+ * leaves them, or (kernel_pools) as the kernel has them after the writes, in
+ * a->u, the current value in a->amount, and the item when there is one to
+ * write (none when no pool has pages or shmmax is above: never lowered).
+ */
+int ha_resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a, bool kernel_pools);
 /* The order actions run in (apply.c): pools keep their command-line order among themselves. */
 int ha_phase(enum ha_kind kind);
 /* Add a write to the action's items: rc is hk_plan_add_*'s (-1 after a message when < 0). */

@@ -509,8 +509,8 @@ static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 /* The shmmax recommendation from the pools as the plan leaves them: their Maximums in bytes. */
 static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
 {
-	uint64_t *sizes, sum = 0;
-	size_t n;
+	uint64_t *sizes = NULL, sum = 0;
+	size_t n = 0;
 	int rc = hk_page_sizes(ctl->ctx, &sizes, &n);
 
 	for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -524,10 +524,35 @@ static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
 		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
 		sum = ha_sat_add(sum, bytes);
 	}
-	if (n || rc == 0)
-		free(sizes);
+	free(sizes);
 	*ret = sum;
 	return rc;
+}
+
+int ha_resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a, bool kernel_pools)
+{
+	uint64_t rec, cur;
+	char why[256];
+	int rc = kernel_pools ? hk_recommended_shmmax(ctl->ctx, &rec) : planned_shmmax(ctl, &rec);
+
+	if (rc == 0)
+		rc = hk_sysctl_read(ctl->ctx, HK_SYSCTL_SHMMAX, &cur);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "cannot compute the recommended shmmax: %s", strerror(-rc));
+		return -1;
+	}
+	/* No huge pages, never lowered (apply says why), or planned already: nothing to add. */
+	if (rec == 0 || cur > rec || (a->n_items && rec == a->u)) {
+		a->u = rec;
+		a->amount = cur;
+		return 0;
+	}
+	a->u = rec;
+	a->amount = cur;
+	a->n_items = 0; /* a plan made from other pools: this item instead */
+	return ha_plan_added(ctl, a,
+			     hk_plan_add_sysctl(ctl->ctx, ctl->plan, HK_SYSCTL_SHMMAX, rec,
+						ha_action_why(a, why, sizeof(why))));
 }
 
 /* The sysctl settings: their values computed now, from the plan's pools where they depend on them. */
@@ -557,21 +582,7 @@ static int resolve_sysctl(struct hugeadm_ctl *ctl, struct ha_action *a)
 		}
 		break;
 	case HA_SHMMAX:
-		which = HK_SYSCTL_SHMMAX;
-		rc = planned_shmmax(ctl, &v);
-		if (rc == 0)
-			rc = hk_sysctl_read(ctl->ctx, which, &cur);
-		if (rc < 0) {
-			ha_msg(ctl, HA_ERROR, "cannot compute the recommended shmmax: %s",
-			       strerror(-rc));
-			return -1;
-		}
-		a->u = v;
-		a->amount = cur;
-		/* No huge pages, or never lowered: nothing to write (apply says why). */
-		if (v == 0 || cur > v)
-			return 0;
-		break;
+		return ha_resolve_shmmax(ctl, a, false);
 	case HA_SHM_GROUP:
 		which = HK_SYSCTL_HUGETLB_SHM_GROUP;
 		v = a->u;

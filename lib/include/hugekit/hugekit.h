@@ -100,7 +100,10 @@ bool hk_pool_is_default(const struct hk_pool *pool);
 /* A gigantic size is one the buddy allocator cannot provide (1 GiB on x86): no overcommit. */
 bool hk_pool_is_gigantic(const struct hk_pool *pool);
 
-/* Per node: HK_POOL_NR, HK_POOL_FREE and HK_POOL_SURPLUS exist; others read 0. */
+/*
+ * Per node: HK_POOL_NR, HK_POOL_FREE, HK_POOL_SURPLUS and (since HK_1.3)
+ * HK_POOL_MINIMUM (nr - surplus) exist; others read 0.
+ */
 size_t hk_pool_node_count(const struct hk_pool *pool);
 int hk_pool_node_id(const struct hk_pool *pool, size_t i);
 uint64_t hk_pool_node_get(const struct hk_pool *pool, size_t i, enum hk_pool_field field);

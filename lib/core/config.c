@@ -146,7 +146,7 @@ static int check_minimum(struct parse *p, unsigned line, const char *sec, const 
 			 uint64_t size, bool allow_nodes, uint64_t *ret_total)
 {
 	char buf[LINE_MAX_LEN], *save = NULL;
-	uint64_t total = 0, seen[64];
+	uint64_t total = 0, seen[HKC_MAX_NODES];
 	size_t n_seen = 0, parts = 0, with_node = 0;
 
 	snprintf(buf, sizeof(buf), "%s", value);
@@ -188,8 +188,12 @@ static int check_minimum(struct parse *p, unsigned line, const char *sec, const 
 					return -1;
 				}
 			}
-			if (n_seen < sizeof(seen) / sizeof(seen[0]))
-				seen[n_seen++] = node;
+			if (n_seen == HKC_MAX_NODES) {
+				problem(p, line, "[%s] '%s': more than %d nodes", sec, value,
+					HKC_MAX_NODES);
+				return -1;
+			}
+			seen[n_seen++] = node;
 		}
 		if (pages_of(hkc_trim(tok), size, &pages) < 0) {
 			problem(p, line,
@@ -202,6 +206,10 @@ static int check_minimum(struct parse *p, unsigned line, const char *sec, const 
 	}
 	if (!parts) {
 		problem(p, line, "[%s] '%s': no page count", sec, value);
+		return -1;
+	}
+	if (!allow_nodes && parts > 1) {
+		problem(p, line, "[%s] %s: a maximum is one count for the whole pool", sec, value);
 		return -1;
 	}
 	if (with_node && with_node != parts) {

@@ -764,17 +764,24 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 	if (!size || b->errors != before)
 		return;
 	hkc_format_size(sname, sizeof(sname), size);
+	/* Each part only while it fits: values padded with zeros can fill a line each. */
 	n = snprintf(opts, sizeof(opts), "pagesize=%s", sname);
-	if (k->size)
+	if (k->size && n < (int)sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",size=%s", k->size->value);
-	if (k->min_size)
+	if (k->min_size && n < (int)sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",min_size=%s",
 			      k->min_size->value);
-	if (k->nr_inodes)
+	if (k->nr_inodes && n < (int)sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",nr_inodes=%s",
 			      k->nr_inodes->value);
-	snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%ld,gid=%ld,mode=0%o", uid, gid,
-		 (unsigned)mode);
+	if (n < (int)sizeof(opts))
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%ld,gid=%ld,mode=0%o", uid,
+			      gid, (unsigned)mode);
+	if (n >= (int)sizeof(opts)) {
+		problem(b, k->head, "[mount %s]: the mount options are longer than %zu characters",
+			target, sizeof(opts) - 1);
+		return;
+	}
 	snprintf(item, sizeof(item), "mount %s", target);
 	it = add(b, PH_MOUNT, HK_PLAN_MOUNT, k->head, item, target, opts);
 	if (it) {

@@ -141,6 +141,9 @@ static void test_problems(void **state)
 	expect("[pool 1G]\ndemote_size = 1G\n", 2, "not below the pool's size");
 	expect("[pool 1G]\nminimum = 0\ndemote = maybe\n", 3,
 	       "[pool 1G] demote 'maybe': yes or no");
+	/* Once accepted here and caught only against the machine. */
+	expect("[pool 2M]\nmaximum = 1, 2\n", 2,
+	       "[pool 2M] 1, 2: a maximum is one count for the whole pool");
 	expect("[pool]\nminimum = 1\n", 1, "[pool] needs a name");
 	expect("[thp 2M]\nenabled = never\n", 1, "[thp] takes no name");
 	expect("[thp]\nenabled = sometimes\n", 2, "[thp] enabled 'sometimes': not one of");
@@ -302,6 +305,19 @@ static void test_files(void **state)
 }
 
 /* As root: a file or conf.d that others can write is refused, naming it. */
+/* A node given twice is found whatever its place (the list once stopped looking after 64). */
+static void test_many_nodes(void **state)
+{
+	char text[1024] = "[pool 2M]\nminimum = ";
+	size_t n = strlen(text);
+
+	(void)state;
+	for (int node = 0; node < 70; node++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "1@%d, ", node);
+	snprintf(text + n, sizeof(text) - n, "1@69\n");
+	expect(text, 2, "node 69 is given twice");
+}
+
 static void test_owner(void **state)
 {
 	struct tree t;
@@ -337,7 +353,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entries),	     cmocka_unit_test(test_problems),
 		cmocka_unit_test(test_all_problems), cmocka_unit_test(test_long),
-		cmocka_unit_test(test_files),	     cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_files),	     cmocka_unit_test(test_many_nodes),
+		cmocka_unit_test(test_owner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -308,6 +308,40 @@ static void test_demote(void **state)
 	tree_close(&t);
 }
 
+/*
+ * Sizes padded with zeros are valid and may fill a line each: mount options
+ * that do not fit are a problem at the section, never a cut (or overrun)
+ * buffer that would mount without size limits, owner and mode.
+ */
+static void test_mount_options_too_long(void **state)
+{
+	char zeros[901], text[4096];
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+
+	(void)state;
+	memset(zeros, '0', sizeof(zeros) - 1);
+	zeros[sizeof(zeros) - 1] = '\0';
+	snprintf(text, sizeof(text),
+		 "[mount /run/hp]\npagesize = 2M\nsize = %s2097152\nmin_size = %s2097152\n"
+		 "nr_inodes = %s5\n",
+		 zeros, zeros, zeros);
+	tree_open(&t, "x86-2node");
+	plan = plan_of(&t, text, &errs);
+	assert_null(plan);
+	assert_non_null(
+		strstr(errs.buf, "t.conf:2: [mount /run/hp]: the mount options are longer than"));
+	/* One padded value fits: the owner and mode are still there. */
+	snprintf(text, sizeof(text), "[mount /run/hp]\npagesize = 2M\nsize = %.300s2097152\n",
+		 zeros);
+	plan = plan_of(&t, text, &errs);
+	assert_non_null(plan);
+	assert_non_null(strstr(find(plan, "mount /run/hp", NULL)->value, ",uid=0,gid=0,mode=0755"));
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 static void test_cgroup_limit_errors(void **state)
 {
 	struct tree t;
@@ -679,6 +713,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_mount_options_too_long),
 		cmocka_unit_test(test_cgroup_limit_errors),
 		cmocka_unit_test(test_cgroup_max),
 		cmocka_unit_test(test_apply_check),

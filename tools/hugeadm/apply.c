@@ -199,6 +199,18 @@ static void report_nodes(struct hugeadm_ctl *ctl, const struct ha_pool_state *st
 	ha_msg(ctl, HA_WARNING, "reached per node: %s", buf);
 }
 
+/* The action's items [from, to) as planned. */
+static int write_items(struct hugeadm_ctl *ctl, const struct ha_action *a, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct hk_plan_item *it = &action_items(ctl, a)[i];
+
+		if (write_pool(ctl, it, it->number) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * A pool option's items: the overcommit written before the Minimum, the
  * Minimum (the pool's, or one item per listed node), the overcommit after.
@@ -389,18 +401,12 @@ static void warn_obtainable(struct hugeadm_ctl *ctl, const struct pool_goal *g)
 {
 	struct hk_pool *pool = NULL;
 
-	if (ctl->hard || g->a->gigantic || hk_pool_read(ctl->ctx, g->a->size, &pool) < 0)
+	if (ctl->hard || hk_pool_read(ctl->ctx, g->a->size, &pool) < 0)
 		return;
-	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
+	for (size_t i = g->nr; !hk_pool_is_gigantic(pool) && i < g->nr + g->n_nr; i++) {
 		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
-		uint64_t need = ha_sat_sub(it->number, g->a->before[i]), surplus = 0;
 
-		if (it->node == HK_NODE_ALL)
-			surplus = hk_pool_get(pool, HK_POOL_SURPLUS);
-		for (size_t k = 0; it->node != HK_NODE_ALL && k < hk_pool_node_count(pool); k++)
-			if (hk_pool_node_id(pool, k) == it->node)
-				surplus = hk_pool_node_get(pool, k, HK_POOL_SURPLUS);
-		ha_warn_obtainable(ctl, g->a->size, it->node, ha_sat_sub(need, surplus));
+		ha_warn_grow(ctl, pool, it->node, g->a->before[i], it->number);
 	}
 	hk_pool_unref(pool);
 }
@@ -445,13 +451,14 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 			g = pool_goal(ctl, a);
 		}
 	}
+	/* Without @NODES one Minimum item: from what it was to what it writes. */
 	if (!a->nodes)
-		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64, a->min0,
-		       ha_pool_max(a->min0, a->oc0), a->target_min, a->target_max);
+		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64,
+		       a->before[g.nr], ha_pool_max(a->before[g.nr], a->oc0),
+		       action_items(ctl, a)[g.nr].number, a->target_max);
 	/* Room to overcommit first, so that growing never fails for lack of it. */
-	for (size_t i = 0; i < g.nr; i++)
-		if (write_pool(ctl, &action_items(ctl, a)[i], action_items(ctl, a)[i].number) < 0)
-			goto out;
+	if (write_items(ctl, a, 0, g.nr) < 0)
+		goto out;
 	if (a->grows && !a->nodes && (ctl->temp_swap || ctl->ramdisk_swap) &&
 	    ha_swap_add(ctl, a->size, &swap) < 0)
 		goto out;
@@ -461,10 +468,7 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 	}
 	if (ha_simulated(ctl)) {
 		/* No kernel to answer: the writes are the plan's, as planned. */
-		rc = write_goal(ctl, &g, false);
-		for (size_t i = g.nr + g.n_nr; i < a->n_items && rc == 0; i++)
-			rc = write_pool(ctl, &action_items(ctl, a)[i],
-					action_items(ctl, a)[i].number);
+		rc = write_items(ctl, a, g.nr, a->n_items);
 		goto out;
 	}
 	if (write_and_retry(ctl, &g, &st) < 0)
@@ -477,10 +481,8 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 		goto out;
 	}
 	if (!*ret_short) {
-		for (size_t i = g.nr + g.n_nr; i < a->n_items; i++)
-			if (write_pool(ctl, &action_items(ctl, a)[i],
-				       action_items(ctl, a)[i].number) < 0)
-				goto out;
+		if (write_items(ctl, a, g.nr + g.n_nr, a->n_items) < 0)
+			goto out;
 	} else if (!a->nodes && !st.gigantic && ha_pool_max(st.min, st.oc) != a->target_max &&
 		   write_oc(ctl, a, ha_pool_oc(st.min, a->target_max)) < 0) {
 		goto out;
@@ -495,11 +497,45 @@ out:
 }
 
 /* The action's one item (THP knobs, sysctls), with the dry run's quoting. */
-static int apply_item_of(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote)
+int ha_apply_action_item(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote)
 {
 	if (a->n_items != 1)
 		return -1;
 	return ha_apply_item(ctl, action_items(ctl, a), quote);
+}
+
+/*
+ * A setting that resolved to no write says why: true when it did (zone
+ * movable without its sysctl, shmmax with no huge pages or above the
+ * recommendation). Also for --dry-run --json, which runs nothing.
+ */
+static bool say_unwritten(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	if (a->kind == HA_ZONE_MOVABLE && a->n_items == 0) {
+		ha_msg(ctl, HA_WARNING,
+		       "this kernel has no %s: the setting was removed from Linux; nothing changed",
+		       hk_sysctl_path(HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE));
+		return true;
+	}
+	if (a->kind != HA_SHMMAX)
+		return false;
+	if (a->u == 0) {
+		/* 2.23's empty line, kept for scripts; not in the middle of a JSON document. */
+		if (!ctl->json)
+			printf("\n");
+		ha_msg(ctl, HA_WARNING,
+		       "We can only set a recommended shmmax when huge pages are configured!");
+		return true;
+	}
+	/* libhugetlbfs lowered today's default (2^64 - 2^24 - 1); we never lower it. */
+	if (a->amount > a->u) {
+		ha_msg(ctl, HA_WARNING,
+		       "kernel.shmmax is %" PRIu64 ", more than the recommended %" PRIu64
+		       ": left as it is (hugeadm never lowers it)",
+		       a->amount, a->u);
+		return true;
+	}
+	return false;
 }
 
 static int apply_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a)
@@ -510,23 +546,9 @@ static int apply_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a)
 	 */
 	if (!ha_simulated(ctl) && ha_resolve_shmmax(ctl, a, true) < 0)
 		return -1;
-	if (a->u == 0) {
-		/* 2.23's empty line, kept for scripts; not in the middle of a JSON document. */
-		if (!ctl->json)
-			printf("\n");
-		ha_msg(ctl, HA_WARNING,
-		       "We can only set a recommended shmmax when huge pages are configured!");
+	if (say_unwritten(ctl, a))
 		return 0;
-	}
-	/* libhugetlbfs lowered today's default (2^64 - 2^24 - 1); we never lower it. */
-	if (a->amount > a->u) {
-		ha_msg(ctl, HA_WARNING,
-		       "kernel.shmmax is %" PRIu64 ", more than the recommended %" PRIu64
-		       ": left as it is (hugeadm never lowers it)",
-		       a->amount, a->u);
-		return 0;
-	}
-	if (apply_item_of(ctl, a, "") < 0)
+	if (ha_apply_action_item(ctl, a, "") < 0)
 		return -1;
 	ha_msg(ctl, HA_INFO,
 	       "To make shmmax settings persistent, add the following line to /etc/sysctl.conf:");
@@ -544,16 +566,9 @@ static int apply_one(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sho
 	case HA_MOUNTS:
 		return ha_apply_mounts(ctl, a);
 	case HA_ZONE_MOVABLE:
-		if (a->n_items == 0) {
-			ha_msg(ctl, HA_WARNING,
-			       "this kernel has no %s: the setting was removed from Linux; nothing "
-			       "changed",
-			       hk_sysctl_path(HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE));
-			return 0;
-		}
-		return apply_item_of(ctl, a, "");
+		return say_unwritten(ctl, a) ? 0 : ha_apply_action_item(ctl, a, "");
 	case HA_THP:
-		return apply_item_of(ctl, a, "'");
+		return ha_apply_action_item(ctl, a, "'");
 	case HA_POOL_MIN:
 	case HA_POOL_MAX:
 		return apply_pool(ctl, a, ret_short);
@@ -562,11 +577,11 @@ static int apply_one(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sho
 	case HA_DEMOTE:
 		return ha_apply_kernel(ctl, a, ret_short);
 	case HA_MIN_FREE_KBYTES:
-		return apply_item_of(ctl, a, "\"");
+		return ha_apply_action_item(ctl, a, "\"");
 	case HA_SHMMAX:
 		return apply_shmmax(ctl, a);
 	case HA_SHM_GROUP:
-		if (apply_item_of(ctl, a, "") < 0)
+		if (ha_apply_action_item(ctl, a, "") < 0)
 			return -1;
 		ha_msg(ctl, HA_INFO,
 		       "To make hugetlb_shm_group settings persistent, add the "
@@ -581,13 +596,8 @@ void ha_plan_notes(struct hugeadm_ctl *ctl)
 {
 	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++) {
 		for (size_t i = 0; i < ctl->n_actions; i++) {
-			struct ha_action *a = &ctl->actions[i];
-			bool unused = false;
-
-			/* Without items, these only say why: nothing is written. */
-			if (ha_phase(a->kind) == p &&
-			    (a->kind == HA_SHMMAX || a->kind == HA_ZONE_MOVABLE) && a->n_items == 0)
-				apply_one(ctl, a, &unused);
+			if (ha_phase(ctl->actions[i].kind) == p)
+				say_unwritten(ctl, &ctl->actions[i]);
 		}
 	}
 }

@@ -287,19 +287,14 @@ static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ch
 static void warn_grow(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *cur)
 {
 	struct hk_pool *pool;
-	uint64_t have, surplus = 0;
+	uint64_t have;
 
 	if (it->kind != HK_PLAN_WRITE || it->field != HK_POOL_MINIMUM || !cur || !*cur ||
 	    strspn(cur, "0123456789") != strlen(cur) || hk_parse_size(cur, &have) < 0 ||
 	    it->number <= have || hk_pool_read(ctl->ctx, it->page_size, &pool) < 0)
 		return;
-	if (it->node == HK_NODE_ALL)
-		surplus = hk_pool_get(pool, HK_POOL_SURPLUS);
-	for (size_t k = 0; it->node != HK_NODE_ALL && k < hk_pool_node_count(pool); k++)
-		if (hk_pool_node_id(pool, k) == it->node)
-			surplus = hk_pool_node_get(pool, k, HK_POOL_SURPLUS);
+	ha_warn_grow(ctl, pool, it->node, have, it->number);
 	hk_pool_unref(pool);
-	ha_warn_obtainable(ctl, it->page_size, it->node, ha_sat_sub(it->number - have, surplus));
 }
 
 /* --strict: a pool that came up short goes back to what it was; true when it did. */

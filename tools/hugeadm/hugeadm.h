@@ -74,9 +74,9 @@ struct ha_action {
 	 * item the value the file had before (indexed from first: for --strict
 	 * to put a short pool back).
 	 */
-	uint64_t min0, oc0, target_min, target_max;
+	uint64_t oc0, target_max;
 	uint64_t *before;
-	bool grows, gigantic;
+	bool grows;
 };
 
 /* A pool as hugeadm reasons about it (state.c). */
@@ -211,6 +211,8 @@ int ha_apply(struct hugeadm_ctl *ctl);
  * kernel did not reach is not an error here: its caller reads the pool.
  */
 int ha_apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *quote);
+/* The action's one item (THP knobs, sysctls, settings): ha_apply_item, or -1 when it has not one. */
+int ha_apply_action_item(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote);
 /* No kernel answers the writes: a dry run, or a --sysroot tree of plain files. */
 bool ha_simulated(const struct hugeadm_ctl *ctl);
 /* 2.23's warnings when swap is missing or nearly full (a growing pool may need it). */
@@ -327,3 +329,9 @@ void ha_explain_thp(struct hugeadm_ctl *ctl);
 void ha_json_thp(struct hugeadm_ctl *ctl, struct hk_json *j);
 /* Before a grow of need pages (on node, or HK_NODE_ALL): one warning when fewer are obtainable. */
 void ha_warn_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t need);
+/*
+ * The same for a Minimum (of pool, or of node) going from "from" to "to" pages: its
+ * surplus pages become persistent first and need no new page.
+ */
+void ha_warn_grow(struct hugeadm_ctl *ctl, const struct hk_pool *pool, int node, uint64_t from,
+		  uint64_t to);

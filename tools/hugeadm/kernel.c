@@ -285,10 +285,7 @@ static int write_error(struct hugeadm_ctl *ctl, int rc, uint64_t size, int node,
 /* --vmemmap-optimize and --pool-demote-size: their one item, written and read back. */
 static int apply_setting(struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
-	const struct hk_plan_item *items;
-
-	if (a->n_items != 1 || hk_plan_items(ctl->plan, &items) <= a->first ||
-	    ha_apply_item(ctl, &items[a->first], "") < 0)
+	if (ha_apply_action_item(ctl, a, "") < 0)
 		return -1;
 	if (a->kind == HA_VMEMMAP && !ha_simulated(ctl))
 		ha_msg(ctl, HA_INFO, "HVO is %s for the huge pages allocated from now on",

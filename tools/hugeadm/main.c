@@ -250,6 +250,19 @@ static void verbose_from_env(struct hugeadm_ctl *ctl)
 		ctl->verbose = HA_DEBUG;
 }
 
+/* A report was asked for (they run after the changes, in a fixed order). */
+static bool any_report(const struct hugeadm_ctl *c)
+{
+	return c->list_mounts || c->pool_list || c->page_sizes || c->page_sizes_all || c->explain ||
+	       c->list_text || c->usage || c->pages_needed;
+}
+
+/* A modifier of the pool options (--hard, the swap options, --obey-mempolicy). */
+static bool pool_modifiers(const struct hugeadm_ctl *c)
+{
+	return c->hard || c->temp_swap || c->ramdisk_swap || c->obey_mempolicy;
+}
+
 int main(int argc, char **argv)
 {
 	struct hugeadm_ctl ctl = {.lock_timeout = 30};
@@ -501,9 +514,7 @@ int main(int argc, char **argv)
 		hk_errtryhelp();
 	}
 	if ((ctl.apply || ctl.check) &&
-	    (ctl.n_actions || ctl.list_mounts || ctl.pool_list || ctl.page_sizes ||
-	     ctl.page_sizes_all || ctl.explain || ctl.list_text || ctl.usage || ctl.pages_needed ||
-	     ctl.hard || ctl.temp_swap || ctl.ramdisk_swap || ctl.obey_mempolicy ||
+	    (ctl.n_actions || any_report(&ctl) || pool_modifiers(&ctl) ||
 	     (ctl.check && (ctl.dry_run || ctl.strict)))) {
 		fprintf(stderr,
 			"%s: --apply takes only --dry-run, --strict, --json, --lock-timeout, "
@@ -516,20 +527,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --config and --output work with --generate only\n", hk_prog());
 		hk_errtryhelp();
 	}
-	if (ctl.generate &&
-	    (ctl.n_actions || ctl.apply || ctl.check || ctl.list_mounts || ctl.pool_list ||
-	     ctl.page_sizes || ctl.page_sizes_all || ctl.explain || ctl.list_text || ctl.usage ||
-	     ctl.pages_needed || ctl.json || ctl.dry_run || ctl.hard || ctl.strict ||
-	     ctl.temp_swap || ctl.ramdisk_swap || ctl.obey_mempolicy)) {
+	if (ctl.generate && (ctl.n_actions || ctl.apply || ctl.check || any_report(&ctl) ||
+			     ctl.json || ctl.dry_run || ctl.strict || pool_modifiers(&ctl))) {
 		fprintf(stderr,
 			"%s: --generate takes only --config, --output, --sysroot and the verbosity "
 			"options\n",
 			hk_prog());
 		hk_errtryhelp();
 	}
-	if (ctl.json && ctl.dry_run &&
-	    (ctl.list_mounts || ctl.pool_list || ctl.page_sizes || ctl.page_sizes_all ||
-	     ctl.explain || ctl.list_text || ctl.usage || ctl.pages_needed)) {
+	if (ctl.json && ctl.dry_run && any_report(&ctl)) {
 		fprintf(stderr, "%s: --dry-run --json prints the plan of changes, no report\n",
 			hk_prog());
 		hk_errtryhelp();
@@ -539,9 +545,7 @@ int main(int argc, char **argv)
 		ha_plan_free(&ctl);
 		return HK_EXIT_FAILURE;
 	}
-	if (!ctl.list_mounts && !ctl.pool_list && !ctl.page_sizes && !ctl.page_sizes_all &&
-	    !ctl.explain && !ctl.list_text && !ctl.usage && !ctl.pages_needed &&
-	    ctl.n_actions == 0 && !ctl.apply && !ctl.check && !ctl.generate) {
+	if (!any_report(&ctl) && ctl.n_actions == 0 && !ctl.apply && !ctl.check && !ctl.generate) {
 		fprintf(stderr, "%s: no operation specified\n", hk_prog());
 		hk_errtryhelp();
 	}
@@ -582,9 +586,7 @@ int main(int argc, char **argv)
 	} else {
 		rc = ha_apply(&ctl);
 		/* The reports show the machine as the changes left it. */
-		if (rc != HK_EXIT_FAILURE &&
-		    (ctl.list_mounts || ctl.pool_list || ctl.page_sizes || ctl.page_sizes_all ||
-		     ctl.explain || ctl.list_text || ctl.usage || ctl.pages_needed)) {
+		if (rc != HK_EXIT_FAILURE && any_report(&ctl)) {
 			int rr = ctl.json ? ha_report_json(&ctl) : ha_report_text(&ctl);
 
 			if (rr != HK_EXIT_SUCCESS)

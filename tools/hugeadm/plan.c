@@ -422,11 +422,8 @@ int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct ha_pool
 
 	ha_action_why(a, why, sizeof(why));
 	ha_pool_targets(a, st, &min, &max);
-	a->min0 = st->min;
 	a->oc0 = st->oc;
-	a->target_min = min;
 	a->target_max = max;
-	a->gigantic = st->gigantic;
 	a->grows = false;
 	a->n_items = 0;
 	free(a->before);

@@ -37,6 +37,7 @@
 #define HK_PROC_SYSVIPC_SHM "proc/sysvipc/shm"
 #define HK_SYS_CGROUP "sys/fs/cgroup"
 #define HK_SYS_CGROUP_UNIFIED HK_SYS_CGROUP "/unified"
+#define HK_SYS_CGROUP_HUGETLB_V1 HK_SYS_CGROUP "/hugetlb" /* cgroup v1's hugetlb hierarchy */
 #define HK_SYS_CPU0_L2_LINE_SIZE "sys/devices/system/cpu/cpu0/cache/index2/coherency_line_size"
 
 /* The kernel's boot parameters (hugetlb_cma=). */

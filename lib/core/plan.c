@@ -21,9 +21,7 @@
 
 #include "internal.h"
 #include "paths.h"
-
-/* The cgroup v1 hugetlb hierarchy, below the cgroup root. */
-#define CGROUP_V1_DIR "hugetlb"
+#include "usage.h"
 
 enum phase {
 	PH_THP,
@@ -60,9 +58,8 @@ struct build {
 	 */
 	uint64_t *incoming, *incoming_node;
 	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
-	char cg_root[64];
-	bool cg_v1;
-	int cg_state; /* 0 not looked at, 1 usable, -1 not (said once) */
+	struct hkc_cg_hier cg; /* the hierarchy, once cg_state is 1 */
+	int cg_state;	       /* 0 not looked at, 1 usable, -1 not (said once) */
 };
 
 static void problem(struct build *b, const struct hk_config_entry *e, const char *fmt, ...)
@@ -799,35 +796,18 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
  */
 static int cgroup_root(struct build *b, const struct hk_config_entry *e)
 {
-	static const char *const v2[] = {HK_SYS_CGROUP, HK_SYS_CGROUP_UNIFIED};
-
 	if (b->cg_state)
 		return b->cg_state;
-	for (size_t i = 0; i < sizeof(v2) / sizeof(v2[0]) && !b->cg_state; i++) {
-		char *ctl = NULL;
-
-		if (hk_path_read_stringf(&b->ctx->path, &ctl, "%s/cgroup.controllers", v2[i]) ==
-			    0 &&
-		    mode_offered(ctl, "hugetlb")) {
-			snprintf(b->cg_root, sizeof(b->cg_root), "%s", v2[i]);
-			b->cg_state = 1;
-		}
-		free(ctl);
-	}
-	if (!b->cg_state &&
-	    hk_path_existsf(&b->ctx->path, HK_SYS_CGROUP "/" CGROUP_V1_DIR "/tasks")) {
-		snprintf(b->cg_root, sizeof(b->cg_root), "%s", HK_SYS_CGROUP "/" CGROUP_V1_DIR);
-		b->cg_v1 = true;
+	if (hkc_cg_hierarchy(b->ctx, &b->cg)) {
 		b->cg_state = 1;
+		return 1;
 	}
-	if (!b->cg_state) {
-		problem(b, e,
-			"[cgroup %s]: no hugetlb cgroup controller here (not in %s/cgroup.controllers "
-			"or %s/cgroup.controllers, no cgroup v1 hugetlb hierarchy)",
-			e->name, HK_ABS(HK_SYS_CGROUP), HK_ABS(HK_SYS_CGROUP_UNIFIED));
-		b->cg_state = -1;
-	}
-	return b->cg_state;
+	problem(b, e,
+		"[cgroup %s]: no hugetlb cgroup controller here (not in %s/cgroup.controllers "
+		"or %s/cgroup.controllers, no cgroup v1 hugetlb hierarchy)",
+		e->name, HK_ABS(HK_SYS_CGROUP), HK_ABS(HK_SYS_CGROUP_UNIFIED));
+	b->cg_state = -1;
+	return -1;
 }
 
 /* The parents' controllers and the directories down to name, each once. */
@@ -843,18 +823,18 @@ static void plan_cgroup_dirs(struct build *b, const struct hk_config_entry *e, c
 		const char *slash = end ? memrchr(name, '/', end) : NULL;
 		size_t plen = slash ? (size_t)(slash - name) : 0;
 
-		if (!b->cg_v1) {
+		if (b->cg.version == 2) {
 			snprintf(item, sizeof(item), "cgroup %s%.*s +hugetlb", plen ? "" : "/",
 				 (int)plen, name);
 			if (!find_item(b, PH_CGROUP, item)) {
 				snprintf(path, sizeof(path), "/%s%s%.*s/cgroup.subtree_control",
-					 b->cg_root, plen ? "/" : "", (int)plen, name);
+					 b->cg.root, plen ? "/" : "", (int)plen, name);
 				add(b, PH_CGROUP, HK_PLAN_CONTROLLER, NULL, item, path, "hugetlb");
 			}
 		}
 		snprintf(item, sizeof(item), "cgroup %.*s", (int)end, name);
 		if (!find_item(b, PH_CGROUP, item)) {
-			snprintf(rel, sizeof(rel), "/%s/%.*s", b->cg_root, (int)end, name);
+			snprintf(rel, sizeof(rel), "/%s/%.*s", b->cg.root, (int)end, name);
 			add(b, PH_CGROUP, HK_PLAN_MKDIR, end == len ? e : NULL, item, rel,
 			    "present");
 		}
@@ -885,15 +865,9 @@ static void plan_cgroup_limit(struct build *b, const struct hk_config_entry *e)
 			e->value);
 		return;
 	}
-	/* The kernel's names: 2MB, 1GB, 64KB. */
-	hkc_format_size(kname, sizeof(kname), size);
-	strcat(kname, "B");
-	if (b->cg_v1)
-		snprintf(file, sizeof(file), "hugetlb.%s.%slimit_in_bytes", kname,
-			 rsvd ? "rsvd." : "");
-	else
-		snprintf(file, sizeof(file), "hugetlb.%s.%smax", kname, rsvd ? "rsvd." : "");
-	snprintf(path, sizeof(path), "/%s/%s/%s", b->cg_root, e->name, file);
+	hkc_cg_size_name(kname, sizeof(kname), size);
+	snprintf(file, sizeof(file), "hugetlb.%s.%s", kname, rsvd ? b->cg.rsvd_max : b->cg.max);
+	snprintf(path, sizeof(path), "/%s/%s/%s", b->cg.root, e->name, file);
 	snprintf(item, sizeof(item), "cgroup %s %s", e->name, file);
 	if (max)
 		snprintf(value, sizeof(value), "max"); /* written as -1 to v1 (apply) */

@@ -623,19 +623,11 @@ static int add_segments(struct hk_ctx *ctx, struct hk_usage *u, const struct shm
  * .failcnt and their rsvd. twins.
  */
 
-/* The hierarchy walked and the names of its files. */
-struct cg_hier {
-	const char *root;
-	int version; /* 1 or 2 */
-	const char *current, *max, *rsvd_current, *rsvd_max;
-};
+static const struct hkc_cg_hier cg_v1 = {HK_SYS_CGROUP_HUGETLB_V1, 1,
+					 "usage_in_bytes",	   "limit_in_bytes",
+					 "rsvd.usage_in_bytes",	   "rsvd.limit_in_bytes"};
 
-static const struct cg_hier cg_v1 = {HK_SYS_CGROUP "/hugetlb", 1,
-				     "usage_in_bytes",	       "limit_in_bytes",
-				     "rsvd.usage_in_bytes",    "rsvd.limit_in_bytes"};
-
-/* The kernel's name of a size in those files: 64KB, 2MB, 1GB. */
-static void cg_size_name(char *buf, size_t sz, uint64_t size)
+void hkc_cg_size_name(char *buf, size_t sz, uint64_t size)
 {
 	if (size >= (1ULL << 30) && size % (1ULL << 30) == 0)
 		snprintf(buf, sz, "%" PRIu64 "GB", size >> 30);
@@ -721,18 +713,11 @@ static bool cg_listed(const char *line, const char *name)
 	return false;
 }
 
-/*
- * The hierarchy that holds hugetlb, as hugeadm's [cgroup] plan chooses it:
- * cgroup v2 at sys/fs/cgroup or at sys/fs/cgroup/unified where its
- * cgroup.controllers lists hugetlb, else v1's at sys/fs/cgroup/hugetlb (a
- * tasks file there). Without either, v2 at the root, or at unified/ beside v1
- * (nothing to find there, most likely).
- */
-static void cg_hierarchy(struct hk_ctx *ctx, struct cg_hier *h)
+bool hkc_cg_hierarchy(struct hk_ctx *ctx, struct hkc_cg_hier *h)
 {
 	static const char *const v2[] = {HK_SYS_CGROUP, HK_SYS_CGROUP_UNIFIED};
 
-	*h = (struct cg_hier){NULL, 2, "current", "max", "rsvd.current", "rsvd.max"};
+	*h = (struct hkc_cg_hier){NULL, 2, "current", "max", "rsvd.current", "rsvd.max"};
 	for (size_t i = 0; i < sizeof(v2) / sizeof(v2[0]) && !h->root; i++) {
 		char *ctl = NULL;
 
@@ -742,19 +727,20 @@ static void cg_hierarchy(struct hk_ctx *ctx, struct cg_hier *h)
 		free(ctl);
 	}
 	if (h->root)
-		return;
+		return true;
 	if (hk_path_existsf(&ctx->path, "%s/tasks", cg_v1.root)) {
 		*h = cg_v1;
-		return;
+		return true;
 	}
 	if (!hk_path_existsf(&ctx->path, HK_SYS_CGROUP "/cgroup.controllers") &&
 	    hk_path_existsf(&ctx->path, HK_SYS_CGROUP_UNIFIED "/cgroup.controllers"))
 		h->root = HK_SYS_CGROUP_UNIFIED;
 	else
 		h->root = HK_SYS_CGROUP;
+	return false;
 }
 
-static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const struct cg_hier *h,
+static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const struct hkc_cg_hier *h,
 		    const char *dir, const uint64_t *sizes, size_t n_sizes)
 {
 	/* v1's root group has the files: it limits nothing, and holds what the totals say. */
@@ -765,7 +751,7 @@ static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const struct cg_hier
 		char sz[32];
 		int rc;
 
-		cg_size_name(sz, sizeof(sz), sizes[i]);
+		hkc_cg_size_name(sz, sizeof(sz), sizes[i]);
 		rc = cg_read(ctx, dir, sz, h->current, &c.current);
 		if (rc == -ENOENT)
 			continue; /* the root group, or the controller is off here */
@@ -803,8 +789,8 @@ static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const struct cg_hier
 	return 0;
 }
 
-static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const struct cg_hier *h, const char *dir,
-		   const uint64_t *sizes, size_t n_sizes, int depth)
+static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const struct hkc_cg_hier *h,
+		   const char *dir, const uint64_t *sizes, size_t n_sizes, int depth)
 {
 	struct dirent *de;
 	DIR *d;
@@ -962,9 +948,9 @@ int hkc_usage_read_limited(struct hk_ctx *ctx, const struct hkc_usage_limits *li
 	if (rc == 0)
 		rc = add_segments(ctx, u, &shm);
 	if (rc == 0) {
-		struct cg_hier h;
+		struct hkc_cg_hier h;
 
-		cg_hierarchy(ctx, &h);
+		hkc_cg_hierarchy(ctx, &h);
 		rc = cg_walk(ctx, u, &h, h.root, sizes, n_sizes, 0);
 	}
 	if (rc == 0)

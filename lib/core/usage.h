@@ -5,7 +5,9 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <hugekit/hugekit.h>
 
@@ -21,3 +23,22 @@ extern const struct hkc_usage_limits hkc_usage_limits_default;
 
 int hkc_usage_read_limited(struct hk_ctx *ctx, const struct hkc_usage_limits *lim,
 			   struct hk_usage **ret_usage);
+
+/*
+ * The hierarchy that holds the hugetlb controller and the names of its
+ * files (relative root, version 1 or 2, and "current", "max", ... or v1's
+ * "usage_in_bytes", "limit_in_bytes", ...). One rule for the plan's
+ * [cgroup] and for --usage: cgroup v2 at sys/fs/cgroup or sys/fs/cgroup/unified
+ * where its cgroup.controllers lists hugetlb, else v1's hierarchy (a tasks
+ * file there). False when neither: h is then v2 at the root, or at unified/
+ * beside v1 (where usage looks, most likely finding nothing).
+ */
+struct hkc_cg_hier {
+	const char *root;
+	int version;
+	const char *current, *max, *rsvd_current, *rsvd_max;
+};
+
+bool hkc_cg_hierarchy(struct hk_ctx *ctx, struct hkc_cg_hier *h);
+/* The kernel's name of a size in those files: 64KB, 2MB, 1GB. */
+void hkc_cg_size_name(char *buf, size_t sz, uint64_t size);

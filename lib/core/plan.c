@@ -57,6 +57,8 @@ struct build {
 	 * persistent pages that demote = yes of a larger pool brings in.
 	 */
 	uint64_t *incoming, *incoming_node;
+	/* Per machine size: the pool as read once at the start (NULL: it could not be read). */
+	struct hk_pool **pools;
 	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
 	struct hkc_cg_hier cg; /* the hierarchy, once cg_state is 1 */
 	int cg_state;	       /* 0 not looked at, 1 usable, -1 not (said once) */
@@ -399,17 +401,22 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 
 static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 {
-	struct hk_pool *pool = NULL;
+	ssize_t si = size_index(b, size);
+	/* The build's pool (sizes are the machine's: plan_entries checked). */
+	struct hk_pool *pool = si >= 0 ? b->pools[si] : NULL;
 	uint64_t min_total = 0, cur_oc = 0, cur_min = 0;
 	bool gigantic = false, demote, min_bad = false;
 	uint64_t demote_to;
-	ssize_t si = size_index(b, size);
-	int rc;
 
-	rc = hk_pool_read(b->ctx, size, &pool);
-	if (rc < 0) {
-		sys_error(b, rc);
-		return;
+	if (!pool) {
+		/* Not read at the start: once more, for its error. */
+		int rc = si >= 0 ? hk_pool_read(b->ctx, size, &b->pools[si]) : -ENOENT;
+
+		if (rc < 0) {
+			sys_error(b, rc);
+			return;
+		}
+		pool = b->pools[si];
 	}
 	gigantic = hk_pool_is_gigantic(pool);
 	demote = k->demote && strcmp(k->demote->value, "yes") == 0;
@@ -437,7 +444,6 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 		if (!copy || !parts) {
 			free(copy);
 			free(parts);
-			hk_pool_unref(pool);
 			sys_error(b, -ENOMEM);
 			return;
 		}
@@ -506,7 +512,6 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	} else if (demote) {
 		problem(b, k->demote, "demote = yes: no minimum in [pool] to shrink to");
 	}
-	hk_pool_unref(pool);
 	if (k->maximum) {
 		uint64_t max;
 
@@ -1038,6 +1043,9 @@ static void build_free(struct build *b)
 	free(b->planned_max);
 	free(b->incoming);
 	free(b->incoming_node);
+	for (size_t i = 0; b->pools && i < b->n_sizes; i++)
+		hk_pool_unref(b->pools[i]);
+	free(b->pools);
 }
 
 HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *config,
@@ -1063,21 +1071,17 @@ HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *co
 	if (rc == 0 &&
 	    (!(b.planned_max = calloc(b.n_sizes + 1, sizeof(*b.planned_max))) ||
 	     !(b.incoming = calloc(b.n_sizes + 1, sizeof(*b.incoming))) ||
+	     !(b.pools = calloc(b.n_sizes + 1, sizeof(*b.pools))) ||
 	     !(b.incoming_node = calloc(b.n_sizes * b.n_nodes + 1, sizeof(*b.incoming_node)))))
 		rc = -ENOMEM;
 	if (rc < 0) {
 		build_free(&b);
 		return rc;
 	}
-	/* A pool the config leaves alone keeps its Maximum. */
-	for (size_t i = 0; i < b.n_sizes; i++) {
-		struct hk_pool *pool;
-
-		if (hk_pool_read(ctx, b.sizes[i], &pool) == 0) {
-			b.planned_max[i] = hk_pool_get(pool, HK_POOL_MAXIMUM);
-			hk_pool_unref(pool);
-		}
-	}
+	/* Each pool read once; one the config leaves alone keeps its Maximum. */
+	for (size_t i = 0; i < b.n_sizes; i++)
+		if (hk_pool_read(ctx, b.sizes[i], &b.pools[i]) == 0)
+			b.planned_max[i] = hk_pool_get(b.pools[i], HK_POOL_MAXIMUM);
 	plan_entries(&b, es, n);
 	if (b.rc < 0 || b.errors) {
 		rc = b.rc < 0 ? b.rc : -EINVAL;

@@ -117,3 +117,15 @@ sums() {
 	grep -qF "hugeadm:WARNING: kernel.shmmax is 18446744073692774399, more than the recommended" <<< "$stderr"
 	grep -qF "hugeadm:WARNING: this kernel has no /proc/sys/vm/hugepages_treat_as_movable" <<< "$stderr"
 }
+
+@test "--apply --dry-run --json: a mount point with a quote, a backslash and a C1 control stays one valid string" {
+	local root conf
+	root=$(fixture x86-2node)
+	conf=$BATS_TEST_TMPDIR/odd.conf
+	printf '[mount /mnt/a"b\\c\xc2\x9bd]\npagesize = 2M\n' > "$conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply "$conf" --dry-run --json
+	assert_success
+	# Escaped in the document (no raw C1 byte), and the same name once parsed.
+	refute_output --partial $'\xc2\x9b'
+	assert_equal "$(json 'd["changes"][0]["path"] == "/mnt/a\"b\\c\u009bd"')" True
+}

@@ -161,6 +161,17 @@ static void test_problems(void **state)
 	expect("[mount /mnt/h]\nuser = a b\n", 2, "user 'a b': not a name or a number");
 	expect("[mount /mnt/h]\nowner = root\n", 2, "unknown key 'owner' in [mount /mnt/h]");
 	expect("[cgroup a/../b]\nhugetlb.2M.max = 1G\n", 1, "the cgroup must be a path");
+	/* Every other way out of the cgroup root, or onto it. */
+	{
+		static const char *const names[] = {"./a", "a/.", "a//b", "/a/", "//a", "/", ".."};
+		char text[128];
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			snprintf(text, sizeof(text), "[cgroup %s]\nhugetlb.2M.max = 1G\n",
+				 names[i]);
+			expect(text, 1, "the cgroup must be a path below the cgroup root");
+		}
+	}
 	expect("[cgroup a]\nhugetlb.2M.limit = 1G\n", 2, "unknown key 'hugetlb.2M.limit'");
 	expect("[cgroup a]\nhugetlb.2X.max = 1G\n", 2, "'2X' is not a page size");
 	expect("[cgroup a]\nhugetlb.2M.max = lots\n", 2, "not a size or 'max'");
@@ -304,7 +315,6 @@ static void test_files(void **state)
 	tree_close(&t);
 }
 
-/* As root: a file or conf.d that others can write is refused, naming it. */
 /* A node given twice is found whatever its place (the list once stopped looking after 64). */
 static void test_many_nodes(void **state)
 {
@@ -318,6 +328,7 @@ static void test_many_nodes(void **state)
 	expect(text, 2, "node 69 is given twice");
 }
 
+/* As root: a file or conf.d that others can write is refused, naming it. */
 static void test_owner(void **state)
 {
 	struct tree t;
@@ -345,6 +356,28 @@ static void test_owner(void **state)
 	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
 	assert_non_null(strstr(errs.buf, "a.conf:0: owned by uid 65534, not root"));
+	/* A link in conf.d to a user's file (in the tree): the file is judged, not the link. */
+	assert_int_equal(unlink(path), 0);
+	write_file(t.dir, "home/user/a.conf", "[pool 2M]\nminimum = 9\n", 0644);
+	snprintf(path, sizeof(path), "%s/home/user/a.conf", t.dir);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	snprintf(path, sizeof(path), "%s/etc/hugekit/conf.d/a.conf", t.dir);
+	assert_int_equal(symlink("../../../home/user/a.conf", path), 0);
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	assert_non_null(strstr(errs.buf, "a.conf:0: owned by uid 65534, not root"));
+	assert_int_equal(unlink(path), 0);
+	/* /etc/hugekit itself: another user's, or writable by others. */
+	snprintf(path, sizeof(path), "%s/etc/hugekit", t.dir);
+	assert_int_equal(chown(path, 65534, 0), 0);
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	assert_non_null(strstr(errs.buf, "owned by uid 65534, not root"));
+	assert_int_equal(chown(path, 0, 0), 0);
+	assert_int_equal(chmod(path, 0777), 0);
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	assert_non_null(strstr(errs.buf, "writable by others (mode 0777)"));
 	tree_close(&t);
 }
 

@@ -342,6 +342,27 @@ static void test_mount_options_too_long(void **state)
 	tree_close(&t);
 }
 
+/* Sums that would wrap saturate: recommended shmmax over an enormous minimum. */
+static void test_saturation(void **state)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	/* 2^53 pages of 2 MiB: 2^74 bytes, more than 64 bits hold. */
+	plan = plan_of(&t,
+		       "[pool 2M]\nminimum = 9007199254740992\n"
+		       "[sysctl]\nkernel.shmmax = recommended\n",
+		       &errs);
+	assert_non_null(plan);
+	assert_string_equal(find(plan, "sysctl kernel.shmmax", NULL)->value,
+			    "18446744073709551615");
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 static void test_cgroup_limit_errors(void **state)
 {
 	struct tree t;
@@ -714,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_mount_options_too_long),
+		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_cgroup_limit_errors),
 		cmocka_unit_test(test_cgroup_max),
 		cmocka_unit_test(test_apply_check),

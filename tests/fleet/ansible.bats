@@ -81,8 +81,10 @@ vars() {
 	assert_output 0
 	run grep -c -- '--check --json' "$HK_FAKE_LOG"
 	assert_output 2
-	# The scratch copy of the configuration is gone.
-	run find "$D/ansible-tmp" /tmp -maxdepth 1 -name 'ansible.*hugekit' -newer "$D/drifted"
+	# The scratch copy of the configuration was made in this run's TMPDIR and is gone.
+	run find "$D/tmp" -maxdepth 0 -newer "$D/drifted"
+	assert_output "$D/tmp"
+	run find "$D/ansible-tmp" "$D/tmp" -maxdepth 1 -name 'ansible.*hugekit' -newer "$D/drifted"
 	assert_output ''
 
 	fleet_run "$D"

@@ -22,7 +22,9 @@ fleet_requirements() {
 # fleet_env DIR: ansible's settings, state and temporary files under DIR, so
 # that no ansible.cfg, ~/.ansible or colour of the caller's gets in the way.
 fleet_env() {
-	mkdir -p "$1/ansible-home" "$1/ansible-tmp"
+	mkdir -p "$1/ansible-home" "$1/ansible-tmp" "$1/tmp"
+	# Scratch files of this run only (not another run's in /tmp).
+	export TMPDIR="$1/tmp"
 	export ANSIBLE_HOME="$1/ansible-home"
 	export ANSIBLE_LOCAL_TEMP="$1/ansible-tmp"
 	export ANSIBLE_REMOTE_TMP="$1/ansible-tmp"

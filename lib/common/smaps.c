@@ -85,10 +85,14 @@ static int parse_field(const char *line, size_t len, struct hkc_smap *m)
 		return -EINVAL;
 	klen = (size_t)(colon - line);
 	if (klen == 7 && memcmp(line, "VmFlags", 7) == 0) {
-		for (const char *p = colon + 1; p + 2 <= line + len; p++)
-			if (p[0] == 'h' && p[1] == 't' && p[-1] == ' ' &&
-			    (p + 2 == line + len || p[2] == ' '))
-				m->ht = true;
+		/* Two-letter words separated by blanks. */
+		for (const char *p = colon + 1; p + 2 <= line + len; p++) {
+			if (p[-1] != ' ' || (p + 2 != line + len && p[2] != ' '))
+				continue;
+			m->ht |= p[0] == 'h' && p[1] == 't';
+			m->nr |= p[0] == 'n' && p[1] == 'r';
+			m->nh |= p[0] == 'n' && p[1] == 'h';
+		}
 		return 0;
 	}
 	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {

@@ -25,6 +25,8 @@ struct hkc_smap {
 	uint64_t shared_hugetlb_kb;
 	uint64_t private_hugetlb_kb;
 	bool ht; /* VmFlags names "ht" (a hugetlb mapping) */
+	bool nr; /* "nr": MAP_NORESERVE, no memory set aside (a sparse reservation) */
+	bool nh; /* "nh": kept off transparent huge pages (MADV_NOHUGEPAGE; MAP_STACK since 6.7) */
 };
 
 /*

@@ -1011,21 +1011,62 @@ HK_EXPORT unsigned hk_usage_unread_count(const struct hk_usage *u, enum hk_usage
 
 static uint64_t round_pages(uint64_t bytes, uint64_t ps)
 {
-	return (bytes + ps - 1) / ps;
+	return bytes / ps + (bytes % ps != 0);
 }
 
-/* The bytes of a mapping that would go on huge pages, and in which of the four counts. */
-static uint64_t needed_bytes(const struct hkc_smap *m, uint64_t base, int *cat)
+enum needed_kind {
+	NEED_HEAP,
+	NEED_ANON,
+	NEED_SYSV,
+	NEED_HUGETLB,
+	NEED_SHARED,
+	NEED_KINDS
+};
+
+/* Shared anonymous memory: MAP_SHARED|MAP_ANONYMOUS ("/dev/zero (deleted)"), named or not. */
+static bool is_shared_anon(const struct hkc_smap *m)
 {
-	*cat = -1;
-	if (hkc_smap_is_hugetlb(m, base / 1024))
-		return *cat = 3, hkc_smap_hugetlb_kb(m) * 1024;
-	if (hkc_smap_sysv_key(m) >= 0)
-		return *cat = 2, m->rss_kb * 1024;
-	if (strcmp(m->name, "[heap]") == 0)
-		return *cat = 0, m->anonymous_kb * 1024;
-	if ((m->name[0] == '\0' || strncmp(m->name, "[anon:", 6) == 0) && m->perms[3] == 'p')
-		return *cat = 1, m->anonymous_kb * 1024;
+	return m->perms[3] == 's' && (strcmp(m->name, "/dev/zero (deleted)") == 0 ||
+				      strncmp(m->name, "[anon_shmem:", 12) == 0);
+}
+
+/*
+ * The bytes of a mapping that huge pages could back, and in which count: the
+ * mapping's size (touched or not), 0 for one that counts nowhere. A mapping
+ * without access (a guard, a reservation) and a MAP_NORESERVE one (sparse by
+ * intent: sanitizer shadows, address space set aside) count nothing; nor do
+ * the stack, thread stacks and mappings kept off huge pages (VmFlags "nh":
+ * MADV_NOHUGEPAGE, and MAP_STACK since Linux 6.7), nor files.
+ */
+static uint64_t needed_bytes(const struct hkc_smap *m, uint64_t base, enum needed_kind *kind)
+{
+	uint64_t size = m->end - m->start;
+	bool access = m->perms[0] == 'r' || m->perms[1] == 'w';
+
+	if (hkc_smap_is_hugetlb(m, base / 1024)) {
+		/* Its size is set aside from the pool at mmap; MAP_NORESERVE: what it holds. */
+		*kind = NEED_HUGETLB;
+		return m->nr ? hkc_smap_hugetlb_kb(m) * 1024 : size;
+	}
+	if (!access || m->nr)
+		return 0;
+	if (hkc_smap_sysv_key(m) >= 0) {
+		*kind = NEED_SYSV;
+		return size;
+	}
+	if (is_shared_anon(m)) {
+		*kind = NEED_SHARED;
+		return size;
+	}
+	if (strcmp(m->name, "[heap]") == 0) {
+		*kind = NEED_HEAP;
+		return size;
+	}
+	if ((m->name[0] == '\0' || strncmp(m->name, "[anon:", 6) == 0) && m->perms[3] == 'p' &&
+	    m->perms[1] == 'w' && !m->nh) {
+		*kind = NEED_ANON;
+		return size;
+	}
 	return 0;
 }
 
@@ -1037,31 +1078,38 @@ static uint64_t needed_bytes(const struct hkc_smap *m, uint64_t base, int *cat)
 static void needed_of_size(struct hk_pages_needed *o, uint64_t ps, const struct hkc_smap *maps,
 			   size_t n, uint64_t base)
 {
-	uint64_t *count[4] = {&o->heap_pages, &o->anon_pages, &o->sysv_pages, &o->hugetlb_pages};
-	uint64_t small[4] = {0}, small_all = 0;
+	uint64_t *count[NEED_KINDS] = {&o->heap_pages, &o->anon_pages, &o->sysv_pages,
+				       &o->hugetlb_pages, &o->shared_pages};
+	uint64_t small[NEED_KINDS] = {0}, small_all = 0;
 
 	o->page_size = ps;
 	for (size_t i = 0; i < n; i++) {
-		int cat;
-		uint64_t bytes = needed_bytes(&maps[i], base, &cat);
+		enum needed_kind kind;
+		uint64_t bytes = needed_bytes(&maps[i], base, &kind);
 
-		if (cat < 0 || bytes == 0)
+		if (bytes == 0)
 			continue;
 		if (bytes >= ps) {
-			*count[cat] += round_pages(bytes, ps);
+			*count[kind] += round_pages(bytes, ps);
 			o->pages += round_pages(bytes, ps);
 		} else {
-			small[cat] += bytes;
+			small[kind] += bytes;
 			small_all += bytes;
 		}
 	}
-	for (int c = 0; c < 4; c++)
-		*count[c] += round_pages(small[c], ps);
+	for (int k = 0; k < NEED_KINDS; k++)
+		*count[k] += round_pages(small[k], ps);
 	o->pages += round_pages(small_all, ps);
 }
 
-HK_EXPORT int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret,
-			      size_t *ret_n)
+/*
+ * HK_1.4: struct hk_pages_needed has shared_pages, and each mapping counts at
+ * its size, not at its resident memory. hk_pages_needed@HK_1.1, for programs
+ * built before, fills the old struct (no shared_pages; its pages include the
+ * shared memory) with the same figures.
+ */
+HK_EXPORT int hkc_pages_needed_v1_4(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret,
+				    size_t *ret_n)
 {
 	struct hkc_smap *maps = NULL;
 	struct hk_pages_needed *out;
@@ -1099,3 +1147,30 @@ HK_EXPORT int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_neede
 	*ret_n = n_sizes;
 	return 0;
 }
+__asm__(".symver hkc_pages_needed_v1_4, hk_pages_needed@@HK_1.4");
+
+HK_EXPORT int hkc_pages_needed_v1_1(struct hk_ctx *ctx, int pid, struct hkc_pages_needed_v1_1 **ret,
+				    size_t *ret_n)
+{
+	struct hk_pages_needed *pn;
+	struct hkc_pages_needed_v1_1 *old;
+	size_t n;
+	int rc = hkc_pages_needed_v1_4(ctx, pid, &pn, &n);
+
+	if (rc < 0)
+		return rc;
+	old = calloc(n ? n : 1, sizeof(*old));
+	if (!old) {
+		free(pn);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		old[i] = (struct hkc_pages_needed_v1_1){pn[i].page_size,  pn[i].pages,
+							pn[i].heap_pages, pn[i].anon_pages,
+							pn[i].sysv_pages, pn[i].hugetlb_pages};
+	free(pn);
+	*ret = old;
+	*ret_n = n;
+	return 0;
+}
+__asm__(".symver hkc_pages_needed_v1_1, hk_pages_needed@HK_1.1");

@@ -42,3 +42,15 @@ struct hkc_cg_hier {
 bool hkc_cg_hierarchy(struct hk_ctx *ctx, struct hkc_cg_hier *h);
 /* The kernel's name of a size in those files: 64KB, 2MB, 1GB. */
 void hkc_cg_size_name(char *buf, size_t sz, uint64_t size);
+
+/*
+ * hk_pages_needed's two versions: @@HK_1.4 (struct hk_pages_needed) and
+ * @HK_1.1, the struct of 1.1 to 1.3 (no shared_pages), for programs built then.
+ */
+struct hkc_pages_needed_v1_1 {
+	uint64_t page_size, pages, heap_pages, anon_pages, sysv_pages, hugetlb_pages;
+};
+
+int hkc_pages_needed_v1_4(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret, size_t *ret_n);
+int hkc_pages_needed_v1_1(struct hk_ctx *ctx, int pid, struct hkc_pages_needed_v1_1 **ret,
+			  size_t *ret_n);

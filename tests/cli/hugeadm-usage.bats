@@ -318,12 +318,33 @@ v1_hierarchy() {
 @test "--pages-needed: per size, each mapping of a page or more rounded up, the smaller ones summed, the stack left out" {
 	run hugeadm --sysroot "$TREE" --pages-needed 4242 --json
 	assert_success
-	run jq -c '[.pages_needed[] | [.pid, .page_size, .pages, .heap, .anonymous, .sysv, .hugetlb]]' <<<"$output"
-	assert_output '[[4242,2097152,164,150,6,2,6],[4242,1073741824,1,1,1,1,1]]'
+	run jq -c '[.pages_needed[] | [.pid, .page_size, .pages, .heap, .anonymous, .shared, .sysv, .hugetlb]]' <<<"$output"
+	assert_output '[[4242,2097152,164,150,6,0,2,6],[4242,1073741824,1,1,1,0,1,1]]'
 	run hugeadm --sysroot "$TREE" --pages-needed 4242
 	assert_success
-	assert_line --index 0 --regexp '^ +Size +Pages +Heap +Anonymous +SysV +Hugetlb$'
-	assert_line --index 1 --regexp '^ +2097152 +164 +150 +6 +2 +6$'
+	assert_line --index 0 --regexp '^ +Size +Pages +Heap +Anonymous +Shared +SysV +Hugetlb$'
+	assert_line --index 1 --regexp '^ +2097152 +164 +150 +6 +0 +2 +6$'
+}
+
+# dbshared (4949), mostly untouched: 550 MiB of MAP_SHARED|MAP_ANONYMOUS
+# ("/dev/zero (deleted)") and a 6 MiB named one, 100 MiB + 4 MiB + 8 KiB of
+# private anonymous memory, a 4 MiB heap, SysV segment 7 (3000 KiB); the
+# program's files, a PROT_NONE reservation, a read-only anonymous page, a
+# thread stack ("nh"), a 1 TiB MAP_NORESERVE mapping and the stack count
+# nowhere. Each at its size: 275 + 3 + 50 + 2 + 1 + 2 + 2 = 335.
+@test "--pages-needed: shared anonymous memory in its own column, every mapping at its size, not its resident memory" {
+	golden hugeadm/pages-needed-shared hugeadm --sysroot "$TREE" --pages-needed 4949
+	golden hugeadm/pages-needed-shared-json hugeadm --sysroot "$TREE" --pages-needed 4949 --json
+	run hugeadm --sysroot "$TREE" --pages-needed 4949 --json
+	run jq -c '[.pages_needed[] | [.page_size, .pages, .heap, .anonymous, .shared, .sysv, .hugetlb]]' <<<"$output"
+	assert_output '[[2097152,335,2,53,278,2,0],[1073741824,1,1,1,1,1,0]]'
+}
+
+@test "--pages-needed: programs built against libhugekit 1.1 to 1.3 keep their hk_pages_needed" {
+	run nm -D --defined-only --with-symbol-versions "$(ls "$HK_BUILD_DIR"/lib/libhugekit.so.* | head -n 1)"
+	assert_success
+	assert_line --regexp ' T hk_pages_needed@HK_1\.1$'
+	assert_line --regexp ' T hk_pages_needed@@HK_1\.4$'
 }
 
 @test "--pages-needed: an unknown pid or one that is not a number is an error, exit 1" {

@@ -12,6 +12,12 @@
  * malloc's mmap threshold: the heap), write it all, print "ready" and wait
  * the same way: the process --pages-needed estimates.
  *
+ * hk-usage-hold shared SHARED PRIVATE: map SHARED MiB of MAP_SHARED|MAP_ANONYMOUS
+ * memory and PRIVATE MiB of private anonymous memory, each between two
+ * PROT_NONE pages (so that neither merges with a neighbour), touch one page
+ * of each, print "ready" and wait the same way: the database that
+ * --pages-needed must count at its mappings' size. 0 maps nothing.
+ *
  * hk-usage-hold plain MiB: an ordinary SysV segment (no SHM_HUGETLB, 4 kB
  * pages) of MiB, attached, every byte written, marked IPC_RMID (it goes
  * with the process); prints "shmid N" and waits the same way: a segment whose
@@ -94,6 +100,34 @@ static int heap(unsigned long mib)
 	return 0;
 }
 
+/* MiB of anonymous memory (flags MAP_SHARED or MAP_PRIVATE) between two guard pages, one page touched. */
+static int guarded(unsigned long mib, int flags)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p;
+
+	if (!mib)
+		return 0;
+	p = mmap(NULL, (mib << 20) + 2 * (size_t)pg, PROT_NONE, flags | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || mprotect(p + pg, mib << 20, PROT_READ | PROT_WRITE) < 0) {
+		perror("hk-usage-hold: mmap");
+		return 1;
+	}
+	p[pg] = 1;
+	return 0;
+}
+
+static int database(unsigned long shared_mib, unsigned long private_mib)
+{
+	if (guarded(shared_mib, MAP_SHARED) || guarded(private_mib, MAP_PRIVATE))
+		return 1;
+	printf("ready\n");
+	fflush(stdout);
+	alarm(600);
+	pause();
+	return 0;
+}
+
 static int plain(unsigned long mib)
 {
 	int id = shmget(IPC_PRIVATE, mib << 20, IPC_CREAT | 0600);
@@ -124,12 +158,15 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "heap") == 0)
 		return heap(strtoul(argv[2], NULL, 10));
+	if (argc == 4 && strcmp(argv[1], "shared") == 0)
+		return database(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
 	if (argc == 3 && strcmp(argv[1], "plain") == 0)
 		return plain(strtoul(argv[2], NULL, 10));
 
 	if (argc != 5) {
 		fprintf(stderr,
-			"usage: hk-usage-hold PRIVATE SHARED SHM ATTACHED | heap MiB | plain MiB\n");
+			"usage: hk-usage-hold PRIVATE SHARED SHM ATTACHED | heap MiB | plain MiB |\n"
+			"       shared SHARED PRIVATE\n");
 		return 2;
 	}
 	priv = strtoul(argv[1], NULL, 10);

@@ -3,7 +3,9 @@
 # with N private and one shared huge page, a detached SysV segment of M pages,
 # an attached one of A pages and a file of K pages on a temporary hugetlbfs mount are found exactly, and
 # the totals add up; --pages-needed's estimate of a 300 MiB heap is within
-# 10 % of what the same program holds under hugectl --heap.
+# 10 % of what the same program holds under hugectl --heap; 550 MiB of
+# shared anonymous memory and 100 MiB of private, mostly untouched, are
+# 275 + 50 pages of 2 MiB more than the same program with neither.
 
 load live
 
@@ -140,6 +142,40 @@ setup() {
 	[ "$held" -gt 0 ] || fail "hugectl --heap held no huge page"
 	[ $((est * 100)) -ge $((held * 90)) ] && [ $((est * 100)) -le $((held * 110)) ] ||
 		fail "estimate $est not within 10 % of $held"
+}
+
+# pn_of PID: "pages heap anonymous shared sysv hugetlb" of 2 MiB for PID.
+pn_of() {
+	hugeadm --pages-needed "$1" --json |
+		jq -r '.pages_needed[] | select(.page_size == 2097152) | "\(.pages) \(.heap) \(.anonymous) \(.shared) \(.sysv) \(.hugetlb)"'
+}
+
+@test "--pages-needed: 550 MiB shared anonymous and 100 MiB private, mostly untouched, take 275 + 50 pages of 2 MiB" {
+	local fifo="$BATS_TEST_TMPDIR/shared.fifo" line hp base big
+	mkfifo "$fifo"
+	# The same program with nothing mapped: its small mappings, the baseline.
+	for args in "0 0" "550 100"; do
+		# shellcheck disable=SC2086 # two numbers
+		"$HOLD" shared $args > "$fifo" 3>&- &
+		hp=$!
+		echo "$hp" >> "$BATS_FILE_TMPDIR/holders"
+		read -r -t 60 line < "$fifo" || true
+		assert_equal "$line" ready
+		if [ "$args" = "0 0" ]; then base=$(pn_of "$hp"); else big=$(pn_of "$hp"); fi
+		# Mostly untouched: under 1 MiB of the 550 resident.
+		[ "$args" = "0 0" ] || [ "$(awk '/ \/dev\/zero \(deleted\)$/ { f = 1 } f && /^Rss:/ { print $2; exit }' "/proc/$hp/smaps")" -lt 1024 ] ||
+			fail "the shared mapping is not mostly untouched"
+		kill "$hp"
+		wait "$hp" 2>/dev/null || true
+	done
+	echo "# 2 MiB pages, heap anonymous shared sysv hugetlb: nothing mapped $base; 550 + 100 MiB $big" >&3
+	read -r b_pages b_heap b_anon b_shared b_sysv b_hugetlb <<<"$base"
+	read -r pages heap anon shared sysv hugetlb <<<"$big"
+	assert_equal "$shared" 275
+	assert_equal "$b_shared" 0
+	assert_equal "$((anon - b_anon))" 50
+	assert_equal "$((pages - b_pages))" 325
+	assert_equal "$heap $sysv $hugetlb" "$b_heap $b_sysv $b_hugetlb"
 }
 
 @test "--usage: an ordinary SysV segment on 4 kB pages, attached by nobody's process, is no huge one" {

@@ -2,7 +2,8 @@
 /*
  * The smaps parser (lib/common/smaps.c) and the usage API on the "usage"
  * fixture tree: the smaps sums, the segments, the files, the cgroups and the
- * totals arithmetic; hk_pages_needed's rounding.
+ * totals arithmetic; hk_pages_needed: which mappings count, at their size, and
+ * the rounding.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -81,6 +82,19 @@ static void test_smaps_parse(void **state)
 
 	assert_int_equal(hkc_smap_sysv_key(&m[2]), 0xabcd);
 	assert_false(hkc_smap_is_hugetlb(&m[2], 4));
+	assert_false(m[0].nr || m[0].nh || m[1].nr || m[1].nh);
+	hkc_smaps_free(m, n);
+
+	/* VmFlags' words, not letters inside them: "nr" and "nh", first, last or alone. */
+	assert_int_equal(hkc_smaps_parse("00400000-00500000 rw-p 0 00:00 0\nVmFlags: nr rd nh\n"
+					 "00500000-00600000 rw-p 0 00:00 0\nVmFlags: nh\n"
+					 "00600000-00700000 rw-p 0 00:00 0\nVmFlags: rd nrr xnh\n",
+					 &m, &n),
+			 0);
+	assert_int_equal(n, 3);
+	assert_true(m[0].nr && m[0].nh && !m[0].ht);
+	assert_true(!m[1].nr && m[1].nh);
+	assert_true(!m[2].nr && !m[2].nh);
 	hkc_smaps_free(m, n);
 
 	/* An empty smaps (a kernel thread) is no mapping; a field before any header is an error. */
@@ -637,6 +651,20 @@ static void test_proc_dir_fd_pid_reuse(void **state)
 	tree_close(&tr);
 }
 
+/* One entry of hk_pages_needed: its page size and pages, then each count. */
+static void assert_needed(const struct hk_pages_needed *p, uint64_t page_size, uint64_t pages,
+			  uint64_t heap, uint64_t anon, uint64_t shared, uint64_t sysv,
+			  uint64_t hugetlb)
+{
+	assert_int_equal(p->page_size, page_size);
+	assert_int_equal(p->pages, pages);
+	assert_int_equal(p->heap_pages, heap);
+	assert_int_equal(p->anon_pages, anon);
+	assert_int_equal(p->shared_pages, shared);
+	assert_int_equal(p->sysv_pages, sysv);
+	assert_int_equal(p->hugetlb_pages, hugetlb);
+}
+
 static void test_pages_needed(void **state)
 {
 	struct hk_pages_needed *pn = NULL;
@@ -648,22 +676,12 @@ static void test_pages_needed(void **state)
 	assert_int_equal(hk_pages_needed(tr.ctx, 4242, &pn, &n), 0);
 	assert_int_equal(n, 2);
 	/* 2 MiB: heap 300 MiB = 150; 10 MiB + 8 KiB = 5 + 1; SysV 3000 KiB = 2; hugetlb 4 + 2. */
-	assert_int_equal(pn[0].page_size, 2 * MiB);
-	assert_int_equal(pn[0].heap_pages, 150);
-	assert_int_equal(pn[0].anon_pages, 6);
-	assert_int_equal(pn[0].sysv_pages, 2);
-	assert_int_equal(pn[0].hugetlb_pages, 6);
-	assert_int_equal(pn[0].pages, 164);
+	assert_needed(&pn[0], 2 * MiB, 164, 150, 6, 0, 2, 6);
 	/*
 	 * 1 GiB: every mapping is smaller than a page; their sum, 325 MiB and 8 KiB,
 	 * is one page (each rounded up alone, they made 6 GiB). Each count: 1.
 	 */
-	assert_int_equal(pn[1].page_size, 1024 * MiB);
-	assert_int_equal(pn[1].pages, 1);
-	assert_int_equal(pn[1].heap_pages, 1);
-	assert_int_equal(pn[1].anon_pages, 1);
-	assert_int_equal(pn[1].sysv_pages, 1);
-	assert_int_equal(pn[1].hugetlb_pages, 1);
+	assert_needed(&pn[1], 1024 * MiB, 1, 1, 1, 0, 1, 1);
 	free(pn);
 	assert_int_equal(hk_pages_needed(tr.ctx, 999, &pn, &n), -ESRCH);
 	assert_int_equal(hk_pages_needed(tr.ctx, 0, &pn, &n), -ESRCH);
@@ -671,6 +689,97 @@ static void test_pages_needed(void **state)
 	assert_int_equal(hk_pages_needed(tr.ctx, 4646, &pn, &n), 0);
 	assert_int_equal(pn[0].pages, 0);
 	free(pn);
+	tree_close(&tr);
+}
+
+/*
+ * dbshared (4949), mostly untouched: each mapping at its size, not its
+ * resident memory. Shared: "/dev/zero (deleted)" 550 MiB (2 MiB resident) =
+ * 275 and "[anon_shmem:buffers]" 6 MiB = 3; anonymous: 100 MiB (1 MiB
+ * resident) = 50, "[anon:...]" 4 MiB = 2 and 8 KiB summed = 1; heap 4 MiB
+ * (132 KiB resident) = 2; SysV segment 7, 3000 KiB = 2. Nothing for the
+ * program's file mappings, a PROT_NONE reservation, a read-only private
+ * anonymous page, a thread stack ("nh"), a 1 TiB MAP_NORESERVE mapping
+ * ("nr") and the stack. By resident memory it was 3 pages.
+ */
+static void test_pages_needed_sizes(void **state)
+{
+	struct hk_pages_needed *pn = NULL;
+	struct tree tr;
+	size_t n = 0;
+
+	(void)state;
+	tree_open(&tr, "usage");
+	assert_int_equal(hk_pages_needed(tr.ctx, 4949, &pn, &n), 0);
+	assert_int_equal(n, 2);
+	assert_needed(&pn[0], 2 * MiB, 335, 2, 53, 278, 2, 0);
+	/* 1 GiB: 667 MiB and 8 KiB in all, no mapping of a page: 1, and 1 in each count. */
+	assert_needed(&pn[1], 1024 * MiB, 1, 1, 1, 1, 1, 0);
+	free(pn);
+	tree_close(&tr);
+}
+
+/*
+ * Hugetlb mappings count at their size (the pool sets it aside at mmap),
+ * touched or not; a MAP_NORESERVE one ("nr") counts what it holds. A 4 MiB +
+ * 4 KiB private anonymous mapping is 3 pages of 2 MiB, not 2.
+ */
+static void test_pages_needed_hugetlb(void **state)
+{
+	static const char smaps[] =
+		"7f1000000000-7f1000800000 rw-p 00000000 00:10 3001 /anon_hugepage (deleted)\n"
+		"KernelPageSize:     2048 kB\n"
+		"Private_Hugetlb:    2048 kB\n"
+		"VmFlags: rd wr mr mw me de ht \n"
+		"7f2000000000-7f2000800000 rw-s 00000000 00:10 3002 /anon_hugepage (deleted)\n"
+		"KernelPageSize:     2048 kB\n"
+		"Shared_Hugetlb:     2048 kB\n"
+		"VmFlags: rd wr sh mr mw me de ht nr \n"
+		"7f3000000000-7f3000401000 rw-p 00000000 00:00 0 \n"
+		"Anonymous:             4 kB\n"
+		"VmFlags: rd wr mr mw me ac \n";
+	struct hk_pages_needed *pn = NULL;
+	struct tree tr;
+	size_t n = 0;
+
+	(void)state;
+	tree_open(&tr, "usage");
+	fixture_write(tr.dir, "proc/5050/smaps", smaps);
+	assert_int_equal(hk_pages_needed(tr.ctx, 5050, &pn, &n), 0);
+	assert_int_equal(pn[0].hugetlb_pages, 4 + 1);
+	assert_int_equal(pn[0].anon_pages, 3);
+	assert_int_equal(pn[0].pages, 8);
+	free(pn);
+	tree_close(&tr);
+}
+
+/* Programs built against HK_1.1 to 1.3 get the same figures in the struct they know. */
+static void test_pages_needed_v1_1(void **state)
+{
+	struct hkc_pages_needed_v1_1 *old = NULL;
+	struct hk_pages_needed *pn = NULL;
+	struct tree tr;
+	size_t n = 0, n_old = 0;
+
+	(void)state;
+	assert_int_equal(sizeof(*old), 6 * sizeof(uint64_t));
+	tree_open(&tr, "usage");
+	assert_int_equal(hk_pages_needed(tr.ctx, 4949, &pn, &n), 0);
+	assert_int_equal(hkc_pages_needed_v1_1(tr.ctx, 4949, &old, &n_old), 0);
+	assert_int_equal(n_old, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(old[i].page_size, pn[i].page_size);
+		assert_int_equal(old[i].pages, pn[i].pages);
+		assert_int_equal(old[i].heap_pages, pn[i].heap_pages);
+		assert_int_equal(old[i].anon_pages, pn[i].anon_pages);
+		assert_int_equal(old[i].sysv_pages, pn[i].sysv_pages);
+		assert_int_equal(old[i].hugetlb_pages, pn[i].hugetlb_pages);
+	}
+	assert_int_equal(old[1].page_size, 1024 * MiB);
+	assert_int_equal(old[0].pages, 335);
+	free(pn);
+	free(old);
+	assert_int_equal(hkc_pages_needed_v1_1(tr.ctx, 999, &old, &n_old), -ESRCH);
 	tree_close(&tr);
 }
 
@@ -682,6 +791,9 @@ int main(void)
 		cmocka_unit_test(test_usage_tree),
 		cmocka_unit_test(test_usage_shm_rss_scaled),
 		cmocka_unit_test(test_pages_needed),
+		cmocka_unit_test(test_pages_needed_sizes),
+		cmocka_unit_test(test_pages_needed_hugetlb),
+		cmocka_unit_test(test_pages_needed_v1_1),
 		cmocka_unit_test(test_usage_shm_base_pages),
 		cmocka_unit_test(test_usage_walk_budgets),
 		cmocka_unit_test(test_usage_walk_depth),

@@ -417,19 +417,20 @@ int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j)
 			hk_json_u64(j, "pages", pn[i].pages);
 			hk_json_u64(j, "heap", pn[i].heap_pages);
 			hk_json_u64(j, "anonymous", pn[i].anon_pages);
+			hk_json_u64(j, "shared", pn[i].shared_pages);
 			hk_json_u64(j, "sysv", pn[i].sysv_pages);
 			hk_json_u64(j, "hugetlb", pn[i].hugetlb_pages);
 			hk_json_close_object(j);
 		}
 		hk_json_close_array(j);
 	} else {
-		printf("%10s %8s %8s %10s %8s %8s\n", "Size", "Pages", "Heap", "Anonymous", "SysV",
-		       "Hugetlb");
+		printf("%10s %8s %8s %10s %8s %8s %8s\n", "Size", "Pages", "Heap", "Anonymous",
+		       "Shared", "SysV", "Hugetlb");
 		for (size_t i = 0; i < n; i++)
 			printf("%10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %8" PRIu64
-			       " %8" PRIu64 "\n",
+			       " %8" PRIu64 " %8" PRIu64 "\n",
 			       pn[i].page_size, pn[i].pages, pn[i].heap_pages, pn[i].anon_pages,
-			       pn[i].sysv_pages, pn[i].hugetlb_pages);
+			       pn[i].shared_pages, pn[i].sysv_pages, pn[i].hugetlb_pages);
 	}
 	free(pn);
 	return 0;

@@ -374,22 +374,34 @@ size_t hk_usage_cgroups(const struct hk_usage *usage, const struct hk_usage_cgro
 size_t hk_usage_totals(const struct hk_usage *usage, const struct hk_usage_total **ret);
 unsigned hk_usage_unread_count(const struct hk_usage *usage, enum hk_usage_unread what);
 
-/* The huge pages of one size that would hold a process's memory, from its smaps. */
+/*
+ * The huge pages of one size that a process's memory would take, from its
+ * smaps: each mapping huge pages could back, at its size (touched or not).
+ * Changed in HK_1.4: shared_pages added, and each mapping counts at its size
+ * (HK_1.1 to 1.3 counted resident private anonymous memory and left shared
+ * anonymous memory out). Programs built against 1.1 to 1.3 get the same
+ * figures in the struct they know (shared memory in pages only).
+ */
 struct hk_pages_needed {
 	uint64_t page_size;
 	uint64_t pages;		/* all below; at most their sum (see hk_pages_needed) */
 	uint64_t heap_pages;	/* [heap] */
-	uint64_t anon_pages;	/* other private anonymous mappings (not the stack) */
+	uint64_t anon_pages;	/* other private anonymous, writable (not the stacks) */
 	uint64_t sysv_pages;	/* SysV segments on base pages */
 	uint64_t hugetlb_pages; /* mappings already on huge pages */
+	uint64_t shared_pages;	/* shared anonymous: MAP_SHARED|MAP_ANONYMOUS (HK_1.4) */
 };
 
 /*
- * One entry per huge page size of the machine, ascending; each mapping of a
- * page or more is rounded up to whole pages of that size, the smaller ones are
- * summed and the sum rounded up (once for pages, once in each of the four
- * counts, so pages may be less than their sum). -ESRCH: no such process.
- * free(*ret) afterwards.
+ * One entry per huge page size of the machine, ascending. A mapping counts at
+ * its size (end - start), in one of the five counts; one without access, a
+ * MAP_NORESERVE one, the stacks (the main one, and those marked "nh" in
+ * VmFlags: MAP_STACK since Linux 6.7, or MADV_NOHUGEPAGE) and file mappings
+ * count nowhere; a MAP_NORESERVE hugetlb mapping counts what it holds. Each
+ * mapping of a page or more is rounded up to whole pages of that size, the
+ * smaller ones are summed and the sum rounded up (once for pages, once in each
+ * of the five counts, so pages may be less than their sum). -ESRCH: no such
+ * process. free(*ret) afterwards.
  */
 int hk_pages_needed(struct hk_ctx *ctx, int pid, struct hk_pages_needed **ret, size_t *ret_n);
 

@@ -51,6 +51,7 @@ in_etc_overlay() {
 	local upper=$1
 	shift
 	mkdir -p "$T/work"
+	# shellcheck disable=SC2016 # expanded by the inner sh
 	unshare --mount --propagation private sh -c \
 		'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$0,workdir=$1" /etc && shift && exec "$@"' \
 		"$upper" "$T/work" "$@"

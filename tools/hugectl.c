@@ -28,6 +28,7 @@
 #include <hugekit/hugekit.h>
 
 #include "opts.h"
+#include "privilege.h"
 #include "util.h"
 
 enum {
@@ -364,6 +365,14 @@ int main(int argc, char **argv)
 	int ch, rc;
 
 	hk_close_stdout_atexit();
+	/* Privileged for someone else (privilege.h): never; it runs what its caller names. */
+	if (hk_privileged_for_other()) {
+		fprintf(stderr,
+			"%s: not run set-user-ID, set-group-ID or with file capabilities for "
+			"another user: it runs the program its caller names, with its environment\n",
+			hk_prog());
+		return HK_EXIT_FAILURE;
+	}
 	if (getenv("HUGETLB_VERBOSE")) {
 		char *end;
 		long v = strtol(getenv("HUGETLB_VERBOSE"), &end, 10);

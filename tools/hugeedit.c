@@ -31,6 +31,7 @@
 #include "opts.h"
 #include "pagesizes.h"
 #include "parse.h"
+#include "privilege.h"
 #include "util.h"
 
 enum {
@@ -860,6 +861,14 @@ int main(int argc, char **argv)
 	int c, rc = HK_EXIT_FAILURE;
 
 	hk_close_stdout_atexit();
+	/* Privileged for someone else (privilege.h): never; it rewrites what its caller names. */
+	if (hk_privileged_for_other()) {
+		fprintf(stderr,
+			"%s: not run set-user-ID, set-group-ID or with file capabilities for "
+			"another user: it rewrites the files its caller names\n",
+			hk_prog());
+		return HK_EXIT_FAILURE;
+	}
 	if (hk_getopt_init(&g, opts, "") < 0)
 		return HK_EXIT_FAILURE;
 	while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "privilege.h"
 
 /* Longest line: libinih's buffer; longer ones are an error, not split. */
 #define LINE_MAX_LEN 1024
@@ -30,6 +31,7 @@ struct hk_config {
 	struct hk_config_entry *entries;
 	size_t n;
 	char **files;
+	bool *hidden; /* per file: its text is not shown (see problem()) */
 	size_t n_files;
 	char **strings; /* every string the entries point to */
 	size_t n_strings;
@@ -58,6 +60,12 @@ struct parse {
 	unsigned keys;
 	char long_value[LINE_MAX_LEN];
 	int oom;
+	/*
+	 * Privileged for someone else, on a file that someone cannot read: a
+	 * problem is said with its file and line, never with the text it is
+	 * about (it could be a line of any file root can read).
+	 */
+	bool hide;
 };
 
 /* The value libinih gets for a line too long for its buffer: the reader keeps the real one. */
@@ -75,7 +83,7 @@ static void problem(struct parse *p, unsigned line, const char *fmt, ...)
 	va_end(ap);
 	p->errors++;
 	if (p->fn)
-		p->fn(p->data, p->file, line, msg);
+		p->fn(p->data, p->file, line, p->hide ? HKC_HIDDEN_PROBLEM : msg);
 }
 
 static const char *keep(struct parse *p, const char *s)
@@ -756,8 +764,13 @@ static char *reader(char *str, int num, void *stream)
 static int parse_text(struct hk_config *cfg, const char *file, const char *text,
 		      hk_config_error_fn fn, void *data, unsigned *ret_errors)
 {
-	struct parse p = {
-		.cfg = cfg, .fn = fn, .data = data, .file = file, .first = cfg->n, .pos = text};
+	struct parse p = {.cfg = cfg,
+			  .fn = fn,
+			  .data = data,
+			  .file = file,
+			  .first = cfg->n,
+			  .pos = text,
+			  .hide = hkc_config_hidden(cfg, file)};
 	int rc;
 
 	if (!*text) {
@@ -801,7 +814,11 @@ static unsigned check_pools(struct hk_config *cfg, hk_config_error_fn fn, void *
 					 "[pool %s] maximum %" PRIu64
 					 " is below the minimum %" PRIu64 " (%s:%u)",
 					 mx->name, max, min, mn->file, mn->line);
-				fn(data, mx->file, mx->line, msg);
+				fn(data, mx->file, mx->line,
+				   hkc_config_hidden(cfg, mx->file) ||
+						   hkc_config_hidden(cfg, mn->file)
+					   ? HKC_HIDDEN_PROBLEM
+					   : msg);
 			}
 		}
 	}
@@ -818,19 +835,35 @@ HK_EXPORT void hk_config_unref(struct hk_config *config)
 		free(config->files[i]);
 	free(config->strings);
 	free(config->files);
+	free(config->hidden);
 	free(config->entries);
 	free(config);
 }
 
-static const char *add_file(struct hk_config *cfg, const char *path)
+/* hidden: its text is not to be shown (see struct parse). */
+static const char *add_file(struct hk_config *cfg, const char *path, bool hidden)
 {
 	char **nf = realloc(cfg->files, (cfg->n_files + 1) * sizeof(*nf));
+	bool *nh;
 
 	if (!nf)
 		return NULL;
 	cfg->files = nf;
+	nh = realloc(cfg->hidden, (cfg->n_files + 1) * sizeof(*nh));
+	if (!nh)
+		return NULL;
+	cfg->hidden = nh;
+	nh[cfg->n_files] = hidden;
 	nf[cfg->n_files] = strdup(path);
 	return nf[cfg->n_files] ? nf[cfg->n_files++] : NULL;
+}
+
+bool hkc_config_hidden(const struct hk_config *cfg, const char *file)
+{
+	for (size_t i = 0; cfg && file && i < cfg->n_files; i++)
+		if (cfg->files[i] == file || strcmp(cfg->files[i], file) == 0)
+			return cfg->hidden[i];
+	return false;
 }
 
 static void say(hk_config_error_fn fn, void *data, const char *file, const char *fmt, ...)
@@ -848,10 +881,14 @@ static void say(hk_config_error_fn fn, void *data, const char *file, const char 
 		fn(data, file, 0, msg);
 }
 
-/* Read as root: a file or directory others could write would let them steer root. */
+/*
+ * Read with any privilege (euid 0, set-user-ID or set-group-ID, file or
+ * ambient capabilities): a file or directory others could write would let
+ * them steer what the privileges do.
+ */
 static int check_owner(const char *path, const struct stat *st, hk_config_error_fn fn, void *data)
 {
-	if (geteuid() != 0)
+	if (!hk_privileged())
 		return 0;
 	if (st->st_uid != 0) {
 		say(fn, data, path,
@@ -877,14 +914,27 @@ static int load_file(struct hk_config *cfg, struct hk_ctx *ctx, const char *rel,
 		     bool must_exist, hk_config_error_fn fn, void *data, unsigned *errors)
 {
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-	int fd = ctx ? hk_path_openf(&ctx->path, flags, "%s", rel) : open(path, flags);
+	int fd;
 	struct stat st;
 	char *text = NULL;
 	const char *kept;
 	size_t len = 0;
 	unsigned e = 0;
+	bool hide;
 	int rc = 0;
 
+	/*
+	 * A file the caller names, in a program privileged for that caller: not
+	 * opened (the privileges would read what the caller cannot).
+	 */
+	if (!ctx && hk_privileged_for_other()) {
+		say(fn, data, path,
+		    "not read: a program privileged for its caller (set-user-ID, "
+		    "set-group-ID or capabilities) reads only the configuration of the system");
+		(*errors)++;
+		return -EPERM;
+	}
+	fd = ctx ? hk_path_openf(&ctx->path, flags, "%s", rel) : open(path, flags);
 	if (fd < 0) {
 		rc = ctx ? fd : -errno;
 		if (rc != -ENOENT || must_exist) {
@@ -918,6 +968,7 @@ static int load_file(struct hk_config *cfg, struct hk_ctx *ctx, const char *rel,
 			len += (size_t)n;
 		}
 	}
+	hide = rc == 0 && hk_privileged_for_other() && !hk_caller_can_read_fd(fd);
 	close(fd);
 	if (rc < 0 || !text) {
 		if (rc != -ENOMEM && rc != -EINVAL && rc != -EFBIG && rc != -EPERM && rc < 0)
@@ -933,7 +984,7 @@ static int load_file(struct hk_config *cfg, struct hk_ctx *ctx, const char *rel,
 		(*errors)++;
 		return -EINVAL;
 	}
-	kept = add_file(cfg, path);
+	kept = add_file(cfg, path, hide);
 	rc = kept ? parse_text(cfg, kept, text, fn, data, &e) : -ENOMEM;
 	free(text);
 	*errors += e;
@@ -1032,7 +1083,7 @@ HK_EXPORT int hk_config_parse_string(struct hk_ctx *ctx, const char *name, const
 	cfg = calloc(1, sizeof(*cfg));
 	if (!cfg)
 		return -ENOMEM;
-	kept = add_file(cfg, name);
+	kept = add_file(cfg, name, false);
 	rc = kept ? parse_text(cfg, kept, text, fn, data, &errors) : -ENOMEM;
 	return finish(cfg, rc, errors, fn, data, ret_config);
 }

@@ -36,3 +36,12 @@ void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRI
 
 /* Largest buddy allocation: pages above base << this are "gigantic" (MAX_PAGE_ORDER). */
 #define HK_MAX_PAGE_ORDER 10
+
+/*
+ * The configuration's problems in a file whose text is not shown (a program
+ * privileged for its caller, on a file the caller cannot read): this, with
+ * the file and line, instead of a message that would quote the file.
+ */
+#define HKC_HIDDEN_PROBLEM                                                                         \
+	"a problem on this line (not shown: the user who runs this program cannot read the file)"
+bool hkc_config_hidden(const struct hk_config *cfg, const char *file);

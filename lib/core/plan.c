@@ -40,6 +40,7 @@ struct hk_plan {
 /* What the build keeps while it resolves a configuration. */
 struct build {
 	struct hk_ctx *ctx;
+	const struct hk_config *cfg; /* its hidden files: their values are not quoted */
 	hk_config_error_fn fn;
 	void *data;
 	unsigned errors;
@@ -76,6 +77,8 @@ static void problem(struct build *b, const struct hk_config_entry *e, const char
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	b->errors++;
+	if (e && hkc_config_hidden(b->cfg, e->file))
+		snprintf(msg, sizeof(msg), "%s", HKC_HIDDEN_PROBLEM);
 	hk_dbg(b->ctx, "%s:%u: %s", e ? e->file : "-", e ? e->line : 0, msg);
 	if (b->fn)
 		b->fn(b->data, e ? e->file : NULL, e ? e->line : 0, msg);
@@ -1051,7 +1054,7 @@ static void build_free(struct build *b)
 HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *config,
 				  hk_config_error_fn fn, void *data, struct hk_plan **ret_plan)
 {
-	struct build b = {.ctx = ctx, .fn = fn, .data = data};
+	struct build b = {.ctx = ctx, .cfg = config, .fn = fn, .data = data};
 	const struct hk_config_entry *es;
 	struct hk_plan *plan;
 	size_t n, total = 0;

@@ -5,7 +5,9 @@
  * with the bad part named, and no configuration then; conf.d in name order,
  * a key two files set differently (both places named), the same value
  * accepted once; the files under the sysroot; root refuses files others can
- * write.
+ * write. Privileged for someone else (credentials faked, privilege.h): the
+ * owner checks hold without euid 0, a file the caller names is not opened,
+ * and no problem quotes a file the caller cannot read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include <hugekit/hugekit.h>
 
 #include "errs.h"
+#include "privilege.h"
 #include "tree.h"
 
 static struct hk_ctx *ctx_of(void)
@@ -381,13 +384,138 @@ static void test_owner(void **state)
 	tree_close(&t);
 }
 
+/* Set-user-ID root, run by uid 1000; and file capabilities, run by uid 1000. */
+static const struct hk_creds setuid_root = {1000, 0, 1000, 1000, true, true};
+static const struct hk_creds file_caps = {1000, 1000, 1000, 1000, true, true};
+static const struct hk_creds plain_user = {1000, 1000, 1000, 1000, false, false};
+
+/* Privileged without euid 0 (file capabilities): the owner checks still hold. */
+static void test_owner_with_caps(void **state)
+{
+	struct tree t;
+	struct hk_config *cfg = NULL;
+	struct errs errs = {0};
+
+	(void)state;
+	tree_open(&t, NULL);
+	write_file(t.dir, "etc/hugekit/hugekit.conf", "[pool 2M]\nminimum = 8\n", 0646);
+	hk_creds_fake = &file_caps;
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	assert_non_null(strstr(errs.buf, "hugekit.conf:0: writable by others (mode 0646)"));
+	/* A user with no privilege reads its own tree as it is. */
+	memset(&errs, 0, sizeof(errs));
+	hk_creds_fake = &plain_user;
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), 0);
+	assert_int_equal(errs.n, 0);
+	hk_config_unref(cfg);
+	hk_creds_fake = NULL;
+	tree_close(&t);
+}
+
+/* A file the caller names is not opened by a program privileged for that caller. */
+static void test_caller_path(void **state)
+{
+	struct tree t;
+	struct hk_config *cfg = NULL;
+	struct errs errs = {0};
+	char path[4096];
+
+	(void)state;
+	tree_open(&t, NULL);
+	write_file(t.dir, "home/user/c.conf", "root:SECRET:19000:0:99999:7:::\n", 0644);
+	snprintf(path, sizeof(path), "%s/home/user/c.conf", t.dir);
+	for (int i = 0; i < 2; i++) {
+		hk_creds_fake = i ? &file_caps : &setuid_root;
+		memset(&errs, 0, sizeof(errs));
+		assert_int_equal(hk_config_load(t.ctx, path, collect, &errs, &cfg), -EINVAL);
+		assert_null(strstr(errs.buf, "SECRET"));
+		assert_non_null(strstr(errs.buf, "c.conf:0: not read: a program privileged for its "
+						 "caller"));
+		assert_int_equal(errs.n, 1);
+	}
+	/* Not privileged for someone else: read, and its problem said as it is. */
+	hk_creds_fake = &plain_user;
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, path, collect, &errs, &cfg), -EINVAL);
+	assert_non_null(strstr(errs.buf, "SECRET"));
+	hk_creds_fake = NULL;
+	tree_close(&t);
+}
+
+/*
+ * Privileged for someone else, a file the caller cannot read: every problem
+ * in it (the parser's, two files that disagree, a maximum below the minimum
+ * of another file, the plan's) is its file and line, never its text.
+ */
+static void test_hidden(void **state)
+{
+	static const char *const shown[] = {
+		"'SECRET1' is not 'key = value'",
+		"[pool 2M] minimum is set to 8 in",
+		"[pool 2M] maximum 4 is below the minimum 8",
+		"user 'SECRET4': no such user",
+	};
+	struct tree t;
+	struct hk_config *cfg = NULL;
+	struct hk_plan *plan = NULL;
+	struct errs errs = {0};
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	write_file(t.dir, "etc/hugekit/hugekit.conf", "[pool 2M]\nminimum = 8\nSECRET1\n", 0644);
+	write_file(t.dir, "etc/hugekit/conf.d/a.conf", "[pool 2M]\nminimum = 16\nmaximum = 4\n",
+		   0644);
+	hk_fake_caller_reads = false;
+	for (int i = 0; i < 2; i++) {
+		hk_creds_fake = i ? &file_caps : &setuid_root;
+		memset(&errs, 0, sizeof(errs));
+		assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+		if (strstr(errs.buf, "SECRET") || strstr(errs.buf, "minimum") ||
+		    !strstr(errs.buf, "hugekit.conf:3: a problem on this line (not shown: the user "
+				      "who runs this program cannot read the file)") ||
+		    !strstr(errs.buf, "a.conf:2: a problem on this line (not shown") ||
+		    !strstr(errs.buf, "a.conf:3: a problem on this line (not shown"))
+			fail_msg("%s", errs.buf);
+	}
+	/* The plan's problems too (a configuration that parses). */
+	write_file(t.dir, "etc/hugekit/hugekit.conf",
+		   "[mount /dev/hugepages-t]\npagesize = 2M\nuser = SECRET4\n", 0644);
+	write_file(t.dir, "etc/hugekit/conf.d/a.conf", "[pool 2M]\nminimum = 8\n", 0644);
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), 0);
+	assert_int_equal(hk_plan_from_config(t.ctx, cfg, collect, &errs, &plan), -EINVAL);
+	if (strstr(errs.buf, "SECRET") || !strstr(errs.buf, "hugekit.conf:3: a problem on this "
+							    "line (not shown"))
+		fail_msg("%s", errs.buf);
+	hk_config_unref(cfg);
+
+	/* The caller may read the files (or nobody is privileged): each problem as it is. */
+	hk_fake_caller_reads = true;
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), 0);
+	assert_int_equal(hk_plan_from_config(t.ctx, cfg, collect, &errs, &plan), -EINVAL);
+	assert_non_null(strstr(errs.buf, shown[3]));
+	hk_config_unref(cfg);
+	write_file(t.dir, "etc/hugekit/hugekit.conf", "[pool 2M]\nminimum = 8\nSECRET1\n", 0644);
+	write_file(t.dir, "etc/hugekit/conf.d/a.conf", "[pool 2M]\nminimum = 16\nmaximum = 4\n",
+		   0644);
+	memset(&errs, 0, sizeof(errs));
+	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
+	for (size_t i = 0; i < 3; i++)
+		if (!strstr(errs.buf, shown[i]))
+			fail_msg("wanted %s in %s", shown[i], errs.buf);
+	hk_creds_fake = NULL;
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entries),	     cmocka_unit_test(test_problems),
 		cmocka_unit_test(test_all_problems), cmocka_unit_test(test_long),
 		cmocka_unit_test(test_files),	     cmocka_unit_test(test_many_nodes),
-		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_owner),	     cmocka_unit_test(test_owner_with_caps),
+		cmocka_unit_test(test_caller_path),  cmocka_unit_test(test_hidden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

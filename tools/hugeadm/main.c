@@ -14,6 +14,7 @@
 
 #include "hugeadm.h"
 #include "opts.h"
+#include "privilege.h"
 
 enum {
 	OPT_LIST_ALL_MOUNTS = HK_OPT_LONG_BASE,
@@ -255,6 +256,60 @@ static bool any_report(const struct hugeadm_ctl *c)
 {
 	return c->list_mounts || c->pool_list || c->page_sizes || c->page_sizes_all || c->explain ||
 	       c->list_text || c->usage || c->pages_needed;
+}
+
+/*
+ * Privileged for someone else (set-user-ID, set-group-ID, file or ambient
+ * capabilities, and a real uid other than 0: privilege.h), hugeadm opens no
+ * file or directory its caller names: each option that names one is an error.
+ * Refused rather than opened with the caller's identity (setfsuid): one rule,
+ * checked before anything is opened, that no later open can get wrong. False
+ * after the messages.
+ */
+static bool caller_paths_allowed(const struct hugeadm_ctl *ctl, const char *sysroot)
+{
+	const struct {
+		const char *given, *option;
+	} paths[] = {
+		{ctl->apply ? ctl->config_file : NULL, "--apply FILE"},
+		{ctl->check ? ctl->config_file : NULL, "--check FILE"},
+		{ctl->gen_config, "--config FILE"},
+		{ctl->gen_output, "--output DIR"},
+		{sysroot, "--sysroot DIR"},
+	};
+	bool ok = true;
+
+	if (!hk_privileged_for_other())
+		return true;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (!paths[i].given)
+			continue;
+		ha_msg(ctl, HA_ERROR,
+		       "%s: a set-user-ID, set-group-ID or capability hugeadm does not open a "
+		       "path its caller names (run it as root, or without the privileges)",
+		       paths[i].option);
+		ok = false;
+	}
+	return ok;
+}
+
+/*
+ * Privileged for someone else, the reports read with the caller's identity:
+ * the privileges are given up for good first, so that --usage, --pages-needed
+ * and --list-shared-text show only the processes and files the caller may
+ * read. -1 after a message.
+ */
+static int reports_as_caller(const struct hugeadm_ctl *ctl)
+{
+	int rc;
+
+	if (!hk_privileged_for_other())
+		return 0;
+	rc = hk_drop_privileges();
+	if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "cannot give up the privileges before the reports: %s",
+		       strerror(-rc));
+	return rc < 0 ? -1 : 0;
 }
 
 /* A modifier of the pool options (--hard, the swap options, --obey-mempolicy). */
@@ -549,6 +604,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: no operation specified\n", hk_prog());
 		hk_errtryhelp();
 	}
+	if (!caller_paths_allowed(&ctl, sysroot)) {
+		ha_plan_free(&ctl);
+		return HK_EXIT_FAILURE;
+	}
 
 	rc = hk_new(sysroot, &ctl.ctx);
 	if (rc < 0) {
@@ -587,7 +646,9 @@ int main(int argc, char **argv)
 		rc = ha_apply(&ctl);
 		/* The reports show the machine as the changes left it. */
 		if (rc != HK_EXIT_FAILURE && any_report(&ctl)) {
-			int rr = ctl.json ? ha_report_json(&ctl) : ha_report_text(&ctl);
+			int rr = reports_as_caller(&ctl) < 0 ? HK_EXIT_FAILURE
+				 : ctl.json		     ? ha_report_json(&ctl)
+							     : ha_report_text(&ctl);
 
 			if (rr != HK_EXIT_SUCCESS)
 				rc = rr;

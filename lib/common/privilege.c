@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Privileged, and privileged for someone else: see privilege.h. */
+#include "privilege.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "paths.h"
+
+const struct hk_creds *hk_creds_fake;
+bool hk_fake_caller_reads;
+
+bool hk_creds_privileged(const struct hk_creds *c)
+{
+	return c->euid == 0 || c->secure || c->caps;
+}
+
+bool hk_creds_for_other(const struct hk_creds *c)
+{
+	return c->ruid != 0 && (c->secure || c->euid != c->ruid || c->egid != c->rgid);
+}
+
+/* Any effective capability; -errno when capget fails. */
+static int caps_effective(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {0};
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (d[i].effective)
+			return 1;
+	return 0;
+}
+
+void hk_creds_get(struct hk_creds *c)
+{
+	if (hk_creds_fake) {
+		*c = *hk_creds_fake;
+		return;
+	}
+	c->ruid = getuid();
+	c->euid = geteuid();
+	c->rgid = getgid();
+	c->egid = getegid();
+	c->secure = getauxval(AT_SECURE) != 0;
+	c->caps = caps_effective() != 0;
+}
+
+bool hk_privileged(void)
+{
+	struct hk_creds c;
+
+	hk_creds_get(&c);
+	return hk_creds_privileged(&c);
+}
+
+bool hk_privileged_for_other(void)
+{
+	struct hk_creds c;
+
+	hk_creds_get(&c);
+	return hk_creds_for_other(&c);
+}
+
+bool hk_caller_can_read_fd(int fd)
+{
+	char path[64];
+
+	if (hk_creds_fake)
+		return hk_fake_caller_reads;
+	if (snprintf(path, sizeof(path), "/" HK_PROC_SELF_FD "/%d", fd) >= (int)sizeof(path))
+		return false;
+	/* No AT_EACCESS: the real uid and gid, and no capability unless the real uid is 0. */
+	return faccessat(AT_FDCWD, path, R_OK, 0) == 0;
+}
+
+int hk_drop_privileges(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {0};
+	uid_t uid = getuid(), ru, eu, su;
+	gid_t gid = getgid(), rg, eg, sg;
+
+	/* The group first: after the uid changes, the right to change it may be gone. */
+	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+		return -errno;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -errno;
+	/* Root (real uid 0) keeps what it had: it is not privileged for someone else. */
+	if (uid != 0 && syscall(SYS_capset, &h, d) < 0)
+		return -errno;
+	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0)
+		return -errno;
+	if (ru != uid || eu != uid || su != uid || rg != gid || eg != gid || sg != gid ||
+	    (uid != 0 && caps_effective() != 0))
+		return -EPERM;
+	return 0;
+}

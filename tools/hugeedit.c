@@ -28,6 +28,8 @@
 
 #include <hugetlbfs.h>
 
+#include "tmpfile.h"
+
 #include "opts.h"
 #include "pagesizes.h"
 #include "parse.h"
@@ -386,7 +388,6 @@ struct edit {
 	char *path;	  /* resolved */
 	const char *base; /* in path */
 	int dirfd, fd, tmpfd;
-	char tmp[64];
 	struct stat st;
 };
 
@@ -556,7 +557,8 @@ static int unchanged(struct edit *e)
 static int write_copy(struct edit *e, struct image *im)
 {
 	struct patch *patches = calloc(2 * im->nsegs, sizeof(*patches));
-	int rc = -1;
+	struct hk_tmpfile t = {.fd = -1};
+	int rc = -1, err;
 	size_t n;
 
 	if (!patches) {
@@ -565,18 +567,13 @@ static int write_copy(struct edit *e, struct image *im)
 	}
 	if (make_patches(im, patches, &n) < 0)
 		goto out;
-	for (unsigned i = 0; i < 100; i++) {
-		snprintf(e->tmp, sizeof(e->tmp), ".hugeedit.%ld.%u", (long)getpid(), i);
-		e->tmpfd = openat(e->dirfd, e->tmp,
-				  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (e->tmpfd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (e->tmpfd < 0) {
-		e->tmp[0] = '\0';
-		err_msg("%s: cannot create a temporary file beside it: %m", e->name);
+	/* No name until it is whole (O_TMPFILE), or a random one: none that others can plant. */
+	err = hk_tmpfile_open(&t, e->dirfd, e->base, 0600);
+	if (err < 0) {
+		err_msg("%s: cannot create a temporary file beside it: %s", e->name, strerror(-err));
 		goto out;
 	}
+	e->tmpfd = t.fd;
 	if (write_all(e->tmpfd, im->buf, im->size) < 0) {
 		err_msg("%s: writing the new copy failed: %m", e->name);
 		goto out;
@@ -589,27 +586,22 @@ static int write_copy(struct edit *e, struct image *im)
 	}
 	if (verify(e, im, patches, n) < 0)
 		goto out;
-	if (close(e->tmpfd) < 0) {
-		e->tmpfd = -1;
-		err_msg("%s: closing the new copy failed: %m", e->name);
-		goto out;
-	}
-	e->tmpfd = -1;
 	if (unchanged(e) < 0)
 		goto out;
-	if (renameat(e->dirfd, e->tmp, e->dirfd, e->base) < 0) {
-		err_msg("%s: replacing it with the new copy failed: %m", e->name);
-		goto out;
-	}
-	e->tmp[0] = '\0';
-	if (fsync(e->dirfd) < 0) {
-		err_msg("%s: edited, but syncing its directory failed: %m", e->name);
+	err = hk_tmpfile_replace(&t, e->base);
+	if (err < 0) {
+		err_msg("%s: replacing it with the new copy failed (%s): %s", e->name, t.step,
+			strerror(-err));
 		goto out;
 	}
 	rc = 0;
 out:
-	if (e->tmp[0] && unlinkat(e->dirfd, e->tmp, 0) < 0)
-		err_msg("%s: cannot remove the temporary file %s: %m", e->name, e->tmp);
+	e->tmpfd = -1;
+	err = hk_tmpfile_close(&t);
+	if (err < 0 && rc == 0) {
+		err_msg("%s: closing the new copy failed: %s", e->name, strerror(-err));
+		rc = -1;
+	}
 	free(patches);
 	return rc;
 }

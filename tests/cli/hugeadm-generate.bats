@@ -192,3 +192,189 @@ verify() {
 	run diff -r "$HK_FIXTURES/x86-2node" "$root"
 	assert_success
 }
+
+# The files --output DIR holds, each "NAME SIZE", and no other.
+listing() {
+	(cd "$1" && find . -mindepth 1 -printf '%P %s\n' | LC_ALL=C sort)
+}
+
+@test "--output through a symbolic link, at DIR or in a parent: refused, nothing written at the link's target" {
+	local root out="$BATS_TEST_TMPDIR/out"
+	root=$(fixture x86-2node)
+	mkdir -m 0700 "$out" "$BATS_TEST_TMPDIR/real"
+	ln -s "$out" "$BATS_TEST_TMPDIR/link"
+	ln -s "$BATS_TEST_TMPDIR/real" "$BATS_TEST_TMPDIR/parent"
+	mkdir -m 0700 "$BATS_TEST_TMPDIR/real/units"
+	for dir in "$BATS_TEST_TMPDIR/link" "$BATS_TEST_TMPDIR/link/" "$BATS_TEST_TMPDIR/parent/units"; do
+		run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units --config units.conf --output "$dir"
+		assert_failure 1
+		assert_output ""
+		assert_equal "$stderr" "hugeadm:ERROR: --output $dir: a symbolic link is in its path: not followed (name the directory itself)"
+	done
+	# Relative: from the working directory (its path is the kernel's, with no link), no link followed.
+	run --separate-stderr bash -c 'cd "$1" && hugeadm --sysroot "$2" --generate units --config "$3" --output link' \
+		rel "$BATS_TEST_TMPDIR" "$root" "$CONF/units.conf"
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --output link: a symbolic link is in its path: not followed (name the directory itself)"
+	assert_equal "$(ls -A "$out" "$BATS_TEST_TMPDIR/real/units")" "$(printf '%s:\n\n%s:' "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/real/units")"
+	# The same directories named by their own paths are fine, relative ones too.
+	"$HUGEADM" --sysroot "$root" --generate units --config units.conf --output "$BATS_TEST_TMPDIR/real/units"
+	[ -s "$BATS_TEST_TMPDIR/real/units/hugekit.service" ]
+	(cd "$BATS_TEST_TMPDIR/parent" && "$HUGEADM" --sysroot "$root" --generate sysctl --config "$CONF/sysctl.conf" --output units)
+	[ -s "$BATS_TEST_TMPDIR/real/units/90-hugekit.conf" ]
+}
+
+@test "--output DIR of another user, writable by its group or by others (/tmp): refused, naming DIR and why" {
+	local root dir
+	root=$(fixture x86-2node)
+	[ "$(id -u)" = 0 ] || skip "needs root to give a directory to another user"
+	dir=$BATS_TEST_TMPDIR/nobodys
+	mkdir -m 0700 "$dir"
+	chown nobody "$dir"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units --config units.conf --output "$dir"
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --output $dir: owned by nobody (uid $(id -u nobody)), not by the user running hugeadm (uid 0): not writing there"
+	dir=$BATS_TEST_TMPDIR/group
+	mkdir -m 0770 "$dir"
+	chmod 0770 "$dir"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate sysctl --config sysctl.conf --output "$dir"
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --output $dir: writable by its group (mode 0770): they could plant or replace its files; name a directory only its owner can write to (mktemp -d)"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate boot --config boot-numa.conf --output /tmp
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --output /tmp: writable by others (mode $(stat -c %04a /tmp)): they could plant or replace its files; name a directory only its owner can write to (mktemp -d)"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/nobodys" "$BATS_TEST_TMPDIR/group")" "$(printf '%s:\n\n%s:' "$BATS_TEST_TMPDIR/group" "$BATS_TEST_TMPDIR/nobodys")"
+	[ ! -e /tmp/kernel-cmdline ] || [ /tmp/kernel-cmdline -ot "$BATS_TEST_TMPDIR/group" ]
+	# A 0700 mktemp -d under /tmp, the caller's own, is fine.
+	dir=$(mktemp -d /tmp/hk-gen.XXXXXX)
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate boot --config boot-numa.conf --output "$dir"
+	rm -rf "$dir"
+	assert_success
+	assert_equal "$stderr" ""
+}
+
+@test "names planted in DIR, 2.23-style predictable ones and many others, neither stop the run nor get written" {
+	local root out="$BATS_TEST_TMPDIR/out" i name mode
+	root=$(fixture x86-2node)
+	unshare --pid --fork true 2> /dev/null || skip "cannot make a PID namespace (unshare --pid): hugeadm's pid is not predictable"
+	mkdir -m 0700 "$out"
+	# As pid 1, the names hugeadm once tried, all 100 of them, for each file; and 1000 more.
+	for name in hugekit.service 'dev-hugepages\x2d2M.mount' 'mnt-huge\x20pages.mount' srv-a.b.mount 90-hugekit.conf; do
+		for i in $(seq 0 99); do
+			printf 'planted\n' > "$out/$(printf '.%s.%06x' "$name" $(((2654435761 + i * 40503) & 0xffffff)))"
+		done
+	done
+	for i in $(seq 1000); do : > "$out/.hugekit.service.$i"; done
+	listing "$out" > "$BATS_TEST_TMPDIR/before"
+	for mode in "" named; do
+		run --separate-stderr env HK_TMPFILE="$mode" unshare --pid --fork "$HUGEADM" --sysroot "$root" --generate units --config units.conf --output "$out"
+		assert_success
+		assert_equal "$stderr" ""
+		# Whole, and the planted names as they were: nothing else in DIR.
+		diff -u <("$HUGEADM" --sysroot "$root" --generate units --config units.conf | sed -n '/^# hugekit.service$/,/^$/{/^# hugekit.service$/d;/^$/d;p}') \
+			<(sed '/^$/,$d' "$out/hugekit.service") || fail "hugekit.service is not whole"
+		diff -u <(sed 's/\(\.mount\|\.service\) [0-9]*$/\1 N/' "$BATS_TEST_TMPDIR/before" | grep -v -e '^hugekit.service' -e '\.mount N$') \
+			<(listing "$out" | grep -v -e '^hugekit.service ' -e '^[a-z].*\.mount [0-9]*$') || fail "DIR holds other files than the units and the planted names"
+		grep -L planted "$out"/.*.*[0-9a-f] | grep -v '\.hugekit\.service\.[0-9]*$' && fail "a planted file was written"
+		rm -f "$out/hugekit.service" "$out"/*.mount
+	done
+	true
+}
+
+@test "each file is synced before it gets its name, and the directory after (strace)" {
+	local root out="$BATS_TEST_TMPDIR/out" log="$BATS_TEST_TMPDIR/strace"
+	root=$(fixture x86-2node)
+	command -v strace > /dev/null || fail "no strace (apt-get install strace)"
+	mkdir -m 0700 "$out"
+	# (LeakSanitizer cannot run under ptrace.)
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	strace -f -o "$log" -e trace=openat,openat2,fsync,fdatasync,linkat,renameat,renameat2 \
+		"$HUGEADM" --sysroot "$root" --generate sysctl --config sysctl.conf --output "$out"
+	# O_TMPFILE in DIR, synced, linked in under a random name, renamed over the name, DIR synced.
+	run python3 - "$log" "$out" <<'PY'
+import re, sys
+log, out = sys.argv[1], sys.argv[2]
+fds, steps = {}, []
+for line in open(log):
+    m = re.search(r'openat2?\(AT_FDCWD, "(%s)", .*O_DIRECTORY.* = (\d+)' % re.escape(out), line)
+    if m: fds[m.group(2)] = 'DIR'
+    m = re.search(r'openat\((\d+), "\.", O_RDWR\|O_CLOEXEC\|O_TMPFILE.* = (\d+)', line)
+    if m and fds.get(m.group(1)) == 'DIR': fds[m.group(2)] = 'FILE'; steps.append('tmpfile')
+    m = re.search(r'fsync\((\d+)\) += 0', line)
+    if m and m.group(1) in fds: steps.append('fsync ' + fds[m.group(1)])
+    if re.search(r'linkat\(\d+, "", \d+, "\.90-hugekit\.conf\.[A-Za-z0-9]{16}", AT_EMPTY_PATH\) = 0', line): steps.append('link')
+    if re.search(r'renameat2?\(\d+, "\.90-hugekit\.conf\.[A-Za-z0-9]{16}", \d+, "90-hugekit\.conf".* = 0', line): steps.append('rename')
+print(' '.join(steps))
+PY
+	assert_output "tmpfile fsync FILE link rename fsync DIR"
+	# Where the filesystem has no O_TMPFILE: a random name, made O_EXCL, synced, renamed, DIR synced.
+	HK_TMPFILE=named strace -f -o "$log" -e trace=openat,fsync,renameat,renameat2 \
+		"$HUGEADM" --sysroot "$root" --generate sysctl --config sysctl.conf --output "$out"
+	grep -E -A3 'openat\([0-9]+, "\.90-hugekit\.conf\.[A-Za-z0-9]{16}", O_RDWR\|O_CREAT\|O_EXCL\|O_NOFOLLOW\|O_CLOEXEC, 0644\) = [0-9]+' "$log" > "$BATS_TEST_TMPDIR/named" ||
+		fail "no O_EXCL random name: $(cat "$log")"
+	run grep -c -E '^[0-9]+ +(fsync\([0-9]+\) += 0|renameat2?\(.*"90-hugekit.conf".* = 0)' "$log"
+	assert_output 3
+	assert_equal "$(cat "$out/90-hugekit.conf")" "$("$HUGEADM" --sysroot "$root" --generate sysctl --config sysctl.conf)"
+	run ls -A "$out"
+	assert_output 90-hugekit.conf
+}
+
+@test "a configuration whose path holds a newline and [Service]/ExecStartPre= or a sysctl: refused, nothing written" {
+	local root out="$BATS_TEST_TMPDIR/out" d kind
+	root=$(fixture x86-2node)
+	mkdir -m 0700 "$out"
+	d=$BATS_TEST_TMPDIR/$'x\n[Service]\nExecStartPre=/tmp/evil.sh\nkernel.core_pattern=|/tmp/evil.sh\n#'
+	mkdir -p "$d"
+	cp units.conf "$d/c"
+	for kind in units sysctl boot; do
+		run --separate-stderr "$HUGEADM" --sysroot "$root" --generate "$kind" --config "$d/c" --output "$out"
+		assert_failure 1
+		assert_output ""
+		assert_equal "$stderr" "hugeadm:ERROR: the configuration file name '$BATS_TEST_TMPDIR/x\\012[Service]\\012ExecStartPre=/tmp/evil.sh\\012kernel.core_pattern=|/tmp/evil.sh\\012#/c' has a control character: it cannot be written into a generated file"
+	done
+	# On stdout too: a file made by redirection is as much a unit.
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units --config "$d/c"
+	assert_failure 1
+	assert_output ""
+	run ls -A "$out"
+	assert_output ""
+}
+
+@test "units: '%', ';', a blank, quotes, '\$' and '\\' in mount points are escaped as systemd reads them, and verify" {
+	local root out="$BATS_TEST_TMPDIR/units" p want
+	root=$(fixture x86-2node)
+	command -v systemd-escape > /dev/null || fail "no systemd-escape (apt-get install systemd)"
+	local paths=("/srv/50%;x y/h" "/srv/it's \"q\"/h" '/srv/$HOME\w/h' '/srv/%n;/h')
+	: > odd.conf
+	for p in "${paths[@]}"; do printf '[mount %s]\npagesize = 2M\n\n' "$p" >> odd.conf; done
+	mkdir -m 0700 "$out"
+	"$HUGEADM" --sysroot "$root" --generate units --config odd.conf --output "$out"
+	want=$( (systemd-escape --path --suffix=mount "${paths[@]}" | tr ' ' '\n'; echo hugekit.service) | LC_ALL=C sort)
+	run bash -c 'ls -A "$1" | LC_ALL=C sort' ls "$out"
+	assert_output "$want"
+	# Where= and Description= as written, '%' doubled; RequiresMountsFor= quoted as systemd unquotes.
+	run grep -h '^Where=' "$out"/*.mount
+	assert_output --partial 'Where=/srv/50%%;x y/h'
+	assert_output --partial "Where=/srv/it's \"q\"/h"
+	assert_output --partial 'Where=/srv/$HOME\w/h'
+	assert_output --partial 'Where=/srv/%%n;/h'
+	run grep '^RequiresMountsFor=' "$out/hugekit.service"
+	assert_output "$(printf '%s\n' 'RequiresMountsFor="/srv/50%%;x y"' 'RequiresMountsFor="/srv/it'"'"'s \"q\""' 'RequiresMountsFor="/srv/$HOME\\w"' 'RequiresMountsFor=/srv/%%n;')"
+	mapfile -t units < <(cd "$out" && ls -A)
+	verify "$out" "${units[@]}"
+}
+
+@test "a [mount] path that ends in '\\' or a blank: refused by the parser at FILE:LINE, nothing written" {
+	local root out="$BATS_TEST_TMPDIR/out"
+	root=$(fixture x86-2node)
+	mkdir -m 0700 "$out"
+	printf '[pool 2M]\nminimum = 2\n\n[mount /mnt/h\\]\npagesize = 2M\n' > bs.conf
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units --config bs.conf --output "$out"
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: bs.conf:4: [mount /mnt/h\\]: the mount point must not end in '\\' or a blank"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply bs.conf --dry-run
+	assert_failure 1
+	assert_equal "${stderr%%$'\n'*}" "hugeadm:ERROR: bs.conf:4: [mount /mnt/h\\]: the mount point must not end in '\\' or a blank"
+	run ls -A "$out"
+	assert_output ""
+}

@@ -669,3 +669,18 @@ open("odd", "wb").write(b)'
 	[[ $stderr == 'hugeedit: ERROR: odd: segment '[0-9]*': p_vaddr 0x10 and p_offset 0x0 differ by a part of a page: cannot be aligned' ]] ||
 		fail "stderr: $stderr"
 }
+
+@test "temporary names planted beside the file (2.23-style .hugeedit.PID.N, and more) neither stop the edit nor get written" {
+	local i
+	unshare --pid --fork true 2> /dev/null || skip "cannot make a PID namespace (unshare --pid): hugeedit's pid is not predictable"
+	sample x86_64-exec
+	# As pid 1, every name hugeedit once tried; and 1000 random-looking ones.
+	for i in $(seq 0 99); do echo planted > ".hugeedit.1.$i"; done
+	for i in $(seq 1000); do echo planted > ".x86_64-exec.$i"; done
+	run --separate-stderr unshare --pid --fork "$HUGEEDIT" --text x86_64-exec
+	assert_success
+	run --separate-stderr "$HUGEEDIT" x86_64-exec
+	assert_line --partial "(TEXT) default is HUGE pages"
+	assert_equal "$(cat .hugeedit.1.* .x86_64-exec.* | sort -u)" planted
+	assert_equal "$(ls -A | grep -c -v -e '^\.hugeedit\.1\.[0-9]*$' -e '^\.x86_64-exec\.[0-9]*$')" "$(ls -A | grep -c -v '^\.')"
+}

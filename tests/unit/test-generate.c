@@ -356,6 +356,86 @@ static void test_units_problems(void **state)
 		"4: [mount /a/b] mode '0999': not an octal mode (0000-7777)\n"
 		"5: [mount /a//b/]: the mount point must be an absolute path without '.', '..', "
 		"'//' or a trailing '/'\n");
+	/* A unit's Where= would join the next line to a trailing '\\'. */
+	refused("[mount /mnt/h\\]\npagesize = 2M\n",
+		"1: [mount /mnt/h\\]: the mount point must not end in '\\' or a blank\n");
+}
+
+/*
+ * ExecStart= and RequiresMountsFor= as systemd unquotes them (systemd.syntax(7),
+ * systemd.service(5) "Command lines"): quoted when a blank, a quote or '\\' is
+ * in the word, '"' and '\\' escaped there, '%' (specifiers) doubled, '$'
+ * doubled in a command line, and a lone ';' escaped.
+ */
+static void test_service_quoting(void **state)
+{
+	static const char *const dirs[] = {"/srv/it's", "/srv/a b", "/srv/50%;x", "/srv/$v\\w\"q\""};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	ha_gen_service(f, "/opt/50% a$b\"c'd\\e/hugeadm", dirs, 4);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "\nRequiresMountsFor=\"/srv/it's\"\n"
+				     "RequiresMountsFor=\"/srv/a b\"\n"
+				     "RequiresMountsFor=/srv/50%%;x\n"
+				     "RequiresMountsFor=\"/srv/$v\\\\w\\\"q\\\"\"\n"));
+	assert_non_null(strstr(text, "\nExecStart=\"/opt/50%% a$$b\\\"c'd\\\\e/hugeadm\" --apply\n"));
+	free(text);
+	/* Without any of them: as before, unquoted. */
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	ha_gen_service(f, "/usr/bin/hugeadm", NULL, 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "\nExecStart=/usr/bin/hugeadm --apply\n"));
+	free(text);
+}
+
+/*
+ * A control character in whatever goes into a file (the configuration's name
+ * in its comments, the path of hugeadm) is refused, named with it escaped:
+ * it would start a line of its own ("[Service]", "ExecStartPre=", a sysctl).
+ */
+static void test_control_characters(void **state)
+{
+	static const char text[] = "[sysctl]\nvm.min_free_kbytes = 1000\n[mount /srv/h]\npagesize = 2M\n";
+	static const char evil[] = "x\n[Service]\nExecStartPre=/evil\nkernel.core_pattern=|/evil";
+	struct hk_config *config = NULL;
+	struct run r;
+
+	start(&r, "x86-2node", text);
+	r.g.hugeadm_path = "/usr/bin/hugeadm\nExecStartPre=/evil";
+	assert_int_equal(ha_gen_units(&r.g, &r.out), -1);
+	assert_string_equal(problems, "0: the path of hugeadm '/usr/bin/hugeadm\\012ExecStartPre=/evil' "
+				      "has a control character: it cannot be written into a generated file\n");
+	assert_int_equal(r.out.n, 0);
+	finish(&r);
+
+	start(&r, "x86-2node", "");
+	assert_int_equal(hk_config_parse_string(r.t.ctx, evil, text, record, NULL, &config), 0);
+	r.g.config = config;
+	problems[0] = '\0';
+	assert_int_equal(ha_gen_sysctl(&r.g, &r.out), -1);
+	assert_int_equal(ha_gen_units(&r.g, &r.out), -1);
+	assert_int_equal(ha_gen_boot(&r.g, true, &r.out), -1);
+	assert_string_equal(problems,
+			    "0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
+			    "kernel.core_pattern=|/evil' has a control character: it cannot be "
+			    "written into a generated file\n"
+			    "0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
+			    "kernel.core_pattern=|/evil' has a control character: it cannot be "
+			    "written into a generated file\n"
+			    "0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
+			    "kernel.core_pattern=|/evil' has a control character: it cannot be "
+			    "written into a generated file\n");
+	assert_int_equal(r.out.n, 0);
+	/* The boot line on stdout names no file: made all the same. */
+	problems[0] = '\0';
+	assert_int_equal(ha_gen_boot(&r.g, false, &r.out), 0);
+	assert_string_equal(problems, "");
+	hk_config_unref(config);
+	finish(&r);
 }
 
 int main(void)
@@ -374,6 +454,8 @@ int main(void)
 		cmocka_unit_test(test_unit_names),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_units_problems),
+		cmocka_unit_test(test_service_quoting),
+		cmocka_unit_test(test_control_characters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

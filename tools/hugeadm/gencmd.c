@@ -2,19 +2,25 @@
 /*
  * hugeadm --generate KIND [--config FILE] [--output DIR]: the configuration
  * read, the generator run (generate.c), and only when all is good, its files
- * written: to stdout, or into DIR, each through a new temporary file renamed
- * over the name, so that a reader sees the old file or the new one whole.
+ * written: to stdout, or into DIR, each through a new file renamed over the
+ * name, so that a reader sees the old file or the new one whole, and after a
+ * crash too (both synced).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "generate.h"
 #include "hugeadm.h"
+#include "tmpfile.h"
+#include "util.h"
 
 /* Where hugekit.service finds hugeadm: the installed one. */
 #ifndef HK_HUGEADM_PATH
@@ -47,46 +53,110 @@ static int write_all(int fd, const char *s, size_t len)
 }
 
 /*
- * DIR/NAME, by way of a new DIR/.NAME.XXXXXX renamed over it; mode 0644. The
- * temporary file is created (O_EXCL), never opened where it was: in a
- * directory others can write to, a name they made (a link) is not followed.
+ * DIR/NAME, mode 0644, replaced whole: written to a new file that no one
+ * else can open or name (O_TMPFILE, or a random name made O_EXCL where the
+ * filesystem lacks it), synced, renamed over NAME, the directory synced.
  */
 static int write_file(struct hugeadm_ctl *ctl, int dirfd, const char *dir,
 		      const struct ha_gen_file *f)
 {
-	char *tmp = NULL;
-	int fd = -1, rc;
+	struct hk_tmpfile t;
+	int err, rc = hk_tmpfile_open(&t, dirfd, f->name, 0644);
 
-	for (unsigned i = 0; fd < 0 && i < 100; i++) {
-		free(tmp);
-		if (asprintf(&tmp, ".%s.%06x", f->name,
-			     (unsigned)(getpid() * 2654435761u + i * 40503u) & 0xffffff) < 0)
-			return -ENOMEM;
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		rc = -errno;
-		ha_msg(ctl, HA_ERROR, "%s/%s: %s", dir, tmp, strerror(-rc));
-		free(tmp);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s/%s: cannot create a new file beside it: %s", dir, f->name,
+		       strerror(-rc));
 		return rc;
 	}
-	rc = write_all(fd, f->text, strlen(f->text));
-	if (rc == 0 && fchmod(fd, 0644) < 0)
+	rc = write_all(t.fd, f->text, strlen(f->text));
+	if (rc == 0 && fchmod(t.fd, 0644) < 0)
 		rc = -errno;
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && renameat(dirfd, tmp, dirfd, f->name) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s/%s: %s", dir, f->name, strerror(-rc));
-		unlinkat(dirfd, tmp, 0);
-	} else {
-		ha_msg(ctl, HA_INFO, "wrote %s/%s", dir, f->name);
+	if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "%s/%s: writing the new file failed: %s", dir, f->name,
+		       strerror(-rc));
+	else if ((rc = hk_tmpfile_replace(&t, f->name)) < 0)
+		ha_msg(ctl, HA_ERROR, "%s/%s: %s the new file failed: %s", dir, f->name, t.step,
+		       strerror(-rc));
+	err = hk_tmpfile_close(&t);
+	if (err < 0 && rc == 0) {
+		rc = err;
+		ha_msg(ctl, HA_ERROR, "%s/%s: closing the new file failed: %s", dir, f->name,
+		       strerror(-err));
 	}
-	free(tmp);
+	if (rc == 0)
+		ha_msg(ctl, HA_INFO, "wrote %s/%s", dir, f->name);
 	return rc;
+}
+
+/*
+ * --output DIR: opened without following a symbolic link anywhere in its
+ * path (a relative DIR from the working directory's own path), and only when
+ * the user running hugeadm owns it and no one else can write to it: then no
+ * one else can have put a name there or swap the directory's files. The
+ * descriptor, or -1 after one error naming DIR (disp: DIR with control
+ * characters escaped).
+ */
+static int open_output(struct hugeadm_ctl *ctl, const char *dir, const char *disp)
+{
+	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	char *cwd = NULL, *path = NULL;
+	struct stat st;
+	int fd, err;
+
+	if (dir[0] != '/') {
+		cwd = getcwd(NULL, 0);
+		if (!cwd || asprintf(&path, "%s/%s", cwd, dir) < 0) {
+			err = errno;
+			free(cwd);
+			ha_msg(ctl, HA_ERROR, "--output %s: %s", disp, strerror(err));
+			return -1;
+		}
+		free(cwd);
+	}
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path ? path : dir, &how, sizeof(how));
+	err = errno;
+	free(path);
+	if (fd < 0 && err == ELOOP) {
+		ha_msg(ctl, HA_ERROR,
+		       "--output %s: a symbolic link is in its path: not followed (name the "
+		       "directory itself)",
+		       disp);
+		return -1;
+	}
+	if (fd < 0 && err == ENOSYS) {
+		ha_msg(ctl, HA_ERROR,
+		       "--output %s: this kernel has no openat2(2), which opens it without "
+		       "following a symbolic link: not writing there",
+		       disp);
+		return -1;
+	}
+	if (fd < 0) {
+		ha_msg(ctl, HA_ERROR, "--output %s: %s", disp, strerror(err));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		ha_msg(ctl, HA_ERROR, "--output %s: %m", disp);
+	} else if (st.st_uid != geteuid()) {
+		const struct passwd *pw = getpwuid(st.st_uid);
+		char *owner = hk_escape_ctl(pw ? pw->pw_name : "?", true);
+
+		ha_msg(ctl, HA_ERROR,
+		       "--output %s: owned by %s (uid %u), not by the user running hugeadm "
+		       "(uid %u): not writing there",
+		       disp, owner ? owner : "?", (unsigned)st.st_uid, (unsigned)geteuid());
+		free(owner);
+	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		ha_msg(ctl, HA_ERROR,
+		       "--output %s: writable by %s (mode %04o): they could plant or replace "
+		       "its files; name a directory only its owner can write to (mktemp -d)",
+		       disp, st.st_mode & S_IWOTH ? "others" : "its group",
+		       (unsigned)(st.st_mode & 07777));
+	} else {
+		return fd;
+	}
+	close(fd);
+	return -1;
 }
 
 int ha_generate(struct hugeadm_ctl *ctl)
@@ -94,13 +164,19 @@ int ha_generate(struct hugeadm_ctl *ctl)
 	struct ha_gen_files out = {0};
 	struct hk_config *config = NULL;
 	struct ha_gen g = {0};
+	char *out_dir = NULL;
 	int dirfd = -1, rc;
 
 	/* The directory first: a bad one is said before anything is read. */
 	if (ctl->gen_output) {
-		dirfd = open(ctl->gen_output, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		out_dir = hk_escape_ctl(ctl->gen_output, true);
+		if (!out_dir) {
+			ha_msg(ctl, HA_ERROR, "out of memory");
+			return HK_EXIT_FAILURE;
+		}
+		dirfd = open_output(ctl, ctl->gen_output, out_dir);
 		if (dirfd < 0) {
-			ha_msg(ctl, HA_ERROR, "--output %s: %s", ctl->gen_output, strerror(errno));
+			free(out_dir);
 			return HK_EXIT_FAILURE;
 		}
 	}
@@ -111,6 +187,7 @@ int ha_generate(struct hugeadm_ctl *ctl)
 			ha_msg(ctl, HA_ERROR, "cannot read the configuration: %s", strerror(-rc));
 		if (dirfd >= 0)
 			close(dirfd);
+		free(out_dir);
 		return HK_EXIT_FAILURE;
 	}
 	g.ctx = ctl->ctx;
@@ -135,7 +212,7 @@ int ha_generate(struct hugeadm_ctl *ctl)
 		       "minimum and no [boot] setting");
 	if (dirfd >= 0) {
 		for (size_t i = 0; i < out.n && rc == 0; i++)
-			rc = write_file(ctl, dirfd, ctl->gen_output, &out.files[i]);
+			rc = write_file(ctl, dirfd, out_dir, &out.files[i]);
 	} else if (strcmp(ctl->generate, "boot") == 0) {
 		/* stdout: the parameters alone, for scripts; how to install them aside. */
 		if (*out.note) {
@@ -157,5 +234,6 @@ done:
 	hk_config_unref(config);
 	if (dirfd >= 0)
 		close(dirfd);
+	free(out_dir);
 	return rc < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
 }

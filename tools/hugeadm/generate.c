@@ -26,6 +26,7 @@
 
 #include "generate.h"
 #include "parse.h" /* lib/common: hkc_format_size */
+#include "util.h"  /* tools/common: hk_escape_ctl */
 
 /* One problem, at FILE:LINE (file NULL: none). */
 __attribute__((format(printf, 4, 5))) static void gen_error(struct ha_gen *g, const char *file,
@@ -43,6 +44,43 @@ __attribute__((format(printf, 4, 5))) static void gen_error(struct ha_gen *g, co
 		g->error(g->data, file, line, n >= 0 ? msg : "out of memory");
 	if (n >= 0)
 		free(msg);
+}
+
+/*
+ * Whether s can go into a generated file: no control character, which could
+ * end its line and start one of its own (a directive, a sysctl), or make a
+ * line that is no longer what it was meant to be. Reported, naming s (its
+ * control characters escaped) as what.
+ */
+static bool text_ok(struct ha_gen *g, const char *file, unsigned line, const char *what,
+		    const char *s)
+{
+	char *esc;
+
+	for (const char *c = s; *c; c++) {
+		if ((unsigned char)*c >= 0x20 && *c != 0x7f)
+			continue;
+		esc = hk_escape_ctl(s, true);
+		gen_error(g, file, line,
+			  "%s '%s' has a control character: it cannot be written into a "
+			  "generated file",
+			  what, esc ? esc : "?");
+		free(esc);
+		return false;
+	}
+	return true;
+}
+
+/* The names of the configuration files, which the files' comments give. */
+static bool sources_ok(struct ha_gen *g)
+{
+	const char *const *files;
+	size_t n = hk_config_files(g->config, &files);
+	bool ok = true;
+
+	for (size_t i = 0; i < n; i++)
+		ok &= text_ok(g, NULL, 0, "the configuration file name", files[i]);
+	return ok;
 }
 
 static bool is(const char *a, const char *b)
@@ -341,6 +379,9 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 	unsigned errors = g->errors;
 	int rc;
 
+	/* The comments name the configuration files. */
+	if (comments && !sources_ok(g))
+		return -1;
 	rc = hk_page_sizes(g->ctx, &sizes, &n_sizes);
 	if (rc < 0) {
 		gen_error(g, NULL, 0, "cannot read the huge page sizes of this machine: %s",
@@ -433,7 +474,7 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 	size_t n;
 	struct text t;
 	char *text;
-	int rc = resolve(g, &plan);
+	int rc = sources_ok(g) ? resolve(g, &plan) : -1;
 
 	if (rc < 0)
 		return rc;
@@ -446,7 +487,7 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 	      t.f);
 	/* The plan's values: group names as gids, sizes in bytes, "recommended" worked out. */
 	n = hk_plan_items(plan, &items);
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct hk_plan_item *it = &items[i];
 		const char *key = it->item + strlen("sysctl ");
 		const struct hk_config_entry *e;
@@ -454,6 +495,13 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 		if (strncmp(it->item, "sysctl ", strlen("sysctl ")) != 0)
 			continue;
 		e = find(g, "sysctl", NULL, key);
+		/* sysctl.d has no quoting: a line is "key = value", blanks around it dropped. */
+		if (!text_ok(g, it->file, it->line, "sysctl", key) ||
+		    !text_ok(g, it->file, it->line, key, e->value) ||
+		    !text_ok(g, it->file, it->line, key, it->value)) {
+			rc = -1;
+			continue;
+		}
 		if (is(e->value, "recommended") && is(key, "kernel.shmmax")) {
 			/* The plan's value, as --apply writes it: the pools at the configured maximum. */
 			fprintf(t.f,
@@ -559,7 +607,12 @@ int ha_gen_unit_name(const char *path, const char *suffix, char **ret)
 	return 0;
 }
 
-/* A value in a unit file: '%' starts a specifier there, so it is doubled. */
+/*
+ * A value in a unit file (Where=, What=, Options=, Description=): taken as
+ * written, but '%' starts a specifier (systemd.unit(5), "Specifiers"), so it
+ * is doubled. The caller has refused control characters, and a trailing
+ * '\\' (it would join the next line) or blank (dropped) in a path.
+ */
 static void put_unit_value(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -569,18 +622,30 @@ static void put_unit_value(FILE *f, const char *s)
 	}
 }
 
-/* A path as one word of a unit setting: quoted when it has a blank, '"' or '\\'. */
-static void put_unit_path(FILE *f, const char *s)
+/*
+ * One word of a setting that systemd unquotes (systemd.syntax(7),
+ * "Quoting"): in double quotes when it has a blank, a quote or '\\', with
+ * '"' and '\\' escaped there; '%' doubled (specifiers are expanded after).
+ * With exec, a word of a command line (ExecStart=, systemd.service(5),
+ * "Command lines"): '$' doubled too (environment variables), and a lone ';'
+ * (which would end the command) as "\\;". Else a path of a list
+ * (RequiresMountsFor=).
+ */
+static void put_word(FILE *f, const char *s, bool exec)
 {
-	bool quote = strpbrk(s, " \t\"\\") != NULL;
+	bool quote = strpbrk(s, " \t\"'\\") != NULL;
 
+	if (exec && strcmp(s, ";") == 0) {
+		fputs("\\;", f);
+		return;
+	}
 	if (quote)
 		fputc('"', f);
 	for (; *s; s++) {
 		if (quote && (*s == '"' || *s == '\\'))
 			fputc('\\', f);
-		if (*s == '%')
-			fputc('%', f);
+		if (*s == '%' || (exec && *s == '$'))
+			fputc(*s, f);
 		fputc(*s, f);
 	}
 	if (quote)
@@ -604,19 +669,20 @@ void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts
 		      f);
 	for (size_t i = 0; i < n; i++) {
 		fputs("RequiresMountsFor=", f);
-		put_unit_path(f, mounts_for[i]);
+		put_word(f, mounts_for[i], false);
 		fputc('\n', f);
 	}
-	fprintf(f,
-		"\n"
+	fputs("\n"
 		"[Service]\n"
 		"Type=oneshot\n"
 		"RemainAfterExit=yes\n"
-		"ExecStart=%s --apply\n"
-		"\n"
-		"[Install]\n"
-		"WantedBy=sysinit.target\n",
-		hugeadm_path);
+		"ExecStart=", f);
+	put_word(f, hugeadm_path, true);
+	fputs(" --apply\n"
+	      "\n"
+	      "[Install]\n"
+	      "WantedBy=sysinit.target\n",
+	      f);
 }
 
 /* The value of option name in a mount's options ("pagesize=2M,size=50%"), or NULL. */
@@ -644,8 +710,20 @@ static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_
 	size_t n = hk_config_entries(g->config, &es);
 	struct text t, opts;
 	char *unit = NULL, *options, *text, buf[64], sbuf[32];
+	size_t len = strlen(it->path);
 	int rc;
 
+	/* The parser refuses these; a plan built otherwise is checked all the same. */
+	if (!text_ok(g, it->file, it->line, "the mount point", it->path) ||
+	    !text_ok(g, it->file, it->line, "the mount options", it->value))
+		return -1;
+	if (len && strchr(" \t\\", it->path[len - 1])) {
+		gen_error(g, it->file, it->line,
+			  "[mount %s]: a mount point that ends in '\\' or a blank cannot be "
+			  "written in a unit (systemd joins the next line to it or drops it)",
+			  it->path);
+		return -1;
+	}
 	rc = ha_gen_unit_name(it->path, "mount", &unit);
 	if (rc == -ENOMEM)
 		return rc;
@@ -672,7 +750,8 @@ static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_
 		const char *v;
 		uint64_t bytes;
 
-		if (!is(e->section, "mount") || !is(e->name, it->path))
+		if (!is(e->section, "mount") || !is(e->name, it->path) ||
+		    !text_ok(g, e->file, e->line, e->key, e->value))
 			continue;
 		if (is(e->key, "pagesize")) {
 			hkc_format_size(sbuf, sizeof(sbuf), it->page_size);
@@ -748,8 +827,10 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 	unsigned errors = g->errors;
 	struct text t;
 	char *text;
-	int rc = resolve(g, &plan);
+	int rc = -1;
 
+	if (sources_ok(g) && text_ok(g, NULL, 0, "the path of hugeadm", g->hugeadm_path))
+		rc = resolve(g, &plan);
 	if (rc < 0)
 		return rc;
 	/* The directories the mount points are in (the plan's paths are clean), each once. */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The arithmetic of tlbmiss_cost and cpupcstat (tools/common/measure.c):
- * medians, spreads, the estimate of the time in TLB misses, the saving.
+ * medians, spreads, the estimate of the time in TLB misses, the saving; the
+ * interval of a median, the bound, the discard rule and the stop rule, on
+ * synthetic rounds (struct hk_fake) with a fake clock.
  * The counting path of cpupcstat cannot run on a machine without counters;
  * its figures are these functions, checked here on made-up counts.
  */
@@ -128,6 +130,244 @@ static void test_saving(void **state)
 	assert_true(isnan(hk_saving_pct(0, 1)));
 }
 
+
+/*
+ * The order-statistic interval of a median: 2 P(Bin(n, 1/2) <= k - 1) <= 5 %.
+ * n = 5: even [min, max] covers only 93.75 %: no interval. n = 6: 96.9 %, k = 1.
+ * n = 20: P(X <= 5) = 2.07 %, P(X <= 6) = 5.77 %: k = 6 (the textbook value).
+ */
+static void test_median_rank(void **state)
+{
+	(void)state;
+	assert_int_equal(hk_median_rank(0, 0.95), 0);
+	assert_int_equal(hk_median_rank(5, 0.95), 0);
+	assert_int_equal(hk_median_rank(6, 0.95), 1);
+	assert_int_equal(hk_median_rank(20, 0.95), 6);
+	assert_int_equal(hk_median_rank(100, 0.95), 40);
+	assert_int_equal(hk_median_rank(10, 1.5), 0);
+}
+
+static void test_median_interval(void **state)
+{
+	double v[20], few[] = {3, 1, 2, 5, 4};
+	struct hk_interval iv;
+
+	(void)state;
+	/* 20 values 1..20 in a shuffled order: the 6th and the 15th smallest */
+	for (int i = 0; i < 20; i++)
+		v[i] = (double)((i * 7) % 20 + 1);
+	hk_median_interval(v, 20, HK_CONFIDENCE, &iv);
+	assert_true(iv.est == 10.5);
+	assert_true(iv.low == 6 && iv.high == 15);
+	/* one wild value (noise only adds time) moves the interval by one rank at most */
+	v[0] = 1e9;
+	hk_median_interval(v, 20, HK_CONFIDENCE, &iv);
+	assert_true(iv.low == 7 && iv.high == 16);
+	/* too few values: an estimate with an unbounded interval */
+	hk_median_interval(few, 5, HK_CONFIDENCE, &iv);
+	assert_true(iv.est == 3);
+	assert_true(isinf(iv.low) && iv.low < 0 && isinf(iv.high) && iv.high > 0);
+}
+
+static void test_bound(void **state)
+{
+	struct hk_bound b = {5, 10};
+	struct hk_interval narrow = {100, 91, 109}, wide = {100, 85, 109}, small = {20, 16, 24},
+			   none = {100, -INFINITY, INFINITY};
+
+	(void)state;
+	assert_true(hk_bound_of(&b, 100) == 10);
+	assert_true(hk_bound_of(&b, -100) == 10);
+	assert_true(hk_bound_of(&b, 20) == 5);
+	assert_true(hk_within_bound(&narrow, &b));
+	/* one side past the bound is enough to be wide */
+	assert_false(hk_within_bound(&wide, &b));
+	/* a small estimate: the absolute part of the bound */
+	assert_true(hk_within_bound(&small, &b));
+	assert_false(hk_within_bound(&none, &b));
+}
+
+/* The discard rule: a context switch, or wall time past CPU time by more than HK_STALL_S. */
+static void test_disturbed(void **state)
+{
+	struct hk_probe a = {.switches = 7, .wall_s = 10, .cpu_s = 2};
+	struct hk_probe same = {.switches = 7, .wall_s = 10.001, .cpu_s = 2.001};
+	struct hk_probe sw = {.switches = 8, .wall_s = 10.001, .cpu_s = 2.001};
+	struct hk_probe stall = {.switches = 7, .wall_s = 10.001, .cpu_s = 2.001 - 2 * HK_STALL_S};
+	struct hk_probe now;
+
+	(void)state;
+	assert_int_equal(hk_disturbed(&a, &same), HK_KEPT);
+	assert_int_equal(hk_disturbed(&a, &sw), HK_SWITCHED);
+	assert_int_equal(hk_disturbed(&a, &stall), HK_STALLED);
+	assert_int_equal(hk_probe_take(&now), 0);
+	assert_true(now.wall_s > 0 && now.cpu_s > 0);
+}
+
+/* run CFG on the fake rounds TEXT into m. */
+static void run_fake(const char *text, struct hk_measure_cfg *cfg, struct hk_measure *m)
+{
+	static struct hk_fake f;
+	size_t bad = 0;
+
+	hk_fake_fini(&f);
+	assert_int_equal(hk_fake_parse(&f, text, &bad), 0);
+	cfg->sample = hk_fake_sample;
+	cfg->clock = hk_fake_clock;
+	cfg->ctx = &f;
+	assert_int_equal(hk_measure_run(cfg, m), 0);
+}
+
+#define CFG(pos)                                                                                   \
+	{                                                                                          \
+		.kind = HK_VALUE_DIFF, .bound = {5, 10}, .positive = (pos), .min_rounds = 16,      \
+		.max_rounds = 100000, .budget_s = 10,                                              \
+	}
+
+/* Narrow: rounds that agree stop at the first check (16 kept), measurable. */
+static void test_stop_narrow(void **state)
+{
+	struct hk_measure_cfg cfg = CFG(true);
+	struct hk_measure m;
+
+	(void)state;
+	run_fake("300 200 0.01; 301 200 0.01; 299 200 0.01; 302 200 0.01", &cfg, &m);
+	assert_int_equal(m.stop, HK_STOP_NARROW);
+	assert_int_equal(m.kept, 16);
+	assert_int_equal(m.rounds, 16);
+	assert_true(m.iv.low <= m.iv.est && m.iv.est <= m.iv.high);
+	assert_true(m.iv.est >= 99 && m.iv.est <= 102);
+	assert_true(m.narrow && m.measurable);
+	assert_null(hk_measure_why_not(&m, &cfg));
+	assert_true(fabs(m.used_s - 0.16) < 1e-9);
+	hk_measure_fini(&m);
+}
+
+/* Wide: rounds that disagree run to the budget; not measurable, with the interval. */
+static void test_stop_wide(void **state)
+{
+	static const char spread[] = "200 200 0.125; 300 200 0.125; 400 200 0.125; 500 200 0.125;"
+				     "600 200 0.125; 700 200 0.125; 800 200 0.125; 900 200 0.125;"
+				     "1000 200 0.125; 1100 200 0.125";
+	struct hk_measure_cfg cfg = CFG(true);
+	struct hk_measure m;
+
+	(void)state;
+	run_fake(spread, &cfg, &m);
+	assert_int_equal(m.stop, HK_STOP_BUDGET);
+	assert_int_equal(m.rounds, 80);
+	assert_true(m.used_s >= cfg.budget_s);
+	assert_false(m.narrow);
+	assert_false(m.measurable);
+	assert_true(m.iv.low <= m.iv.est && m.iv.est <= m.iv.high);
+	assert_true(m.iv.high - m.iv.est > m.bound || m.iv.est - m.iv.low > m.bound);
+	assert_string_equal(hk_measure_why_not(&m, &cfg), "the interval is wider than the bound");
+	hk_measure_fini(&m);
+	/* the same with a cap on the rounds */
+	cfg.max_rounds = 30;
+	run_fake(spread, &cfg, &m);
+	assert_int_equal(m.stop, HK_STOP_ROUNDS);
+	assert_int_equal(m.rounds, 30);
+	assert_false(m.measurable);
+	hk_measure_fini(&m);
+}
+
+/* Disturbed rounds are counted and left out: the kept ones decide. */
+static void test_discard(void **state)
+{
+	struct hk_measure_cfg cfg = CFG(true);
+	struct hk_measure m;
+
+	(void)state;
+	run_fake("300 200 0.01; 9000 200 0.01 switched; 300 200 0.01; 300 9000 0.01 stalled", &cfg,
+		 &m);
+	assert_int_equal(m.kept, 16);
+	assert_int_equal(m.discarded[HK_SWITCHED], 8);
+	assert_int_equal(m.discarded[HK_STALLED], 7);
+	assert_int_equal(m.kept + m.discarded[HK_SWITCHED] + m.discarded[HK_STALLED], m.rounds);
+	assert_true(m.iv.est == 100 && m.iv.low == 100 && m.iv.high == 100);
+	assert_true(m.measurable);
+	hk_measure_fini(&m);
+	/* everything disturbed: no estimate, no interval, not measurable */
+	run_fake("300 200 0.5 switched", &cfg, &m);
+	assert_int_equal(m.kept, 0);
+	assert_true(isnan(m.iv.est));
+	assert_false(m.measurable);
+	assert_string_equal(hk_measure_why_not(&m, &cfg), "too few rounds kept for an interval");
+	hk_measure_fini(&m);
+}
+
+/* A narrow interval around 0 stops, but is no cost; with positive off it is a figure. */
+static void test_zero(void **state)
+{
+	struct hk_measure_cfg cfg = CFG(true);
+	struct hk_measure m;
+
+	(void)state;
+	run_fake("200 200 0.01; 201 200 0.01; 199 200 0.01", &cfg, &m);
+	assert_int_equal(m.stop, HK_STOP_NARROW);
+	assert_true(m.narrow);
+	assert_false(m.measurable);
+	assert_string_equal(hk_measure_why_not(&m, &cfg),
+			    "the interval reaches 0: huge pages were not faster");
+	hk_measure_fini(&m);
+	cfg.positive = false;
+	cfg.kind = HK_VALUE_SAVING;
+	run_fake("200 200 0.01; 201 200 0.01; 199 200 0.01", &cfg, &m);
+	assert_true(m.measurable);
+	assert_true(fabs(m.iv.est) < 1);
+	hk_measure_fini(&m);
+}
+
+/* A costly pattern costs more than a cheap one: their intervals do not overlap. */
+static void test_costly_above_cheap(void **state)
+{
+	struct hk_measure_cfg cfg = CFG(true);
+	struct hk_measure cheap, costly;
+
+	(void)state;
+	run_fake("230 200 0.01; 260 200 0.01; 200 200 0.01; 900 200 0.01 switched", &cfg, &cheap);
+	run_fake("330 200 0.01; 360 200 0.01; 300 200 0.01; 100 200 0.01 stalled", &cfg, &costly);
+	assert_true(costly.iv.low > cheap.iv.high);
+	hk_measure_fini(&cheap);
+	hk_measure_fini(&costly);
+}
+
+static void test_fake_parse(void **state)
+{
+	struct hk_fake f;
+	size_t bad = 0;
+
+	(void)state;
+	assert_int_equal(hk_fake_parse(&f, "1 2 0.5\n# a comment\n3 4 0 stalled", &bad), 0);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.s[1].disturbed, HK_STALLED);
+	hk_fake_fini(&f);
+	assert_int_equal(hk_fake_parse(&f, "1 2 0.5; 1 2", &bad), -EINVAL);
+	assert_int_equal(bad, 2);
+	assert_int_equal(hk_fake_parse(&f, "1 2 0.5 preempted", &bad), -EINVAL);
+	assert_int_equal(hk_fake_parse(&f, "1 2 -1", &bad), -EINVAL);
+	assert_int_equal(hk_fake_parse(&f, "", &bad), -EINVAL);
+}
+
+static void test_parse_seconds(void **state)
+{
+	double v = 0;
+
+	(void)state;
+	assert_int_equal(hk_parse_seconds("5", 0.1, 3600, &v), 0);
+	assert_true(v == 5);
+	assert_int_equal(hk_parse_seconds("0.5", 0.1, 3600, &v), 0);
+	assert_true(v == 0.5);
+	assert_int_equal(hk_parse_seconds("0.05", 0.1, 3600, &v), -EINVAL);
+	assert_int_equal(hk_parse_seconds("3601", 0.1, 3600, &v), -EINVAL);
+	assert_int_equal(hk_parse_seconds("-1", 0.1, 3600, &v), -EINVAL);
+	assert_int_equal(hk_parse_seconds("1e2", 0.1, 3600, &v), -EINVAL);
+	assert_int_equal(hk_parse_seconds("1.", 0.1, 3600, &v), -EINVAL);
+	assert_int_equal(hk_parse_seconds(".5", 0.1, 3600, &v), -EINVAL);
+	assert_int_equal(hk_parse_seconds(" 1", 0.1, 3600, &v), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +378,17 @@ int main(void)
 		cmocka_unit_test(test_estimate_walk_and_clock),
 		cmocka_unit_test(test_estimate_unknown),
 		cmocka_unit_test(test_saving),
+		cmocka_unit_test(test_median_rank),
+		cmocka_unit_test(test_median_interval),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_disturbed),
+		cmocka_unit_test(test_stop_narrow),
+		cmocka_unit_test(test_stop_wide),
+		cmocka_unit_test(test_discard),
+		cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_costly_above_cheap),
+		cmocka_unit_test(test_fake_parse),
+		cmocka_unit_test(test_parse_seconds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

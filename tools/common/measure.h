@@ -49,3 +49,156 @@ int hk_tlb_estimate(const struct hk_tlb_counts *c, double cost_cycles, double hz
 
 /* (plain - huge) / plain in percent: what huge pages saved; NaN for plain <= 0. */
 double hk_saving_pct(double plain, double huge);
+
+/*
+ * Measuring on a noisy machine (tlbmiss_cost, cpupcstat --compare): rounds of
+ * paired samples (a, b: base and huge pages, or plain and under hugectl), each
+ * round giving one value (a - b, or the saving of b over a in percent). The
+ * estimate is the median of the values of the rounds kept; its interval is
+ * the distribution-free one of a median (order statistics of the binomial
+ * distribution), which holds whatever the noise's shape. Rounds go on until
+ * the interval is within the bound or the budget (time, rounds) is spent.
+ */
+
+/* The confidence of every interval (two-sided). */
+#define HK_CONFIDENCE 0.95
+
+/*
+ * The rank k (1-based) of the order statistics [x(k), x(n+1-k)] that cover
+ * the median of n values with probability >= conf: the largest k with
+ * 2 P(Bin(n, 1/2) <= k - 1) <= 1 - conf. 0 when n values are too few for any
+ * (n < 6 at 95 %).
+ */
+size_t hk_median_rank(size_t n, double conf);
+
+/* An estimate and its interval; low is -INFINITY and high INFINITY where unbounded. */
+struct hk_interval {
+	double est, low, high;
+};
+
+/* The median of v[n] and its interval at conf; est NaN when n is 0. */
+void hk_median_interval(const double *v, size_t n, double conf, struct hk_interval *ret);
+
+/* How narrow an interval must be: both sides within max(abs, pct % of |estimate|). */
+struct hk_bound {
+	double abs, pct;
+};
+
+/* max(b->abs, b->pct % of |est|). */
+double hk_bound_of(const struct hk_bound *b, double est);
+/* Both sides of iv within hk_bound_of(b, iv->est) of it (false when unbounded or NaN). */
+bool hk_within_bound(const struct hk_interval *iv, const struct hk_bound *b);
+
+/*
+ * What a round saw of the scheduler, taken before and after it: the thread's
+ * context switches (getrusage RUSAGE_THREAD: ru_nvcsw + ru_nivcsw), its
+ * CLOCK_MONOTONIC and its CPU time (CLOCK_THREAD_CPUTIME_ID).
+ */
+struct hk_probe {
+	uint64_t switches;
+	double wall_s, cpu_s;
+};
+
+enum hk_disturb {
+	HK_KEPT = 0,
+	HK_SWITCHED, /* the thread was switched out: another task ran in the round */
+	HK_STALLED,  /* wall time ran HK_STALL_S past the thread's CPU time */
+	HK_DISTURB_N
+};
+
+/* A round whose wall time exceeds its CPU time by more than this did not run throughout. */
+#define HK_STALL_S 50e-6
+
+/* The probe of the calling thread now; 0 or -errno. */
+int hk_probe_take(struct hk_probe *p);
+/* The discard rule: HK_KEPT, or why a round between the probes a and b is discarded. */
+enum hk_disturb hk_disturbed(const struct hk_probe *a, const struct hk_probe *b);
+
+/* One round: the pair, and whether it was disturbed (then its value is not used). */
+struct hk_sample {
+	double a, b;
+	enum hk_disturb disturbed;
+};
+
+enum hk_value_kind {
+	HK_VALUE_DIFF,	 /* a - b */
+	HK_VALUE_SAVING, /* hk_saving_pct(a, b) */
+};
+
+enum hk_stop {
+	HK_STOP_NARROW, /* the interval came within the bound */
+	HK_STOP_BUDGET, /* the time budget ran out */
+	HK_STOP_ROUNDS, /* the most rounds were done */
+};
+
+struct hk_measure_cfg {
+	enum hk_value_kind kind;
+	struct hk_bound bound;
+	bool positive;	   /* measurable needs low > 0 too (a cost) */
+	size_t min_rounds; /* kept rounds before the bound may stop it (at least 6) */
+	size_t max_rounds; /* rounds done, kept or not */
+	double budget_s;   /* time of the rounds, on clock() */
+	/* One round into *s; 0, or a -errno that ends the measurement. */
+	int (*sample)(void *ctx, size_t round, struct hk_sample *s);
+	/* Seconds, any origin (hk_now for real rounds). */
+	double (*clock)(void *ctx);
+	void *ctx;
+};
+
+struct hk_measure {
+	double *values, *a, *b; /* of the rounds kept, in order; hk_measure_fini frees them */
+	size_t kept, rounds, discarded[HK_DISTURB_N];
+	struct hk_interval iv;
+	double bound;	/* hk_bound_of(cfg->bound, iv.est) */
+	double used_s;	/* clock time of the rounds */
+	enum hk_stop stop;
+	bool narrow;	 /* hk_within_bound */
+	bool measurable; /* narrow, and low > 0 where cfg->positive */
+};
+
+/*
+ * The rounds until the stop rule: the bound is checked once min_rounds are
+ * kept and then at every quarter more kept (so that the stop is not a pick of
+ * the luckiest moment); the budget and max_rounds before each round. Returns
+ * 0, -ENOMEM, or the sample function's -errno (m holds what was measured).
+ */
+int hk_measure_run(const struct hk_measure_cfg *cfg, struct hk_measure *m);
+void hk_measure_fini(struct hk_measure *m);
+
+/* "narrow", "budget", "rounds". */
+const char *hk_stop_name(enum hk_stop s);
+/* "switched", "stalled". */
+const char *hk_disturb_name(enum hk_disturb d);
+/*
+ * Why m is not measurable, in words (NULL when it is): too few rounds kept
+ * for an interval, the interval wider than the bound, or (positive) an
+ * interval that reaches 0.
+ */
+const char *hk_measure_why_not(const struct hk_measure *m, const struct hk_measure_cfg *cfg);
+
+/*
+ * The fake sample source of the tools' test copies (built with
+ * HK_MEASURE_FAKE, see tests/CMakeLists.txt): text of rounds "A B SECONDS
+ * [switched|stalled]", separated by newlines or ';', used in turn and from
+ * the start again; SECONDS is what the round takes on the fake clock. '#'
+ * starts a comment that runs to the end of the round.
+ */
+struct hk_fake {
+	struct hk_sample *s;
+	double *secs;
+	size_t n, next;
+	double now;
+};
+
+/* Parse text into f; 0, -EINVAL (line *bad_line, 1-based) or -ENOMEM. */
+int hk_fake_parse(struct hk_fake *f, const char *text, size_t *bad_line);
+void hk_fake_fini(struct hk_fake *f);
+/* The sample and clock functions of hk_measure_cfg for a struct hk_fake. */
+int hk_fake_sample(void *ctx, size_t round, struct hk_sample *s);
+double hk_fake_clock(void *ctx);
+
+/*
+ * SECONDS as the tools take it: digits, optionally a '.' and more digits
+ * (no sign, exponent or space), from min to max. 0 or -EINVAL.
+ */
+int hk_parse_seconds(const char *s, double min, double max, double *ret);

@@ -570,7 +570,8 @@ static int write_copy(struct edit *e, struct image *im)
 	/* No name until it is whole (O_TMPFILE), or a random one: none that others can plant. */
 	err = hk_tmpfile_open(&t, e->dirfd, e->base, 0600);
 	if (err < 0) {
-		err_msg("%s: cannot create a temporary file beside it: %s", e->name, strerror(-err));
+		err_msg("%s: cannot create a temporary file beside it: %s", e->name,
+			strerror(-err));
 		goto out;
 	}
 	e->tmpfd = t.fd;

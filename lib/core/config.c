@@ -482,10 +482,11 @@ static bool split_section(struct parse *p, const char *section, char *type, size
 			"[%s]: the mount point must be an absolute path without '.', '..', "
 			"'//' or a trailing '/'",
 			section);
-	} else if (strcmp(type, "mount") == 0 && strchr(" \t\\", (*ret_name)[strlen(*ret_name) - 1])) {
+	} else if (strcmp(type, "mount") == 0 &&
+		   strchr(" \t\\", (*ret_name)[strlen(*ret_name) - 1])) {
 		/* A unit's Where= would join the next line to it, or drop the blank. */
-		problem(p, p->section_line,
-			"[%s]: the mount point must not end in '\\' or a blank", section);
+		problem(p, p->section_line, "[%s]: the mount point must not end in '\\' or a blank",
+			section);
 	} else if (strcmp(type, "cgroup") == 0 && !clean_cgroup(*ret_name + (**ret_name == '/'))) {
 		problem(p, p->section_line,
 			"[%s]: the cgroup must be a path below the cgroup root without '.', '..' "

@@ -369,7 +369,8 @@ static void test_units_problems(void **state)
  */
 static void test_service_quoting(void **state)
 {
-	static const char *const dirs[] = {"/srv/it's", "/srv/a b", "/srv/50%;x", "/srv/$v\\w\"q\""};
+	static const char *const dirs[] = {"/srv/it's", "/srv/a b", "/srv/50%;x",
+					   "/srv/$v\\w\"q\""};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -381,7 +382,8 @@ static void test_service_quoting(void **state)
 				     "RequiresMountsFor=\"/srv/a b\"\n"
 				     "RequiresMountsFor=/srv/50%%;x\n"
 				     "RequiresMountsFor=\"/srv/$v\\\\w\\\"q\\\"\"\n"));
-	assert_non_null(strstr(text, "\nExecStart=\"/opt/50%% a$$b\\\"c'd\\\\e/hugeadm\" --apply\n"));
+	assert_non_null(
+		strstr(text, "\nExecStart=\"/opt/50%% a$$b\\\"c'd\\\\e/hugeadm\" --apply\n"));
 	free(text);
 	/* Without any of them: as before, unquoted. */
 	f = open_memstream(&text, &len);
@@ -399,7 +401,8 @@ static void test_service_quoting(void **state)
  */
 static void test_control_characters(void **state)
 {
-	static const char text[] = "[sysctl]\nvm.min_free_kbytes = 1000\n[mount /srv/h]\npagesize = 2M\n";
+	static const char text[] =
+		"[sysctl]\nvm.min_free_kbytes = 1000\n[mount /srv/h]\npagesize = 2M\n";
 	static const char evil[] = "x\n[Service]\nExecStartPre=/evil\nkernel.core_pattern=|/evil";
 	struct hk_config *config = NULL;
 	struct run r;
@@ -407,8 +410,9 @@ static void test_control_characters(void **state)
 	start(&r, "x86-2node", text);
 	r.g.hugeadm_path = "/usr/bin/hugeadm\nExecStartPre=/evil";
 	assert_int_equal(ha_gen_units(&r.g, &r.out), -1);
-	assert_string_equal(problems, "0: the path of hugeadm '/usr/bin/hugeadm\\012ExecStartPre=/evil' "
-				      "has a control character: it cannot be written into a generated file\n");
+	assert_string_equal(
+		problems, "0: the path of hugeadm '/usr/bin/hugeadm\\012ExecStartPre=/evil' "
+			  "has a control character: it cannot be written into a generated file\n");
 	assert_int_equal(r.out.n, 0);
 	finish(&r);
 
@@ -419,16 +423,17 @@ static void test_control_characters(void **state)
 	assert_int_equal(ha_gen_sysctl(&r.g, &r.out), -1);
 	assert_int_equal(ha_gen_units(&r.g, &r.out), -1);
 	assert_int_equal(ha_gen_boot(&r.g, true, &r.out), -1);
-	assert_string_equal(problems,
-			    "0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
-			    "kernel.core_pattern=|/evil' has a control character: it cannot be "
-			    "written into a generated file\n"
-			    "0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
-			    "kernel.core_pattern=|/evil' has a control character: it cannot be "
-			    "written into a generated file\n"
-			    "0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
-			    "kernel.core_pattern=|/evil' has a control character: it cannot be "
-			    "written into a generated file\n");
+	assert_string_equal(
+		problems,
+		"0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
+		"kernel.core_pattern=|/evil' has a control character: it cannot be "
+		"written into a generated file\n"
+		"0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
+		"kernel.core_pattern=|/evil' has a control character: it cannot be "
+		"written into a generated file\n"
+		"0: the configuration file name 'x\\012[Service]\\012ExecStartPre=/evil\\012"
+		"kernel.core_pattern=|/evil' has a control character: it cannot be "
+		"written into a generated file\n");
 	assert_int_equal(r.out.n, 0);
 	/* The boot line on stdout names no file: made all the same. */
 	problems[0] = '\0';

@@ -130,7 +130,6 @@ static void test_saving(void **state)
 	assert_true(isnan(hk_saving_pct(0, 1)));
 }
 
-
 /*
  * The order-statistic interval of a median: 2 P(Bin(n, 1/2) <= k - 1) <= 5 %.
  * n = 5: even [min, max] covers only 93.75 %: no interval. n = 6: 96.9 %, k = 1.

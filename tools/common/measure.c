@@ -235,7 +235,8 @@ int hk_measure_run(const struct hk_measure_cfg *cfg, struct hk_measure *m)
 			rc = -ENOMEM;
 			break;
 		}
-		m->values[m->kept] = cfg->kind == HK_VALUE_DIFF ? s.a - s.b : hk_saving_pct(s.a, s.b);
+		m->values[m->kept] =
+			cfg->kind == HK_VALUE_DIFF ? s.a - s.b : hk_saving_pct(s.a, s.b);
 		m->a[m->kept] = s.a;
 		m->b[m->kept] = s.b;
 		m->kept++;

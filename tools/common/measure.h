@@ -149,8 +149,8 @@ struct hk_measure {
 	double *values, *a, *b; /* of the rounds kept, in order; hk_measure_fini frees them */
 	size_t kept, rounds, discarded[HK_DISTURB_N];
 	struct hk_interval iv;
-	double bound;	/* hk_bound_of(cfg->bound, iv.est) */
-	double used_s;	/* clock time of the rounds */
+	double bound;  /* hk_bound_of(cfg->bound, iv.est) */
+	double used_s; /* clock time of the rounds */
 	enum hk_stop stop;
 	bool narrow;	 /* hk_within_bound */
 	bool measurable; /* narrow, and low > 0 where cfg->positive */

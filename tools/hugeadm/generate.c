@@ -673,10 +673,11 @@ void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts
 		fputc('\n', f);
 	}
 	fputs("\n"
-		"[Service]\n"
-		"Type=oneshot\n"
-		"RemainAfterExit=yes\n"
-		"ExecStart=", f);
+	      "[Service]\n"
+	      "Type=oneshot\n"
+	      "RemainAfterExit=yes\n"
+	      "ExecStart=",
+	      f);
 	put_word(f, hugeadm_path, true);
 	fputs(" --apply\n"
 	      "\n"

@@ -86,13 +86,17 @@ static void add_mount(const char *path, bool user)
 	size_t n = atomic_load(&cfg.n_mounts);
 	char *copy;
 
-	if (statfs(path, &sf) < 0 || !is_hugetlbfs(&sf)) {
+	/* 2.23's words: a path statfs cannot read has no page size to detect. */
+	if (statfs(path, &sf) < 0 || (is_hugetlbfs(&sf) && sf.f_bsize <= 0)) {
+		if (user)
+			MSG(RT_WARNING, "Unable to detect page size for path %s", path);
+		return;
+	}
+	if (!is_hugetlbfs(&sf)) {
 		if (user)
 			MSG(RT_WARNING, "%s is not a hugetlbfs mount point, ignoring", path);
 		return;
 	}
-	if (sf.f_bsize <= 0)
-		return;
 	if (mount_for((long)sf.f_bsize)) {
 		if (user)
 			MSG(RT_WARNING, "Mount point already defined for size %li, ignoring %s",

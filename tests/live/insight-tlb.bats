@@ -45,28 +45,36 @@ thp_usable() {
 	return 0
 }
 
-# The agreement of the three runs is printed, not asserted: it is a figure of
-# how busy the machine is as much as of the tool (a QEMU test beside it once
-# made it 37.8 %). tests/bench/tlb-bench.sh prints it on a quiet machine.
-@test "tlbmiss_cost: three runs each measure a cost; their spread around the median is printed" {
+# Whether this machine lets the cost be measured is not the test's business
+# (on an AMD EPYC guest five runs gave medians of 10, 24, 9, -8 and -42 cycles):
+# each run's report must follow the tool's rule, whatever it measured. The
+# figures and their spread are printed. tests/bench/tlb-bench.sh measures the
+# agreement of runs on a quiet machine.
+@test "tlbmiss_cost: each run's report follows the rule (cost = base - huge, median, measurable iff the median deviation is within 50 %)" {
 	pool 0
 	thp_usable
-	local costs=()
 	for _ in 1 2 3; do
-		run --separate-stderr timeout 300 tlbmiss_cost --json
+		run --separate-stderr timeout 300 tlbmiss_cost --json --size 64M
 		assert_success
-		assert_equal "$(json 'j["tlbmiss_cost"]["measurable"]')" True
-		costs+=("$(json 'j["tlbmiss_cost"]["tlb_miss_cost"]')")
+		run python3 -c '
+import json, statistics, sys
+t = json.loads(sys.argv[1])["tlbmiss_cost"]
+c = [r["cost"] for r in t["runs"]]
+bad = [r for r in t["runs"] if abs(r["base_cycles_per_hop"] - r["huge_cycles_per_hop"] - r["cost"]) > 0.011]
+assert not bad, "cost is not base - huge: %r" % bad
+m = statistics.median(c)
+assert abs(t["median"] - m) <= 0.011, "median %r, of the runs %r" % (t["median"], m)
+mad = statistics.median(abs(x - m) for x in c) / m * 100 if m > 0 else None
+rule = m >= 1 and (len(c) < 3 or mad <= 50.0)
+edge = mad is not None and abs(mad - 50.0) < 0.1
+assert t["measurable"] == rule or edge, "measurable %r, rule says %r (median %.2f, median deviation %r %%)" % (t["measurable"], rule, m, mad)
+want = round(t["median"]) if t["measurable"] else 0
+assert t["tlb_miss_cost"] == want, "tlb_miss_cost %r, want %r" % (t["tlb_miss_cost"], want)
+print("median %.2f cycles, median deviation %s %%, measurable %s" % (m, "-" if mad is None else "%.1f" % mad, t["measurable"]))
+' "$output"
+		echo "# run: $output" >&3
+		assert_success
 	done
-	run python3 -c '
-import sys
-c = sorted(int(x) for x in sys.argv[1:])
-m = c[1]
-print("TLB_MISS_COST of three runs: %s; median %d, farthest %.1f %% from it (target: 25 %%)"
-      % (" ".join(sys.argv[1:]), m, max(abs(x - m) / m * 100 for x in c) if m else 0))
-sys.exit(0 if m > 0 else 1)' "${costs[@]}"
-	echo "# $output" >&3
-	assert_success
 }
 
 @test "tlbmiss_cost --backing hugetlb: the region is on the pool's pages, smaps says so" {

@@ -309,7 +309,7 @@ hugectl_sizes() {
 @test "hugectl --heap= and --shm= offer the huge page sizes of the machine" {
 	local sizes
 	sizes=$(hugectl_sizes)
-	[[ -n $sizes ]] || skip "this kernel has no huge page sizes"
+	[[ -n $sizes ]] || hk_missing "this kernel has no huge page sizes"
 
 	complete_line 'hugectl --heap='
 	replies
@@ -345,7 +345,7 @@ hugectl_sizes() {
 @test "hugectl --membind offers the online nodes" {
 	local online
 	online=$(cat /sys/devices/system/node/online 2>/dev/null) ||
-		skip "no /sys/devices/system/node/online"
+		hk_skip "no /sys/devices/system/node/online (a kernel without NUMA)"
 	online=${online%%[-,]*}
 
 	complete_line 'hugectl --membind '
@@ -375,7 +375,7 @@ hugectl_sizes() {
 }
 
 @test "hugectl completes the program, then the program's own arguments" {
-	declare -F _command_offset >/dev/null || skip "bash-completion is not installed"
+	declare -F _command_offset >/dev/null || hk_missing "bash-completion is not installed (apt-get install bash-completion)"
 	complete_line 'hugectl --heap --shm pagesi'
 	replies
 	assert_line pagesize

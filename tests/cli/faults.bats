@@ -42,7 +42,7 @@ load helpers
 
 setup() {
 	FAULTY="$HK_BUILD_DIR/tests/hugeadm-fault"
-	[ -x "$FAULTY" ] || skip "no $FAULTY (built with the tests)"
+	hk_need_built "$FAULTY"
 	# Under the name hugeadm, so that messages read as the installed tool's.
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
 	ln -sf "$FAULTY" "$BATS_TEST_TMPDIR/bin/hugeadm"
@@ -228,7 +228,7 @@ V=proc/sys/vm
 # are written and read in the same file, so the tree answers like one. The
 # lock then lives in the tree's run/hugekit, and the run needs CAP_SYS_ADMIN.
 live_tree() {
-	[ "$(id -u)" -eq 0 ] || skip "the live mode of the fault build checks CAP_SYS_ADMIN: needs root"
+	hk_need_root "the live mode of the fault build checks CAP_SYS_ADMIN"
 	PREPARE="mkdir -p run"
 }
 

@@ -4,6 +4,8 @@
 bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
+# shellcheck source=tests/common.bash
+source "${BASH_SOURCE[0]%/*}/../common.bash"
 
 : "${HK_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 : "${HK_BUILD_DIR:=$HK_SOURCE_DIR/build/dev}"

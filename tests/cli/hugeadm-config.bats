@@ -247,7 +247,7 @@ setup() {
 
 @test "a pool the kernel leaves short: a warning with what it reached; --strict puts it back, exit 2" {
 	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
-	[ -x "$faulty" ] || skip "no $faulty (built with the tests)"
+	hk_need_built "$faulty"
 	mkdir -p "$bin"
 	ln -sf "$faulty" "$bin/hugeadm"
 	printf '[pool 1G]\nminimum = 5\n' > "$CONF"
@@ -270,7 +270,7 @@ setup() {
 
 @test "a write the kernel refuses: the item, the file and the error; the other items still made" {
 	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
-	[ -x "$faulty" ] || skip "no $faulty (built with the tests)"
+	hk_need_built "$faulty"
 	mkdir -p "$bin"
 	ln -sf "$faulty" "$bin/hugeadm"
 	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \

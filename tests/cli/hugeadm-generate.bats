@@ -32,7 +32,7 @@ gen() {
 # complaint at all, warnings included.
 verify() {
 	local dir=$1
-	command -v systemd-analyze > /dev/null || skip "no systemd-analyze (apt-get install systemd)"
+	hk_need_cmd systemd-analyze systemd
 	printf '#!/bin/sh\nexit 0\n' > "$BATS_TEST_TMPDIR/fake-hugeadm"
 	chmod +x "$BATS_TEST_TMPDIR/fake-hugeadm"
 	sed -i "s|^ExecStart=[^ ]*|ExecStart=$BATS_TEST_TMPDIR/fake-hugeadm|" "$dir/hugekit.service"
@@ -129,7 +129,7 @@ verify() {
 
 @test "units: names as systemd-escape --path --suffix=mount makes them" {
 	local root out="$BATS_TEST_TMPDIR/units" p want
-	command -v systemd-escape > /dev/null || skip "no systemd-escape (apt-get install systemd)"
+	hk_need_cmd systemd-escape systemd
 	root=$(fixture x86-2node)
 	local paths=(/dev/hugepages-2M '/mnt/huge pages' /srv/a.b /.hidden/x /srv/ñ '/x:y_z\w' /srv/50% /srv/a-b.c_d)
 	: > odd.conf

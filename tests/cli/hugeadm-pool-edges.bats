@@ -87,7 +87,7 @@ after() {
 	assert_line "      \"maximum\": $U,"
 	assert_line "      \"overcommit\": $U,"
 	if ! dpkg -S "$legacy" 2> /dev/null | grep -q '^libhugetlbfs-bin:' || [ ! -f "$shim" ]; then
-		skip "libhugetlbfs-bin (2.23) or the path shim is missing"
+		hk_missing "libhugetlbfs-bin (2.23) or the path shim is missing"
 	fi
 	awk -f "$HK_SOURCE_DIR/tests/legacy/mounts-from-mountinfo.awk" "$ROOT/proc/self/mountinfo" > "$ROOT/proc/mounts"
 	run --separate-stderr env HK_SHIM_ROOT="$ROOT" LD_PRELOAD="$shim" "$legacy" --pool-list

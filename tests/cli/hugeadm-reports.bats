@@ -46,7 +46,7 @@ load helpers
 }
 
 @test "--explain keeps the legacy paragraphs and adds nodes, THP and gigantic pages" {
-	[ "$(id -u)" -eq 0 ] || skip "the hugetlb_shm_group paragraph depends on the caller; goldens are for root"
+	hk_need_root "the hugetlb_shm_group paragraph depends on the caller; goldens are for root"
 	for t in x86-1node x86-2node arm64; do
 		golden "hugeadm/$t-explain" "$HUGEADM" --sysroot "$(fixture "$t")" --explain
 	done

@@ -20,7 +20,7 @@ setup() {
 	TREE=$(usage_tree)
 	# fallocate allocates what it is asked: 6 MiB is 12288 blocks of 512 bytes.
 	[ "$(stat -c %b "$TREE/dev/hugepages/data")" -eq 12288 ] ||
-		skip "fallocate does not allocate exactly on this file system"
+		hk_skip "fallocate does not allocate exactly on this file system"
 }
 
 # jq_usage FILTER: the filter applied to --usage --json.

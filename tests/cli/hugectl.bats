@@ -38,7 +38,7 @@ dry() {
 
 @test "--heap=2M --shm --no-reserve --share-text --report: 2.23's order, then the new ones" {
 	grep -q '^Hugepagesize: *2048 kB$' /proc/meminfo ||
-		skip "the default huge page size is not 2 MiB"
+		hk_missing "the default huge page size is not 2 MiB (hugectl reads the host's, not a fixture's)"
 	dry heap-2m-shm-all --heap=2M --shm --no-reserve --share-text --report
 }
 
@@ -66,7 +66,7 @@ SEGMENT_CASES=(
 
 need_2m() {
 	grep -q '^Hugepagesize: *2048 kB$' /proc/meminfo ||
-		skip "the default huge page size is not 2 MiB"
+		hk_missing "the default huge page size is not 2 MiB (hugectl reads the host's, not a fixture's)"
 }
 
 @test "--text, --data, --bss: HUGETLB_ELFMAP, 2.23's warnings, the runtime preloaded" {
@@ -84,7 +84,7 @@ need_2m() {
 	local nopre='hugectl: WARNING: LD_PRELOAD not appropriate for this map combination'
 
 	dpkg -S "$legacy" 2> /dev/null | grep -q '^libhugetlbfs-bin:' ||
-		skip "libhugetlbfs-bin (2.23) is not installed"
+		hk_missing "libhugetlbfs-bin (2.23) is not installed"
 	need_2m
 	for c in "${SEGMENT_CASES[@]}"; do
 		case=${c%% *}
@@ -138,7 +138,7 @@ need_2m() {
 	export HK_RT_LIBRARY=$HK_BUILD_DIR/lib/libhugekit-rt.so.0
 	printf 'int main(void) { return 7; }\n' > "$BATS_TEST_TMPDIR/s.c"
 	cc -static -o "$prog" "$BATS_TEST_TMPDIR/s.c" 2> /dev/null ||
-		skip "cc cannot link a static program here"
+		hk_missing "cc cannot link a static program here (apt-get install gcc libc6-dev)"
 	run --separate-stderr "$HUGECTL" --text "$prog"
 	assert_failure 7
 	assert_equal "$stderr" "hugectl: WARNING: $prog: a static program (no PT_INTERP): the runtime cannot be loaded into it, its segments stay on base pages"
@@ -160,9 +160,9 @@ need_2m() {
 @test "a set-user-ID program of another user: a warning, and it runs" {
 	local prog=$BATS_TEST_TMPDIR/suid
 	export HK_RT_LIBRARY=$HK_BUILD_DIR/lib/libhugekit-rt.so.0
-	[ "$(id -u)" -eq 0 ] || skip "needs root to give a file to another user"
+	hk_need_root "to give a file to another user"
 	[[ $(findmnt -no OPTIONS -T "$BATS_TEST_TMPDIR") != *nosuid* ]] ||
-		skip "$BATS_TEST_TMPDIR is on a nosuid mount"
+		hk_skip "$BATS_TEST_TMPDIR is on a nosuid mount"
 	cp "$(type -P true)" "$prog"
 	chown nobody "$prog"
 	chmod 4755 "$prog"
@@ -263,9 +263,9 @@ with_ld_preload() {
 
 @test "--membind 99: nodes the machine does not have are an error" {
 	if command -v numactl > /dev/null; then
-		! numactl --hardware 2> /dev/null | grep -q '^node 99 ' || skip "this machine has a node 99"
+		! numactl --hardware 2> /dev/null | grep -q '^node 99 ' || hk_skip "this machine has a node 99"
 	fi
-	[ ! -e /sys/devices/system/node/node99 ] || skip "this machine has a node 99"
+	[ ! -e /sys/devices/system/node/node99 ] || hk_skip "this machine has a node 99"
 	run --separate-stderr "$HUGECTL" --dry-run --membind 99 ./app
 	assert_failure 1
 	assert_output ''
@@ -300,7 +300,7 @@ with_ld_preload() {
 	local filter='/^(LD_LIBRARY_PATH|GLIBC_TUNABLES|HUGETLB_REPORT)=/d; s/^LD_PRELOAD=.*/LD_PRELOAD/'
 
 	dpkg -S "$legacy" 2> /dev/null | grep -q '^libhugetlbfs-bin:' ||
-		skip "libhugetlbfs-bin (2.23) is not installed"
+		hk_missing "libhugetlbfs-bin (2.23) is not installed"
 	# The segment options: the test above.
 	for opts in "--heap" "--shm --no-reserve --share-text" \
 		"--disable --text" "--thp" "--heap --thp" "--no-preload --heap" \

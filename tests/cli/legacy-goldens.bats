@@ -10,7 +10,7 @@ setup() {
 	LEGACY_HUGEADM=/usr/bin/hugeadm
 	LEGACY_PAGESIZE=/usr/bin/pagesize
 	if ! dpkg -S "$LEGACY_HUGEADM" 2> /dev/null | grep -q '^libhugetlbfs-bin:'; then
-		skip "libhugetlbfs-bin (2.23) is not installed"
+		hk_missing "libhugetlbfs-bin (2.23) is not installed"
 	fi
 	SHIM="$HK_BUILD_DIR/tests/libhk-pathshim.so"
 	[ -f "$SHIM" ] || fail "the path shim $SHIM is not built"

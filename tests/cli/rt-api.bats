@@ -13,6 +13,8 @@
 bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
+# shellcheck source=tests/common.bash
+source "$BATS_TEST_DIRNAME/../common.bash"
 
 : "${HK_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 : "${HK_BUILD_DIR:=$HK_SOURCE_DIR/build/dev}"
@@ -90,6 +92,7 @@ teardown_file() {
 	if [ -f "$BATS_FILE_TMPDIR/userdir" ]; then
 		rm -rf "$(cat "$BATS_FILE_TMPDIR/userdir")"
 	fi
+	hk_unstage
 	if [ -f "$BATS_FILE_TMPDIR/saved" ]; then
 		read -r nr oc < "$BATS_FILE_TMPDIR/saved"
 		echo 0 > "$VM/nr_overcommit_hugepages"
@@ -110,20 +113,20 @@ setup() {
 need_live() {
 	local why
 	why=$(live_missing)
-	[ -z "$why" ] || skip "$why"
+	[ -z "$why" ] || hk_missing "$why"
 }
 
 need_legacy() {
-	[ -x "$BIN/legacy-api-2.23" ] || skip "libhugetlbfs-dev (2.23) is not installed"
+	[ -x "$BIN/legacy-api-2.23" ] || hk_missing "libhugetlbfs-dev (2.23) is not installed"
 }
 
 # pool N: N default-size pages, no overcommit; skips when the kernel gives fewer.
 pool() {
 	echo 0 > "$VM/nr_overcommit_hugepages"
 	echo "$1" > "$VM/nr_hugepages"
-	[ "$(cat "$VM/nr_hugepages")" -ge "$1" ] || skip "the kernel could not give $1 huge pages"
+	[ "$(cat "$VM/nr_hugepages")" -ge "$1" ] || hk_skip "the kernel could not give $1 huge pages"
 	if [ "$1" -eq 0 ]; then
-		grep -q '^HugePages_Free: *0$' /proc/meminfo || skip "huge pages are in use elsewhere"
+		grep -q '^HugePages_Free: *0$' /proc/meminfo || hk_skip "huge pages are in use elsewhere"
 	fi
 }
 
@@ -147,7 +150,7 @@ first_mount() {
 		grep -v '^shmget ' | sort)
 	assert_equal "$ours" "$API_VERSIONS"
 	[ -e "$lib" ] || lib=$(ldconfig -p | awk '/libhugetlbfs\.so\.0 / { print $NF; exit }')
-	[ -n "$lib" ] && [ -e "$lib" ] || skip "libhugetlbfs.so.0 (2.23) is not installed"
+	[ -n "$lib" ] && [ -e "$lib" ] || hk_missing "libhugetlbfs.so.0 (2.23) is not installed"
 	theirs=$(objdump -T "$lib" | awk '$2 == "g" && $4 == ".text" { print $7, $6 }' |
 		grep -Ev '^(shmget|cachecolor|__tp_)' | sort)
 	assert_equal "$ours" "$theirs"
@@ -170,7 +173,7 @@ first_mount() {
 }
 
 @test "HUGETLB_DEFAULT_PAGE_SIZE: a kernel size, an unknown size, garbage" {
-	grep -q '^Hugepagesize: *2048 kB' /proc/meminfo || skip "the default huge page size is not 2 MiB"
+	grep -q '^Hugepagesize: *2048 kB' /proc/meminfo || hk_missing "the default huge page size is not 2 MiB"
 	run --separate-stderr "$BIN/api-probe" size
 	assert_output "2097152 errno=0"
 	if [ -d /sys/kernel/mm/hugepages/hugepages-1048576kB ]; then
@@ -350,32 +353,28 @@ first_mount_for_nobody() {
 
 @test "a user finds only the mounts it may read, write and search" {
 	need_live
-	local d
+	local d probe
 	d=$(mktemp -d /tmp/hk-rt-bats.XXXXXX)
 	echo "$d" > "$BATS_FILE_TMPDIR/userdir"
 	chmod 755 "$d"
-	cp "$BIN/api-probe" "$d/api-probe"
-	cp -L "$RTLIB" "$d/libhugekit-rt.so.0"
-	chmod 755 "$d/api-probe" "$d/libhugekit-rt.so.0"
+	# The probe and the runtime where nobody can reach them, wherever the checkout is.
+	probe=$(hk_stage_for_user tests/rt-api-probe)/tests/rt-api-probe
 	hmount "$d/root only" pagesize=2M,mode=0700
 	hmount "$d/everyone" pagesize=2M,mode=1777
-	run setpriv --reuid=65534 --regid=65534 --clear-groups env LD_LIBRARY_PATH="$d" \
-		"$d/api-probe" size
-	[ "$status" -eq 0 ] || skip "api-probe cannot run as nobody here: $output"
-	run setpriv --reuid=65534 --regid=65534 --clear-groups env LD_LIBRARY_PATH="$d" \
-		"$d/api-probe" path
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" path
+	assert_success
 	assert_output "$(first_mount_for_nobody)"
 	refute_output "$d/root only"
 	# root may use both: the first one.
-	run "$d/api-probe" path
+	run "$probe" path
 	assert_output "$(first_mount 2M)"
 }
 
 @test "the API works again once its first look at /proc failed (no file descriptor left)" {
 	local probe="$HK_BUILD_DIR/tests/rt-fd-recover" def
-	[ -x "$probe" ] || skip "rt-fd-recover is not built"
+	hk_need_built "$probe"
 	def=$(awk '/^Hugepagesize:/ { print $2 * 1024 }' /proc/meminfo)
-	[ -n "$def" ] || skip "no huge pages in this kernel"
+	[ -n "$def" ] || hk_missing "no huge pages in this kernel"
 	run --separate-stderr "$probe"
 	assert_success
 	assert_output "-1 $def"
@@ -383,16 +382,17 @@ first_mount_for_nobody() {
 
 @test "a setuid program ignores libhugetlbfs's environment (secure_getenv)" {
 	local probe dir def
-	[ "$(id -u)" -eq 0 ] || skip "needs root to make a setuid copy"
-	id nobody > /dev/null 2>&1 || skip "no user nobody"
+	hk_need_root "to make a setuid copy"
+	hk_need_user nobody
 	def=$(awk '/^Hugepagesize:/ { print $2 * 1024 }' /proc/meminfo)
-	[ -n "$def" ] || skip "no huge pages in this kernel"
-	dir=$(mktemp -d /tmp/hk-setuid.XXXXXX)
-	chmod 755 "$dir"
+	[ -n "$def" ] || hk_missing "no huge pages in this kernel"
+	# The runtime where the setuid program's RUNPATH can reach it as another user
+	# (ld.so ignores LD_LIBRARY_PATH there), wherever the checkout is.
+	dir=$(hk_stage_for_user)
 	# Without sanitizers, which do not run setuid.
 	probe=$dir/api-probe
 	cc -std=gnu17 -O1 -I"$HK_SOURCE_DIR/lib/include" "$HK_SOURCE_DIR/tests/rt/api-probe.c" \
-		-o "$probe" -L"$HK_BUILD_DIR/lib" -lhugekit-rt -Wl,-rpath,"$HK_BUILD_DIR/lib"
+		-o "$probe" -L"$dir/lib" -lhugekit-rt -Wl,-rpath,"$dir/lib"
 	cp "$probe" "$dir/api-probe-suid"
 	chown nobody "$dir/api-probe-suid"
 	chmod 4755 "$dir/api-probe-suid"
@@ -401,7 +401,6 @@ first_mount_for_nobody() {
 	assert_output --partial "-1 errno="
 	# Setuid to another user (AT_SECURE): as if it were not set.
 	run --separate-stderr env HUGETLB_DEFAULT_PAGE_SIZE=none HUGETLB_VERBOSE=99 "$dir/api-probe-suid" size
-	rm -rf "$dir"
 	assert_success
 	assert_output "$def errno=0"
 	assert_equal "$stderr" ''

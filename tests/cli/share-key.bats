@@ -8,10 +8,10 @@ load helpers
 PROBE="$HK_BUILD_DIR/tests/rt-share-probe"
 
 @test "a program with a build-id: its hex digits, as readelf shows them" {
-	command -v readelf > /dev/null || skip "readelf (binutils) is not installed"
+	hk_need_cmd readelf binutils
 	local id
 	id=$(readelf -n "$PROBE" | sed -n 's/^ *Build ID: *//p')
-	[ -n "$id" ] || skip "the probe was linked without a build-id"
+	[ -n "$id" ] || hk_missing "the probe was linked without a build-id"
 	run --separate-stderr "$PROBE" key
 	assert_success
 	assert_output "$id"

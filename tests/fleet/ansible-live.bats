@@ -13,9 +13,7 @@ setup() {
 	live_requirements
 	fleet_requirements
 	HUGEADM_BIN="$HK_BUILD_DIR/tools/hugeadm"
-	[ -x "$HUGEADM_BIN" ] || skip "no $HUGEADM_BIN (build first)"
-	"$HUGEADM_BIN" --help 2> /dev/null | grep -q -- '--apply' ||
-		skip "this hugeadm has no --apply yet (issue 11)"
+	hk_need_built "$HUGEADM_BIN"
 	live_lock
 	live_save
 	D=$BATS_TEST_TMPDIR
@@ -37,9 +35,9 @@ minimum() {
 	want=$((min0 + 8))
 	# The kernel must be able to give 8 more pages (the saved values come back after).
 	echo $(($(cat "$pool/nr_hugepages") + 8)) > "$pool/nr_hugepages"
-	[ "$(minimum)" -ge "$want" ] || skip "the kernel could not give 8 more 2 MiB pages"
+	[ "$(minimum)" -ge "$want" ] || hk_skip "the kernel could not give 8 more 2 MiB pages"
 	echo "$min0" > "$pool/nr_hugepages"
-	[ "$(minimum)" -eq "$min0" ] || skip "the 2 MiB pool could not be put back to $min0 (pages in use)"
+	[ "$(minimum)" -eq "$min0" ] || hk_skip "the 2 MiB pool could not be put back to $min0 (pages in use)"
 	thp0=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/enabled")
 	if [ "$thp0" = madvise ]; then thp1=never; else thp1=madvise; fi
 
@@ -69,7 +67,7 @@ minimum() {
 
 	# Drift: the pool back where it was. Check mode sees it and leaves it.
 	echo "$min0" > "$pool/nr_hugepages"
-	[ "$(minimum)" -eq "$min0" ] || skip "the 2 MiB pool could not shrink back to $min0"
+	[ "$(minimum)" -eq "$min0" ] || hk_skip "the 2 MiB pool could not shrink back to $min0"
 	fleet_run "$D" --check
 	assert_success
 	assert_equal "$changed" 1

@@ -7,6 +7,8 @@
 bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
+# shellcheck source=tests/common.bash
+source "${BASH_SOURCE[0]%/*}/../common.bash"
 
 : "${HK_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 : "${HK_BUILD_DIR:=$HK_SOURCE_DIR/build/dev}"
@@ -15,8 +17,7 @@ ROLE_DIR="$HK_SOURCE_DIR/contrib/ansible/roles/hugekit"
 
 # fleet_requirements: skip (with the reason) without ansible-playbook.
 fleet_requirements() {
-	command -v ansible-playbook > /dev/null ||
-		skip "ansible-playbook is not installed (Debian: apt-get install ansible-core)"
+	hk_need_cmd ansible-playbook ansible-core
 }
 
 # fleet_env DIR: ansible's settings, state and temporary files under DIR, so

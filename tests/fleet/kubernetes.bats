@@ -7,12 +7,14 @@
 bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
+# shellcheck source=tests/common.bash
+source "$BATS_TEST_DIRNAME/../common.bash"
 
 : "${HK_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 YAML="$HK_SOURCE_DIR/contrib/kubernetes/hugekit-daemonset.yaml"
 
 @test "the manifest passes yamllint (relaxed, long lines allowed)" {
-	command -v yamllint > /dev/null || skip "yamllint is not installed (Debian: apt-get install yamllint)"
+	hk_need_cmd yamllint yamllint
 	run yamllint -s -d '{extends: relaxed, rules: {line-length: disable}}' "$YAML"
 	assert_success
 	assert_output ''
@@ -57,7 +59,7 @@ properties() {
 }
 
 @test "the manifest is a ConfigMap and a DaemonSet with what the DaemonSet needs" {
-	python3 -c 'import yaml' 2> /dev/null || skip "python3-yaml is not installed"
+	python3 -c 'import yaml' 2> /dev/null || hk_missing "python3-yaml is not installed (apt-get install python3-yaml)"
 	run properties "$YAML"
 	assert_success
 	# The example configuration is one hugeadm accepts (the fake holds the
@@ -69,7 +71,7 @@ properties() {
 }
 
 @test "the property check fails on a manifest missing each property" {
-	python3 -c 'import yaml' 2> /dev/null || skip "python3-yaml is not installed"
+	python3 -c 'import yaml' 2> /dev/null || hk_missing "python3-yaml is not installed (apt-get install python3-yaml)"
 	local bad=$BATS_TEST_TMPDIR/bad.yaml
 	sed 's/privileged: true/privileged: false/' "$YAML" > "$bad"
 	run properties "$bad"
@@ -78,7 +80,8 @@ properties() {
 	run properties "$bad"
 	assert_failure
 	sed 's|\["hugeadm", "--check"\]|["hugeadm", "--apply"]|' "$YAML" > "$bad"
-	! cmp -s "$YAML" "$bad"
+	# `! cmd` never fails a bats test (errexit ignores it): the edit must have changed the file.
+	if cmp -s "$YAML" "$bad"; then fail "the sed left $YAML unchanged"; fi
 	run properties "$bad"
 	assert_failure
 	sed 's/^kind: DaemonSet/kind: Deployment/' "$YAML" > "$bad"

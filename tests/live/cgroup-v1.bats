@@ -193,7 +193,7 @@ teardown_file() {
 setup() {
 	live_requirements
 	if [ -f "$BATS_FILE_TMPDIR/skip" ]; then
-		skip "$(cat "$BATS_FILE_TMPDIR/skip")"
+		hk_missing "$(cat "$BATS_FILE_TMPDIR/skip")"
 	fi
 	CG=$(cat "$BATS_FILE_TMPDIR/cg")
 	CONF=$BATS_FILE_TMPDIR/hugekit.conf
@@ -364,7 +364,7 @@ v1_failures() {
 
 @test "afterwards: the groups are gone, nothing mounted, hugetlb back in cgroup v2" {
 	cgv1_cleanup || fail "not all undone"
-	[ -f "$BATS_FILE_TMPDIR/v2had" ] || skip "hugetlb was not in $V2_HOST/cgroup.controllers before"
+	[ -f "$BATS_FILE_TMPDIR/v2had" ] || hk_missing "hugetlb was not in $V2_HOST/cgroup.controllers before"
 	awk '$1 == "hugetlb" && $2 == 0 { f = 1 } END { exit !f }' /proc/cgroups ||
 		fail "hugetlb still in a v1 hierarchy: $(grep -w hugetlb /proc/cgroups)"
 	grep -qw hugetlb "$V2_HOST/cgroup.controllers"

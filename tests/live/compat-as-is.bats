@@ -6,7 +6,7 @@ load live
 
 setup_file() {
 	live_requirements
-	[ -n "$(legacy_tool hugeadm)" ] || skip "libhugetlbfs-bin (2.23) is not installed"
+	[ -n "$(legacy_tool hugeadm)" ] || hk_missing "libhugetlbfs-bin (2.23) is not installed"
 	# Nothing is changed, but other live tests must not change things meanwhile.
 	live_lock
 }

@@ -131,7 +131,7 @@ setup() {
 }
 
 @test "the cgroup's limit holds: 2 pages fault in it, 6 pages (12 MiB > 8 MiB) do not" {
-	[ -n "$CGROOT" ] || skip "no cgroup v2 hugetlb controller here"
+	[ -n "$CGROOT" ] || hk_missing "no cgroup v2 hugetlb controller here"
 	local cg=$CGROOT/$CG out
 	# A process in the group with 2 private pages: within the limit.
 	out=$(sh -c 'echo $$ > "$1/cgroup.procs" && exec timeout 5 "$2" 2 0 0 0' sh "$cg" "$HOLD" | head -2 | tail -1)

@@ -48,15 +48,19 @@ for k in range(8):
 print(sum(l[:8]))'
 
 python() {
-	command -v python3 > /dev/null || skip "python3 is not installed"
+	hk_need_cmd python3 python3
 	python3 "$@"
 }
 
+# for_pools CMD...: CMD with a pool of 1, then of 8 free pages. CMD runs as a
+# plain command, errexit on: an assertion that fails in it fails the test
+# (`CMD || return 1` would turn errexit off inside it, and only its last
+# command would count).
 for_pools() {
 	local n
 	for n in 1 8; do
 		live_pool_free "$n"
-		"$@" || return 1
+		"$@"
 	done
 }
 
@@ -71,7 +75,7 @@ subshells() {
 }
 
 pyfork() {
-	command -v python3 > /dev/null || skip "python3 is not installed"
+	hk_need_cmd python3 python3
 	run --separate-stderr hugectl --heap python3 -c "$PYFORK"
 	assert_success
 	assert_output 36
@@ -214,7 +218,7 @@ starts() {
 	run --separate-stderr hugectl --heap bash -c 'awk "/^Private_Hugetlb/ { print \$2 }" /proc/$$/smaps_rollup'
 	assert_success
 	# The page is the program's own (taken by a malloc before the runtime looked) ...
-	[ "$output" -gt 0 ] || skip "bash took no huge page at start here ($output kB)"
+	[ "$output" -gt 0 ] || hk_skip "bash took no huge page at start here ($output kB)"
 	# ... so the heap is on huge pages, and saying otherwise would be wrong.
 	[[ "$stderr" != *"no free huge pages"* ]] || fail "warned: $stderr"
 }

@@ -96,7 +96,7 @@ percent() {
 }
 
 @test "hugectl --membind 0: the program's huge pages come from node 0" {
-	command -v numactl > /dev/null || skip "numactl is not installed"
+	hk_need_cmd numactl numactl
 	live_pool_free 200
 	run --separate-stderr hugectl --membind 0 --heap sh -c 'grep -q "^Mems_allowed_list:" /proc/self/status; numactl --show | grep "^membind:"'
 	assert_success

@@ -36,12 +36,12 @@ json() {
 pool() {
 	echo 0 > "$D/nr_overcommit_hugepages"
 	echo "$1" > "$D/nr_hugepages"
-	[ "$(cat "$D/free_hugepages")" -ge "$1" ] || skip "the kernel could not give $1 free 2 MiB pages"
+	[ "$(cat "$D/free_hugepages")" -ge "$1" ] || hk_skip "the kernel could not give $1 free 2 MiB pages"
 }
 
 # thp_usable: skip where THP cannot back an madvise'd region.
 thp_usable() {
-	grep -q '\[never\]' "$THP/enabled" && skip "transparent huge pages are off ([never])"
+	grep -q '\[never\]' "$THP/enabled" && hk_missing "transparent huge pages are off ([never])"
 	return 0
 }
 
@@ -128,7 +128,7 @@ print("median %.2f cycles, median deviation %s %%, measurable %s" % (m, "-" if m
 }
 
 @test "cpupcstat --compare on random access over a 64 MiB heap: both ways ran the same work" {
-	[ -x "$HEAP_BENCH" ] || skip "heap-bench is not built"
+	hk_need_built "$HEAP_BENCH"
 	pool 96
 	run --separate-stderr timeout 300 cpupcstat --compare --runs 2 --json -- "$HEAP_BENCH" random-malloc 64 2000000
 	assert_success

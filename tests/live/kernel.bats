@@ -30,11 +30,11 @@ teardown_file() {
 
 # one_gig: one more 1 GiB page in the pool, or skip with the reason.
 one_gig() {
-	[ -e "$G/demote" ] || skip "this kernel has no 1 GiB demote files (Linux 5.16 or later)"
+	[ -e "$G/demote" ] || hk_skip "this kernel has no 1 GiB demote files (Linux 5.16 or later; none without 1 GiB pages)"
 	G0=$(cat "$G/nr_hugepages")
 	echo $((G0 + 1)) > "$G/nr_hugepages" || true
 	[ "$(cat "$G/nr_hugepages")" -eq $((G0 + 1)) ] ||
-		skip "the kernel could not give a 1 GiB page now (no free aligned 1 GiB range)"
+		hk_skip "the kernel could not give a 1 GiB page now (no free aligned 1 GiB range)"
 }
 
 @test "--pool-demote: a 1G page becomes 512 free 2M pages, read back and said" {
@@ -57,7 +57,7 @@ one_gig() {
 	local m_nr
 	one_gig
 	m_nr=$(cat "$M/nr_hugepages")
-	[ "$(cat "$G/free_hugepages")" -eq 1 ] || skip "other free 1 GiB pages would be demoted instead"
+	[ "$(cat "$G/free_hugepages")" -eq 1 ] || hk_skip "other free 1 GiB pages would be demoted instead"
 	# Reserve it (mapped, not faulted): free stays 1, resv becomes 1.
 	live_hold $((1 << 30)) 1 0
 	assert_equal "$(cat "$G/resv_hugepages")" 1
@@ -98,7 +98,7 @@ one_gig() {
 }
 
 @test "--vmemmap-optimize on and off, read back; --explain says the state" {
-	[ -e "$HVO" ] || skip "no $HVO on this kernel (Linux 5.19, CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP)"
+	[ -e "$HVO" ] || hk_skip "no $HVO on this kernel (Linux 5.19, CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP)"
 	run --separate-stderr hugeadm --vmemmap-optimize on
 	assert_success
 	assert_equal "$(cat "$HVO")" 1

@@ -5,6 +5,8 @@
 bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
+# shellcheck source=tests/common.bash
+source "${BASH_SOURCE[0]%/*}/../common.bash"
 
 : "${HK_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
 : "${HK_BUILD_DIR:=$HK_SOURCE_DIR/build/dev}"
@@ -13,16 +15,17 @@ HK_HOLD="$HK_BUILD_DIR/tests/hk-hold"
 HP=/sys/kernel/mm/hugepages
 LIVE_LOCK=/run/lock/hugekit-live-tests.lock
 
-# live_requirements: skip (with the reason) where the tests cannot run.
+# live_requirements: skip (with the reason) where the tests cannot run; fail
+# instead with HK_REQUIRE_LIVE=1 (hk_missing).
 live_requirements() {
 	if [ "$(id -u)" -ne 0 ]; then
-		skip "live tests need root"
+		hk_missing "live tests need root"
 	fi
 	if [ ! -d "$HP/hugepages-2048kB" ]; then
-		skip "no 2 MiB hugetlb pool on this kernel"
+		hk_missing "no 2 MiB hugetlb pool on this kernel"
 	fi
 	if ! grep -qw hugetlbfs /proc/filesystems; then
-		skip "no hugetlbfs in this kernel"
+		hk_missing "no hugetlbfs in this kernel"
 	fi
 }
 
@@ -59,15 +62,16 @@ live_save() {
 	: > "$BATS_FILE_TMPDIR/saved"
 	for f in "${LIVE_SAVED_FILES[@]}"; do
 		# A mode file reads "always [madvise] never": what is written back is the selection.
-		[ -e "$f" ] && printf '%s\t%s\n' "$f" "$(sed 's/.*\[\(.*\)\].*/\1/' "$f")" >> "$BATS_FILE_TMPDIR/saved"
+		[ -e "$f" ] && printf '%s\t%s\n' "$f" "$(live_setting "$f")" >> "$BATS_FILE_TMPDIR/saved"
 	done
 	return 0
 }
 
-# live_restore: stop our holders (so no page is in use), unmount ours, put back
-# the saved values.
+# live_restore: stop our holders (so no page is in use), unmount ours, remove
+# the copies hk_stage_for_user made, put back the saved values. Fails, naming
+# each file and value, when one cannot be put back (after trying all).
 live_restore() {
-	local f v m
+	local f v m bad=()
 	[ -f "$BATS_FILE_TMPDIR/holders" ] && while read -r v; do
 		kill "$v" 2>/dev/null
 		wait "$v" 2>/dev/null
@@ -77,11 +81,22 @@ live_restore() {
 		m=$(printf '%b' "$m")
 		case "$m" in "$BATS_FILE_TMPDIR"/*) umount "$m" ;; esac
 	done
+	hk_unstage
 	[ -f "$BATS_FILE_TMPDIR/saved" ] || return 0
 	while IFS=$'\t' read -r f v; do
-		echo "$v" > "$f" || echo "# could not restore $f to $v" >&3
+		# The kernel may take a write and keep another value (a pool that cannot shrink).
+		if ! echo "$v" 2> /dev/null > "$f" || [ "$(live_setting "$f")" != "$v" ]; then
+			bad+=("$f: $v (it is $(live_setting "$f"))")
+		fi
 	done < "$BATS_FILE_TMPDIR/saved"
-	return 0
+	[ "${#bad[@]}" -eq 0 ] && return 0
+	printf '# live_restore: could not put back %s\n' "${bad[@]}" >&3
+	fail "live_restore: could not put back ${bad[*]}"
+}
+
+# live_setting FILE: the value of FILE as live_save saves it (a mode file's selection).
+live_setting() {
+	sed 's/.*\[\(.*\)\].*/\1/' "$1" 2> /dev/null
 }
 
 # live_snapshot: every value hugeadm may change, one "file: value" line each.
@@ -107,7 +122,7 @@ live_pool_free() {
 	echo 0 > "$HP/hugepages-2048kB/nr_overcommit_hugepages"
 	echo "$1" > "$HP/hugepages-2048kB/nr_hugepages"
 	[ "$(cat "$HP/hugepages-2048kB/nr_hugepages")" -eq "$1" ] ||
-		skip "the kernel could not give $1 free 2 MiB pages"
+		hk_skip "the kernel could not give $1 free 2 MiB pages"
 }
 
 # live_wait_file FILE TENTHS: wait until FILE is not empty, at most TENTHS tenths

@@ -11,9 +11,9 @@ setup_file() {
 	live_requirements
 	live_lock
 	live_save
-	command -v unshare > /dev/null || skip "unshare (util-linux) is not installed"
-	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
-	id nobody > /dev/null 2>&1 || skip "there is no user nobody"
+	hk_need_cmd unshare util-linux
+	hk_need_cmd setpriv util-linux
+	hk_need_user nobody
 }
 
 teardown_file() {
@@ -128,5 +128,5 @@ AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 		wait"
 	[ "$(cat "$D/nr_hugepages")" -eq 5 ] || [ "$(cat "$D/free_hugepages")" -lt 5 ] ||
 		fail "5 concurrent +1 runs left nr_hugepages at $(cat "$D/nr_hugepages")"
-	[ "$(cat "$D/nr_hugepages")" -eq 5 ] || skip "the kernel could not give 5 free 2 MiB pages"
+	[ "$(cat "$D/nr_hugepages")" -eq 5 ] || hk_skip "the kernel could not give 5 free 2 MiB pages"
 }

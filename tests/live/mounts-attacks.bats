@@ -17,10 +17,10 @@ load live
 
 setup_file() {
 	live_requirements
-	command -v unshare > /dev/null || skip "unshare (util-linux) is not installed"
-	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
-	getent passwd nobody > /dev/null || skip "no user nobody"
-	getent group daemon > /dev/null || skip "no group daemon"
+	hk_need_cmd unshare util-linux
+	hk_need_cmd setpriv util-linux
+	hk_need_user nobody
+	hk_need_user -g daemon
 	live_lock
 }
 
@@ -143,7 +143,7 @@ replay_swap() {
 @test "(4c) 2.23's own mounts and directories: found as already mounted, then mounted on again" {
 	local legacy
 	legacy=$(legacy_tool hugeadm)
-	[ -n "$legacy" ] || skip "libhugetlbfs-bin (2.23) is not installed"
+	[ -n "$legacy" ] || hk_missing "libhugetlbfs-bin (2.23) is not installed"
 	run --separate-stderr in_ns '
 		all="--create-mounts --create-user-mounts nobody --create-group-mounts daemon --create-global-mounts"
 		'"$legacy"' $all 2> /dev/null
@@ -162,7 +162,7 @@ replay_swap() {
 }
 
 @test "(5) the first run never chowns or mounts by path (strace)" {
-	command -v strace > /dev/null || skip "strace is not installed"
+	hk_need_cmd strace strace
 	run --separate-stderr in_ns '
 		strace -f -qq -s 256 -o /tmp/trace.$$ -e trace=chown,lchown,fchownat,chmod,fchmodat,fchown,fchmod,mount,move_mount \
 			hugeadm --create-user-mounts nobody --create-group-mounts daemon
@@ -178,7 +178,7 @@ replay_swap() {
 }
 
 @test "(5b) without the new mount API: mount(2) on /proc/self/fd/N of the checked directory" {
-	command -v strace > /dev/null || skip "strace is not installed"
+	hk_need_cmd strace strace
 	run --separate-stderr in_ns '
 		HK_MOUNT_API=mount strace -f -qq -s 256 -o /tmp/trace.$$ -e trace=mount,move_mount,fsopen \
 			hugeadm --create-user-mounts nobody

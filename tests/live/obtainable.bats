@@ -67,7 +67,7 @@ for n in json.loads(sys.argv[1])["nodes"]:
 	before=$(obtainable_2m)
 	# A small grow, well below what is free in one piece: at most 64 pages (128 MiB).
 	k=$((before / 4 < 64 ? before / 4 : 64))
-	[ "$k" -ge 4 ] || skip "only $before 2 MiB blocks free: too fragmented for this test"
+	[ "$k" -ge 4 ] || hk_skip "only $before 2 MiB blocks free: too fragmented for this test"
 	run --separate-stderr hugeadm --pool-pages-min "2M:+$k"
 	assert_success
 	refute [ -n "$(grep obtainable <<< "$stderr")" ]

@@ -22,7 +22,7 @@ pool_set() {
 	echo 0 > "$D/nr_overcommit_hugepages"
 	echo "$1" > "$D/nr_hugepages"
 	echo "$2" > "$D/nr_overcommit_hugepages"
-	[ "$(cat "$D/nr_hugepages")" -eq "$1" ] || skip "the kernel could not give $1 free 2 MiB pages"
+	[ "$(cat "$D/nr_hugepages")" -eq "$1" ] || hk_skip "the kernel could not give $1 free 2 MiB pages"
 }
 
 pool_state() {
@@ -32,7 +32,7 @@ pool_state() {
 @test "pool changes leave the counters where 2.23 leaves them" {
 	local legacy start args theirs ours n=0
 	legacy=$(legacy_tool hugeadm)
-	[ -n "$legacy" ] || skip "libhugetlbfs-bin (2.23) is not installed"
+	[ -n "$legacy" ] || hk_missing "libhugetlbfs-bin (2.23) is not installed"
 	for start in "0 0" "10 5" "6 20"; do
 		for args in "--pool-pages-min 2M:8" "--pool-pages-min 2M:+4" "--pool-pages-min 2M:-2" \
 			"--pool-pages-min 2M:16M" "--pool-pages-min DEFAULT:4" "--pool-pages-max 2M:20" \
@@ -72,7 +72,7 @@ pool_state() {
 	run hugeadm --pool-list
 	assert_line "   2097152        4        4       20        *"
 	legacy=$(legacy_tool hugeadm)
-	[ -n "$legacy" ] || return 0
+	[ -n "$legacy" ] || hk_missing "libhugetlbfs-bin (2.23) is not installed"
 	pool_set 0 0
 	for a in "${steps[@]}"; do
 		# shellcheck disable=SC2086
@@ -85,7 +85,7 @@ pool_state() {
 @test "an unlimited overcommit (18446744073709551615) survives the options that do not set it" {
 	local u=18446744073709551615
 	pool_set 2 "$u"
-	[ "$(cat "$D/nr_overcommit_hugepages")" = "$u" ] || skip "this kernel does not take an overcommit of $u"
+	[ "$(cat "$D/nr_overcommit_hugepages")" = "$u" ] || hk_skip "this kernel does not take an overcommit of $u"
 	run --separate-stderr hugeadm --pool-pages-min 2M:+1
 	assert_success
 	assert_equal "$(pool_state)" "nr=3 overcommit=$u surplus=0"
@@ -150,7 +150,7 @@ pool_state() {
 
 @test "--pool-pages-max 1G:2: gigantic pages have no overcommit, exit 1" {
 	local before
-	[ -d "$HP/hugepages-1048576kB" ] || skip "no 1 GiB pages on this machine"
+	[ -d "$HP/hugepages-1048576kB" ] || hk_skip "no 1 GiB pages on this machine"
 	before=$(live_snapshot)
 	run --separate-stderr hugeadm --pool-pages-max 1G:2
 	assert_failure 1
@@ -162,14 +162,14 @@ pool_state() {
 }
 
 @test "without CAP_SYS_ADMIN (user nobody): one clear message, exit 1, nothing changed" {
-	local before
-	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$HK_BUILD_DIR/tools/hugeadm" -V > /dev/null 2>&1 ||
-		skip "the build tree is not readable by nobody"
+	local before stage
+	hk_need_cmd setpriv util-linux
+	# A copy nobody can reach, wherever the checkout is.
+	stage=$(hk_stage_for_user tools/hugeadm)
 	pool_set 2 0
 	before=$(live_snapshot)
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		"$HK_BUILD_DIR/tools/hugeadm" --pool-pages-min 2M:4 --thp-never
+		"$stage/tools/hugeadm" --pool-pages-min 2M:4 --thp-never
 	assert_failure 1
 	assert_equal "$stderr" "hugeadm:ERROR: changing the huge page set-up needs the CAP_SYS_ADMIN capability (run hugeadm as root); nothing was changed"
 	# Root without CAP_SYS_ADMIN is refused the same way.
@@ -255,7 +255,7 @@ for p, v in last.items():
 }
 
 @test "--obey-mempolicy writes nr_hugepages_mempolicy under the caller's policy" {
-	command -v numactl > /dev/null || skip "numactl is not installed"
+	hk_need_cmd numactl numactl
 	pool_set 0 0
 	run --separate-stderr numactl --membind=0 hugeadm --obey-mempolicy --pool-pages-min 2M:6
 	assert_success
@@ -294,7 +294,7 @@ for p, v in last.items():
 
 @test "--add-ramdisk-swap without /dev/ram0: exit 1 and nothing changed (2.23: SIGFPE)" {
 	local before
-	[ ! -e /dev/ram0 ] || skip "this machine has /dev/ram0"
+	[ ! -e /dev/ram0 ] || hk_skip "this machine has /dev/ram0"
 	before=$(live_snapshot)
 	run --separate-stderr hugeadm --add-ramdisk-swap --pool-pages-min 2M:+1
 	assert_failure 1
@@ -303,7 +303,7 @@ for p, v in last.items():
 }
 
 @test "--enable-zone-movable on a kernel without the sysctl: a warning, exit 0" {
-	[ ! -e /proc/sys/vm/hugepages_treat_as_movable ] || skip "this kernel still has hugepages_treat_as_movable"
+	[ ! -e /proc/sys/vm/hugepages_treat_as_movable ] || hk_skip "this kernel still has hugepages_treat_as_movable"
 	run --separate-stderr hugeadm --enable-zone-movable
 	assert_success
 	assert_equal "$stderr" "hugeadm:WARNING: this kernel has no /proc/sys/vm/hugepages_treat_as_movable: the setting was removed from Linux; nothing changed"

@@ -7,17 +7,18 @@
 load live
 
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "setcap and setpriv need root"
-	command -v setcap > /dev/null || skip "setcap (libcap2-bin) is not installed"
-	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
-	id nobody > /dev/null 2>&1 || skip "there is no user nobody"
-	# A directory nobody can read (the bats one is root's 0700).
-	T=$(mktemp -d /tmp/hk-secure.XXXXXX)
-	chmod 755 "$T"
+	hk_need_root "setcap and setpriv"
+	hk_need_cmd setcap libcap2-bin
+	hk_need_cmd setpriv util-linux
+	hk_need_user nobody
+	# A directory nobody can read (the bats one is root's 0700), with hugeadm and
+	# its libraries where a file-capability copy loads them (the loader ignores
+	# $ORIGIN there), wherever the checkout is.
+	T=$(hk_stage_for_user --secure tools/hugeadm)
 }
 
 teardown() {
-	[ -z "${T:-}" ] || rm -rf "$T"
+	hk_unstage
 }
 
 AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
@@ -42,8 +43,8 @@ capped() {
 }
 
 @test "hugeadm: HK_DEBUG and HUGETLB_DEBUG are ignored in a file-capability hugeadm" {
-	cp "$HK_BUILD_DIR/tools/hugeadm" "$T/plain"
-	capped cap "$HK_BUILD_DIR/tools/hugeadm"
+	cp "$T/tools/hugeadm" "$T/plain"
+	capped cap "$T/tools/hugeadm"
 	# A dry run of the running system (a file-capability hugeadm takes no --sysroot
 	# from its caller): its first line is the message level it starts from.
 	run --separate-stderr $AS_NOBODY env HK_DEBUG=1 "$T/plain" --pool-pages-min 2M:+0 --dry-run

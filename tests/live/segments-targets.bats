@@ -59,7 +59,7 @@ segbig_ok() {
 
 thp_usable() {
 	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
-		skip "transparent huge pages are off (enabled: never)"
+		hk_missing "transparent huge pages are off (enabled: never)"
 	return 0
 }
 
@@ -76,8 +76,7 @@ thp_usable() {
 @test "the baseline: without hugectl nothing is on hugetlb pages" {
 	run --separate-stderr "$SEGBIG"
 	segbig_ok
-	[ "$(pct text hugetlb)" -eq 0 ] && [ "$(pct data hugetlb)" -eq 0 ] &&
-		[ "$(pct bss hugetlb)" -eq 0 ]
+	assert_equal "$(pct text hugetlb) $(pct data hugetlb) $(pct bss hugetlb)" "0 0 0"
 }
 
 @test "hugectl --text --thp: text >= 75 % on transparent huge pages, no pool page" {
@@ -99,7 +98,7 @@ thp_usable() {
 
 @test "hugeedit --text marks alone (no HUGETLB_ELFMAP): the text >= 75 % on hugetlb pages" {
 	local edit="$HK_BUILD_DIR/tools/hugeedit" copy="$BATS_TEST_TMPDIR/segbig"
-	[ -x "$edit" ] || skip "hugeedit is not built (its branch, wip-tools, is not merged)"
+	hk_need_built "$edit"
 	cp "$SEGBIG" "$copy"
 	run "$edit" --text "$copy"
 	assert_success
@@ -118,8 +117,8 @@ thp_usable() {
 	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 	run --separate-stderr env HUGETLB_ELFMAP=no HUGETLB_VERBOSE=3 LD_PRELOAD="$RT" "$SEGBIG"
 	segbig_ok
-	[ "$(pct text hugetlb)" -eq 0 ] && [ "$(pct data hugetlb)" -eq 0 ] &&
-		[ "$(pct bss hugetlb)" -eq 0 ] && [ "$(pct text thp)" -eq 0 ]
+	# One assertion each: in an && list only the last command can fail the test.
+	assert_equal "$(pct text hugetlb) $(pct data hugetlb) $(pct bss hugetlb) $(pct text thp)" "0 0 0 0"
 	[[ $stderr == *"HUGETLB_ELFMAP=no, not attempting to remap program segments"* ]] ||
 		fail "no INFO line: $stderr"
 	[ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" -eq "$free" ]
@@ -163,7 +162,7 @@ two_copies() {
 @test "hugectl --text --share-text, PIE edited by hugeedit --align, ASLR on: a second running copy takes at most 1 more huge page" {
 	local dir="$BATS_FILE_TMPDIR/share" copy="$BATS_TEST_TMPDIR/segbig"
 	[ "$(cat /proc/sys/kernel/randomize_va_space)" != 0 ] ||
-		skip "address randomization is off (kernel.randomize_va_space = 0)"
+		hk_skip "address randomization is off (kernel.randomize_va_space = 0)"
 	live_mount "$dir" pagesize=2M,mode=0755
 	export HUGETLB_SHARE_PATH=$dir
 	# The shared file holds the text as it lies in 2 MiB pages: two copies
@@ -181,7 +180,7 @@ two_copies() {
 
 @test "hugectl --share-text, PIE with p_align 4 kB: one warning, a private copy each, no file made; runs" {
 	local dir="$BATS_FILE_TMPDIR/share-4k" i
-	command -v setarch > /dev/null || skip "setarch (util-linux) is not installed"
+	hk_need_cmd setarch util-linux
 	live_mount "$dir" pagesize=2M,mode=0755
 	export HUGETLB_SHARE_PATH=$dir
 	# Without randomization the base is the same each run, and not 2 MiB-aligned
@@ -213,7 +212,7 @@ live_wait_file_line() {
 
 @test "hugectl --text gcc -O2 -c: cc1 has >= 50 % of its text on huge pages, the object is the same" {
 	local src="$BATS_TEST_TMPDIR/big.c" gcc_pid cc1 best=0 p
-	command -v gcc > /dev/null || skip "gcc is not installed"
+	hk_need_cmd gcc gcc
 	python3 "$HK_SOURCE_DIR/tests/live/gen-bigc.py" 100 "$src"
 	gcc -O2 -c "$src" -o "$BATS_TEST_TMPDIR/plain.o"
 	hugectl --text gcc -O2 -c "$src" -o "$BATS_TEST_TMPDIR/huge.o" &

@@ -137,7 +137,7 @@ hugetlbfs_symlinks() {
 	run unshare -m --propagation private bash -c '
 		mount -t tmpfs hk-share /mnt && mkdir /mnt/h && mount -t hugetlbfs none /mnt/h
 		ln -s /x /mnt/h/l'
-	[ "$status" -eq 0 ] || skip "no symbolic links on hugetlbfs with this kernel ($output)"
+	[ "$status" -eq 0 ] || hk_skip "no symbolic links on hugetlbfs with this kernel ($output)"
 }
 
 @test "(2) a symbolic link in place of the directory, to the attacker's or to anywhere: refused" {
@@ -266,12 +266,12 @@ plant_file() {
 	assert_line "/mnt/h/hugekit-text-0/prog.k1.200000 root 400"
 }
 
-# two_copies PROGRAM: PROGRAM (build/dev/tests) run by nobody twice at once with
+# two_copies PROGRAM: PROGRAM (build/dev/tests, as staged for nobody) run by nobody twice at once with
 # the runtime preloaded, HUGETLB_ELFMAP=R HUGETLB_SHARE=1; prints both outputs
 # and messages, the pages each start took, and the files.
 two_copies() {
 	run --separate-stderr in_ns '
-		B='"$HK_BUILD_DIR/tests/$1"' L='"$HK_BUILD_DIR/lib/libhugekit-rt.so.0"'
+		B='"$SHARE_STAGE/tests/$1"' L='"$SHARE_STAGE/lib/libhugekit-rt.so.0"'
 		start() {
 			as nobody env LD_PRELOAD=$L HUGETLB_ELFMAP=R HUGETLB_SHARE=1 HUGETLB_VERBOSE=3 \
 				timeout 60 $B < /mnt/in$1 > /mnt/out$1 2> /mnt/err$1 &
@@ -292,7 +292,7 @@ two_copies() {
 }
 
 @test "end to end: two copies of a program, the second takes no new huge page" {
-	[ -e "$HK_BUILD_DIR/lib/libhugekit-rt.so.0" ] || skip "the runtime is not built"
+	hk_need_built "$HK_BUILD_DIR/lib/libhugekit-rt.so.0" "the runtime"
 	local prog
 	# Load addresses that are multiples of 2 MiB: not a PIE, or a PIE aligned so.
 	for prog in share-hold-nopie share-hold-2m; do
@@ -309,7 +309,7 @@ two_copies() {
 }
 
 @test "end to end: a PIE at a random 4 KiB address is not shared (no file per start), runs all the same" {
-	[ -e "$HK_BUILD_DIR/lib/libhugekit-rt.so.0" ] || skip "the runtime is not built"
+	hk_need_built "$HK_BUILD_DIR/lib/libhugekit-rt.so.0" "the runtime"
 	two_copies share-hold
 	assert_success
 	assert_equal "$(grep -c '^intact$' <<< "$output")" 2

@@ -14,13 +14,18 @@ setup_file() {
 	live_requirements
 	# shellcheck disable=SC2086 # a list of words
 	for c in unshare setpriv ${SHARE_NEEDS:-}; do
-		command -v "$c" > /dev/null || skip "$c is not installed"
+		hk_need_cmd "$c" util-linux
 	done
-	getent passwd nobody > /dev/null || skip "no user nobody"
-	getent passwd daemon > /dev/null || skip "no user daemon"
-	[ -x "$PROBE" ] || skip "$PROBE is not built"
+	hk_need_user nobody
+	hk_need_user daemon
+	hk_need_built "$PROBE"
 	live_lock
 	live_save
+	# What nobody runs, where nobody can reach it wherever the checkout is
+	# (removed by live_restore).
+	SHARE_STAGE=$(hk_stage_for_user tests/rt-share-probe tools/hugeadm \
+		tests/share-hold tests/share-hold-2m tests/share-hold-nopie)
+	export SHARE_STAGE
 }
 
 setup() {
@@ -34,10 +39,12 @@ teardown_file() {
 # share_ns SCRIPT: the bash SCRIPT (-euo pipefail) in a new mount namespace
 # (unshare -m --propagation private) with an empty tmpfs on /mnt and a 1777
 # hugetlbfs mount at /mnt/h: the files and their pages go with the namespace.
-# In it, P is the probe, "as USER CMD..." runs CMD with that user's uid and
+# In it, P is the probe and hugeadm the one of PATH, both copies that every user
+# can reach (SHARE_STAGE), "as USER CMD..." runs CMD with that user's uid and
 # gid only, and pages prints HugePages_Free.
 share_ns() {
-	unshare -m --propagation private env PATH="$PATH" P="$PROBE" ASAN_OPTIONS=detect_leaks=0 \
+	unshare -m --propagation private env PATH="$SHARE_STAGE/tools:$PATH" \
+		P="$SHARE_STAGE/tests/rt-share-probe" ASAN_OPTIONS=detect_leaks=0 \
 		bash -euo pipefail -c '
 		as() { local u=$1; shift; setpriv --reuid "$u" --regid "$(id -g "$u")" --clear-groups -- "$@"; }
 		pages() { sed -n "s/^HugePages_Free: *//p" /proc/meminfo; }

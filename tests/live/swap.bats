@@ -9,7 +9,7 @@ setup_file() {
 	live_requirements
 	live_lock
 	live_save
-	command -v mkswap > /dev/null || skip "mkswap (util-linux) is not installed"
+	hk_need_cmd mkswap util-linux
 }
 
 teardown_file() {
@@ -92,7 +92,7 @@ in_swaps() {
 	run --separate-stderr hugeadm --add-temp-swap=1 --pool-pages-min 2M:+1
 	assert_success
 	[[ "$stderr" == *"hugeadm:WARNING: removed $f, left by hugeadm run $pid that was killed (swapoff first)"* ]]
-	! in_swaps "$f"
+	if in_swaps "$f"; then fail "$f is still in use as swap"; fi
 	[ ! -e "$f" ]
 }
 

@@ -56,7 +56,7 @@ teardown_file() {
 setup() {
 	live_requirements
 	if [ -f "$BATS_FILE_TMPDIR/skip" ]; then
-		skip "$(cat "$BATS_FILE_TMPDIR/skip")"
+		hk_skip "$(cat "$BATS_FILE_TMPDIR/skip")"
 	fi
 	[ "$(cat "$BATS_FILE_TMPDIR/ready")" = ready ] || fail "hk-usage-hold did not start"
 	PID=$(cat "$BATS_FILE_TMPDIR/holder")
@@ -109,8 +109,10 @@ setup() {
 }
 
 @test "--usage as nobody: says what it could not read, shows the rest, exit 0" {
+	local stage
+	stage=$(hk_stage_for_user tools/hugeadm)
 	run --separate-stderr setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups -- \
-		"$HK_BUILD_DIR/tools/hugeadm" --usage --json
+		"$stage/tools/hugeadm" --usage --json
 	assert_success
 	# shellcheck disable=SC2154 # set by run --separate-stderr
 	[[ $stderr == *"hugeadm:WARNING: could not read the memory maps of "*" processes: their pages are not counted"* ]] ||
@@ -179,10 +181,11 @@ pn_of() {
 }
 
 @test "--usage: an ordinary SysV segment on 4 kB pages, attached by nobody's process, is no huge one" {
-	local fifo="$BATS_TEST_TMPDIR/plain.fifo" line id
+	local fifo="$BATS_TEST_TMPDIR/plain.fifo" line id hold
 	mkfifo "$fifo"
 	# 64 MiB: its rss is 32 whole pages of 2 MiB. IPC_RMID'd by the holder: it goes with it.
-	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups -- "$HOLD" plain 64 > "$fifo" 3>&- &
+	hold=$(hk_stage_for_user tests/hk-usage-hold)/tests/hk-usage-hold
+	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups -- "$hold" plain 64 > "$fifo" 3>&- &
 	echo $! > "$BATS_TEST_TMPDIR/plainholder"
 	read -r -t 30 line < "$fifo" || true
 	id=${line#shmid }
@@ -203,7 +206,7 @@ pn_of() {
 
 @test "--usage: a hugetlb cgroup's usage, from a process in it" {
 	local root cg fifo="$BATS_TEST_TMPDIR/cg.fifo" line hp saved
-	root=$(live_cgroup_root) || skip "no cgroup v2 hierarchy with the hugetlb controller here"
+	root=$(live_cgroup_root) || hk_missing "no cgroup v2 hierarchy with the hugetlb controller here"
 	saved=$(cat "$root/cgroup.subtree_control")
 	cg="$root/hk-usage-test.$$"
 	# Put back in teardown: the controller's state, the group, the process.

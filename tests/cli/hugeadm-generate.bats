@@ -227,7 +227,7 @@ listing() {
 @test "--output DIR of another user, writable by its group or by others (/tmp): refused, naming DIR and why" {
 	local root dir
 	root=$(fixture x86-2node)
-	[ "$(id -u)" = 0 ] || skip "needs root to give a directory to another user"
+	hk_need_root "to give a directory to another user"
 	dir=$BATS_TEST_TMPDIR/nobodys
 	mkdir -m 0700 "$dir"
 	chown nobody "$dir"
@@ -256,7 +256,7 @@ listing() {
 @test "names planted in DIR, 2.23-style predictable ones and many others, neither stop the run nor get written" {
 	local root out="$BATS_TEST_TMPDIR/out" i name mode
 	root=$(fixture x86-2node)
-	unshare --pid --fork true 2> /dev/null || skip "cannot make a PID namespace (unshare --pid): hugeadm's pid is not predictable"
+	unshare --pid --fork true 2> /dev/null || hk_skip "cannot make a PID namespace (unshare --pid): hugeadm's pid is not predictable"
 	mkdir -m 0700 "$out"
 	# As pid 1, the names hugeadm once tried, all 100 of them, for each file; and 1000 more.
 	for name in hugekit.service 'dev-hugepages\x2d2M.mount' 'mnt-huge\x20pages.mount' srv-a.b.mount 90-hugekit.conf; do

@@ -673,7 +673,7 @@ open("odd", "wb").write(b)'
 
 @test "temporary names planted beside the file (2.23-style .hugeedit.PID.N, and more) neither stop the edit nor get written" {
 	local i
-	unshare --pid --fork true 2> /dev/null || skip "cannot make a PID namespace (unshare --pid): hugeedit's pid is not predictable"
+	unshare --pid --fork true 2> /dev/null || hk_skip "cannot make a PID namespace (unshare --pid): hugeedit's pid is not predictable"
 	sample x86_64-exec
 	# As pid 1, every name hugeedit once tried; and 1000 random-looking ones.
 	for i in $(seq 0 99); do echo planted > ".hugeedit.1.$i"; done

@@ -8,11 +8,9 @@
 # reports read only what nobody may read. hugectl and hugeedit refuse to run
 # privileged for another user.
 #
-# The copies sit in a fresh 0755 directory: nobody can reach them wherever
-# the checkout is. They load libhugekit through the build's absolute RUNPATH,
-# which the loader reads with the copy's privileges (euid 0, or
-# CAP_DAC_OVERRIDE), so a 0700 checkout works too; the first test checks that
-# each copy starts as nobody. The dev build's ASan runs set-user-ID as it is.
+# The copies sit in a fresh 0755 directory (hk_stage_for_user --secure):
+# nobody can reach them and their libraries wherever the checkout is, a 0700
+# one included; the first test checks that each copy starts as nobody. The dev build's ASan runs set-user-ID as it is.
 # /etc/hugekit is never touched: the cases that need one run in a private
 # mount namespace with an overlay on /etc. Nothing on the machine changes.
 
@@ -27,22 +25,23 @@ setup_file() {
 
 setup() {
 	live_requirements
-	command -v setcap > /dev/null || skip "setcap (libcap2-bin) is not installed"
-	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
-	command -v unshare > /dev/null || skip "unshare (util-linux) is not installed"
-	id nobody > /dev/null 2>&1 || skip "there is no user nobody"
-	T=$(mktemp -d /tmp/hk-privileged.XXXXXX)
-	chmod 755 "$T"
+	hk_need_cmd setcap libcap2-bin
+	hk_need_cmd setpriv util-linux
+	hk_need_cmd unshare util-linux
+	hk_need_user nobody
+	# The tools and their libraries where nobody reaches them, with the
+	# RUNPATH the loader follows in a privileged program (it ignores $ORIGIN).
+	T=$(hk_stage_for_user --secure tools/hugeadm tools/hugectl tools/hugeedit)
 	for t in hugeadm hugectl hugeedit; do
-		cp "$HK_BUILD_DIR/tools/$t" "$T/$t-suid"
+		cp "$T/tools/$t" "$T/$t-suid"
 		chmod 4755 "$T/$t-suid"
-		cp "$HK_BUILD_DIR/tools/$t" "$T/$t-cap"
+		cp "$T/tools/$t" "$T/$t-cap"
 		setcap cap_sys_admin,cap_dac_override+ep "$T/$t-cap"
 	done
 }
 
 teardown() {
-	[ -z "${T:-}" ] || rm -rf "$T"
+	hk_unstage
 }
 
 # in_etc_overlay UPPER CMD...: CMD in a private mount namespace whose /etc

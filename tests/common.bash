@@ -105,13 +105,16 @@ hk_stage_for_user() {
 }
 
 # hk_runpath_to FILE DIR: FILE's RUNPATH "$ORIGIN/../lib" (the build's) becomes
-# DIR, in place (DIR no longer than it); fails when FILE has no such RUNPATH.
+# DIR, in place (DIR no longer than it); nothing when FILE has no such string (it
+# loads no library of ours); fails when it is there but not one whole RUNPATH.
 hk_runpath_to() {
 	python3 - "$1" "$2" <<- 'EOF'
 		import sys
 		path, new = sys.argv[1], sys.argv[2].encode()
 		data = bytearray(open(path, "rb").read())
 		old = b"$ORIGIN/../lib"
+		if data.find(old) < 0:
+		    sys.exit(0)  # loads no library of ours (hugeedit): nothing to rewrite
 		i = data.find(old + b"\0")
 		if i < 0:
 		    i = data.find(old + b":\0")

@@ -436,6 +436,9 @@ while True:
 	program prog -pie -fPIE
 	# The copy cannot be written past RLIMIT_FSIZE (4 KiB): EFBIG.
 	unchanged prog bash -c 'trap "" XFSZ; ulimit -f 4; exec "$@"' sh "$HUGEEDIT" --text prog
+	# A coverage build (tests/coverage.sh) cannot write its counts past the limit
+	# either: libgcov says so in lines of its own, which are not hugeedit's.
+	stderr=$(grep -v '^profiling:' <<< "$stderr" || true)
 	assert_equal "$stderr" 'hugeedit: ERROR: prog: writing the new copy failed: File too large'
 
 	if [ "$(id -u)" != 0 ] || ! unshare -m true 2> /dev/null; then

@@ -55,6 +55,8 @@ live_lock() {
 		echo "# could not take $LIVE_LOCK in 900 s" >&3
 		return 1
 	}
+	# No test changes it on purpose: live_restore fails a file that did.
+	stat -c %a /tmp > "$BATS_FILE_TMPDIR/tmp-mode"
 }
 
 live_save() {
@@ -82,13 +84,19 @@ live_restore() {
 		case "$m" in "$BATS_FILE_TMPDIR"/*) umount "$m" ;; esac
 	done
 	hk_unstage
-	[ -f "$BATS_FILE_TMPDIR/saved" ] || return 0
-	while IFS=$'\t' read -r f v; do
-		# The kernel may take a write and keep another value (a pool that cannot shrink).
-		if ! echo "$v" 2> /dev/null > "$f" || [ "$(live_setting "$f")" != "$v" ]; then
-			bad+=("$f: $v (it is $(live_setting "$f"))")
-		fi
-	done < "$BATS_FILE_TMPDIR/saved"
+	if [ -f "$BATS_FILE_TMPDIR/saved" ]; then
+		while IFS=$'\t' read -r f v; do
+			# The kernel may take a write and keep another value (a pool that cannot shrink).
+			if ! echo "$v" 2> /dev/null > "$f" || [ "$(live_setting "$f")" != "$v" ]; then
+				bad+=("$f: $v (it is $(live_setting "$f"))")
+			fi
+		done < "$BATS_FILE_TMPDIR/saved"
+	fi
+	if [ -f "$BATS_FILE_TMPDIR/tmp-mode" ] && v=$(cat "$BATS_FILE_TMPDIR/tmp-mode") &&
+		[ "$(stat -c %a /tmp)" != "$v" ]; then
+		bad+=("/tmp: mode $v (it is $(stat -c %a /tmp))")
+		chmod "$v" /tmp
+	fi
 	[ "${#bad[@]}" -eq 0 ] && return 0
 	printf '# live_restore: could not put back %s\n' "${bad[@]}" >&3
 	fail "live_restore: could not put back ${bad[*]}"

@@ -32,7 +32,9 @@ M=/var/lib/hugetlbfs
 V=/var/lib/victim
 
 # in_ns SCRIPT: run the bash SCRIPT in a new mount namespace where /var/lib is
-# an empty tmpfs (root 0755) holding the victim (root:root 0755, one file).
+# an empty tmpfs (root 0755) holding the victim (root:root 0755, one file), and
+# /tmp an empty tmpfs of its own (mode 1777): the machine's /tmp is never
+# touched (a chmod there once left it 0777 for everyone).
 # as_user USER GROUP CMD... runs CMD with that uid and gid only; state prints
 # the victim's owner, mode and contents and every hugetlbfs mount.
 in_ns() {
@@ -41,6 +43,7 @@ in_ns() {
 		as_user() { local u=$1 g=$2; shift 2; setpriv --reuid "$u" --regid "$g" --clear-groups -- "$@"; }
 		state() { stat -c "victim %a %U:%G" '"$V"'; ls -A '"$V"'; findmnt -rn -t hugetlbfs -o TARGET | grep "^/var/lib/" || true; }
 		mount -t tmpfs -o mode=0755 hk-attack /var/lib
+		mount -t tmpfs -o mode=1777 hk-attack-tmp /tmp
 		mkdir -m 0755 '"$V"' && touch '"$V"'/passwd
 		'"$1"
 }
@@ -324,7 +327,6 @@ while True:
 		U='"$M"'/user/nobody
 		hugeadm --create-user-mounts nobody 2> /dev/null || true
 		hugeadm --unmount-all
-		chmod 0777 /tmp
 		won=0
 		for i in $(seq '"$runs"'); do
 			for d in x pagesize-2MB pagesize-1GB; do

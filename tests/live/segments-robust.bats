@@ -70,6 +70,16 @@ thp_mode() {
 }
 
 # A copy of seg-test whose PT_LOAD of flags FROM gets flags TO (hugeedit's flag, or odd ones).
+# seg_copy_dir: a fresh directory for a patched copy of the program, in bin/,
+# beside a lib/ that is the build's: the build's RUNPATH is $ORIGIN/../lib.
+seg_copy_dir() {
+	local d
+	d=$(mktemp -d)
+	mkdir "$d/bin"
+	ln -s "$HK_BUILD_DIR/lib" "$d/lib"
+	printf '%s\n' "$d"
+}
+
 patched() {
 	local out=$1 from=$2 to=$3
 	python3 - "$SEG" "$out" "$from" "$to" << 'PY'
@@ -255,10 +265,10 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 @test "hugeedit's flag alone (HUGETLB_ELFMAP unset) moves the flagged text, nothing else" {
 	live_pool_free 16
 	local dir
-	dir=$(mktemp -d)
+	dir=$(seg_copy_dir)
 	# PF_R|PF_X -> PF_R|PF_X|PF_LINUX_HUGETLB
-	patched "$dir/seg-flagged" 5 0x100005
-	run --separate-stderr env LD_PRELOAD="$RT" "$dir/seg-flagged" check
+	patched "$dir/bin/seg-flagged" 5 0x100005
+	run --separate-stderr env LD_PRELOAD="$RT" "$dir/bin/seg-flagged" check
 	said
 	rm -rf "$dir"
 	assert_success
@@ -270,10 +280,10 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 @test "odd headers: a writable and executable segment is never moved, the program runs" {
 	live_pool_free 16
 	local dir
-	dir=$(mktemp -d)
+	dir=$(seg_copy_dir)
 	# PF_R|PF_X -> PF_R|PF_W|PF_X
-	patched "$dir/seg-rwx" 5 7
-	HUGETLB_VERBOSE=3 run --separate-stderr env HUGETLB_ELFMAP=RW LD_PRELOAD="$RT" "$dir/seg-rwx" check
+	patched "$dir/bin/seg-rwx" 5 7
+	HUGETLB_VERBOSE=3 run --separate-stderr env HUGETLB_ELFMAP=RW LD_PRELOAD="$RT" "$dir/bin/seg-rwx" check
 	said
 	rm -rf "$dir"
 	assert_success

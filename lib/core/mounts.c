@@ -213,6 +213,72 @@ static int context_result(struct libmnt_context *cxt, int rc)
 	return rc;
 }
 
+/*
+ * Every hugetlbfs mount hugekit makes is nosuid,nodev: files on it are memory,
+ * never a set-user-ID program or a device to open. These are attributes of the
+ * mount, not parameters of hugetlbfs (its fsconfig() refuses them): they are
+ * taken out of the options and given to fsmount() (MOUNT_ATTR_*) or mount(2)
+ * (MS_*). "suid" and "dev", which would undo them, are refused.
+ */
+struct vfs_flag {
+	const char *name;
+	unsigned attr;
+	unsigned long ms;
+};
+
+static const struct vfs_flag vfs_flags[] = {
+	{"nosuid", MOUNT_ATTR_NOSUID, MS_NOSUID},
+	{"nodev", MOUNT_ATTR_NODEV, MS_NODEV},
+	{"noexec", MOUNT_ATTR_NOEXEC, MS_NOEXEC},
+};
+
+/*
+ * The options without the mount's flags (*ret_fs, free()), and the flags, the
+ * two that are always there included: 0, -EINVAL for "suid" or "dev", -ENOMEM.
+ */
+static int split_options(const char *options, char **ret_fs, unsigned *ret_attr,
+			 unsigned long *ret_ms)
+{
+	char *opts = strdup(options), *fs = calloc(1, strlen(options) + 1), *save = NULL;
+	unsigned attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	unsigned long ms = MS_NOSUID | MS_NODEV;
+	int rc = 0;
+
+	if (!opts || !fs) {
+		free(opts);
+		free(fs);
+		return -ENOMEM;
+	}
+	for (char *o = strtok_r(opts, ",", &save); o && rc == 0; o = strtok_r(NULL, ",", &save)) {
+		size_t k;
+
+		if (strcmp(o, "suid") == 0 || strcmp(o, "dev") == 0) {
+			rc = -EINVAL;
+			break;
+		}
+		for (k = 0; k < sizeof(vfs_flags) / sizeof(vfs_flags[0]); k++)
+			if (strcmp(o, vfs_flags[k].name) == 0)
+				break;
+		if (k < sizeof(vfs_flags) / sizeof(vfs_flags[0])) {
+			attr |= vfs_flags[k].attr;
+			ms |= vfs_flags[k].ms;
+			continue;
+		}
+		if (*fs)
+			strcat(fs, ",");
+		strcat(fs, o);
+	}
+	free(opts);
+	if (rc < 0) {
+		free(fs);
+		return rc;
+	}
+	*ret_fs = fs;
+	*ret_attr = attr;
+	*ret_ms = ms;
+	return 0;
+}
+
 /* mount(2) through libmount on the running system; a tree has no kernel to mount in. */
 HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const char *options)
 {
@@ -221,26 +287,40 @@ HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const c
 
 	if (!hk_is_live(ctx))
 		return -EOPNOTSUPP;
+	char *fs = NULL, *all = NULL;
+	unsigned attr;
+	unsigned long ms;
+
 	if (!target || !options)
 		return -EINVAL;
-	cxt = mnt_new_context();
-	if (!cxt)
+	rc = split_options(options, &fs, &attr, &ms);
+	if (rc < 0)
+		return rc;
+	/* libmount takes nosuid,nodev as the mount's flags. */
+	free(fs);
+	if (asprintf(&all, "%s%snosuid,nodev", options, *options ? "," : "") < 0)
 		return -ENOMEM;
+	cxt = mnt_new_context();
+	if (!cxt) {
+		free(all);
+		return -ENOMEM;
+	}
 	rc = mnt_context_set_fstype(cxt, "hugetlbfs");
 	if (rc == 0)
 		rc = mnt_context_set_source(cxt, "none");
 	if (rc == 0)
 		rc = mnt_context_set_target(cxt, target);
 	if (rc == 0)
-		rc = mnt_context_set_options(cxt, options);
+		rc = mnt_context_set_options(cxt, all);
 	if (rc == 0) {
 		rc = context_result(cxt, mnt_context_mount(cxt));
 	}
 	if (rc < 0)
-		hk_err(ctx, "mount -t hugetlbfs none %s -o %s: %s", target, options, strerror(-rc));
+		hk_err(ctx, "mount -t hugetlbfs none %s -o %s: %s", target, all, strerror(-rc));
 	else
-		hk_info(ctx, "mounted hugetlbfs at %s (%s)", target, options);
+		hk_info(ctx, "mounted hugetlbfs at %s (%s)", target, all);
 	mnt_free_context(cxt);
+	free(all);
 	return rc;
 }
 
@@ -250,7 +330,7 @@ HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const c
  * by the descriptor itself (MOVE_MOUNT_T_EMPTY_PATH): no path is looked up, so
  * nothing can be swapped in between the caller's checks and the mount.
  */
-static int mount_fd_new_api(int dirfd, const char *options, uint64_t *mnt_id)
+static int mount_fd_new_api(int dirfd, const char *options, unsigned attr, uint64_t *mnt_id)
 {
 	char *opts = strdup(options), *save = NULL;
 	int fsfd = -1, mfd = -1, rc = 0;
@@ -273,7 +353,7 @@ static int mount_fd_new_api(int dirfd, const char *options, uint64_t *mnt_id)
 	}
 	if (rc == 0 && fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		rc = -errno;
-	if (rc == 0 && (mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0)) < 0)
+	if (rc == 0 && (mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, attr)) < 0)
 		rc = -errno;
 	if (rc == 0 &&
 	    move_mount(mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
@@ -300,13 +380,13 @@ static int mount_fd_new_api(int dirfd, const char *options, uint64_t *mnt_id)
  * holds (it does not look the directory's name up again), so the mount lands
  * on the directory that was checked even if its path has changed since.
  */
-static int mount_fd_proc(int dirfd, const char *options)
+static int mount_fd_proc(int dirfd, const char *options, unsigned long flags)
 {
 	char target[64];
 
 	/* Without /proc mounted this is ENOENT: there is no other safe name for it. */
 	snprintf(target, sizeof(target), "%s/%d", HK_ABS(HK_PROC_SELF_FD), dirfd);
-	return mount("none", target, "hugetlbfs", 0, options) < 0 ? -errno : 0;
+	return mount("none", target, "hugetlbfs", flags, options) < 0 ? -errno : 0;
 }
 
 HK_EXPORT int hk_mount_hugetlbfs_fd_id(struct hk_ctx *ctx, int dirfd, const char *options,
@@ -314,6 +394,9 @@ HK_EXPORT int hk_mount_hugetlbfs_fd_id(struct hk_ctx *ctx, int dirfd, const char
 {
 	const char *api = secure_getenv("HK_MOUNT_API");
 	struct stat st;
+	char *fs = NULL;
+	unsigned attr;
+	unsigned long ms;
 	int rc = -ENOSYS;
 
 	if (!hk_is_live(ctx))
@@ -325,14 +408,23 @@ HK_EXPORT int hk_mount_hugetlbfs_fd_id(struct hk_ctx *ctx, int dirfd, const char
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
+	rc = split_options(options, &fs, &attr, &ms);
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			hk_err(ctx, "-o %s: hugetlbfs is mounted nosuid,nodev, never suid or dev",
+			       options);
+		return rc;
+	}
+	rc = -ENOSYS;
 	if (!api || strcmp(api, "mount") != 0)
-		rc = mount_fd_new_api(dirfd, options, ret_mnt_id);
+		rc = mount_fd_new_api(dirfd, fs, attr, ret_mnt_id);
 	if (rc == -ENOSYS) {
 		hk_dbg(ctx,
 		       "no new mount API: mount(2) on the descriptor's magic link (" HK_PROC_SELF_FD
 		       ")");
-		rc = mount_fd_proc(dirfd, options);
+		rc = mount_fd_proc(dirfd, fs, ms);
 	}
+	free(fs);
 	/* The caller knows the path and reports the failure. */
 	if (rc < 0)
 		hk_dbg(ctx, "mount -t hugetlbfs none (fd %d) -o %s: %s", dirfd, options,

@@ -779,9 +779,10 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 	if (k->nr_inodes && n < (int)sizeof(opts))
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",nr_inodes=%s",
 			      k->nr_inodes->value);
+	/* The mount's flags, as hk_mount_hugetlbfs_fd() sets them: said, and checked. */
 	if (n < (int)sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%ld,gid=%ld,mode=0%o", uid,
-			      gid, (unsigned)mode);
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
+			      ",uid=%ld,gid=%ld,mode=0%o,nosuid,nodev", uid, gid, (unsigned)mode);
 	if (n >= (int)sizeof(opts)) {
 		problem(b, k->head, "[mount %s]: the mount options are longer than %zu characters",
 			target, sizeof(opts) - 1);
@@ -1328,15 +1329,23 @@ static int shown_size(const char *s, uint64_t *ret)
 	return -EINVAL;
 }
 
-/* One option of the mount against the wanted one, from its options string. */
+/*
+ * One option of the mount against the wanted one, from its options string: a
+ * flag ("nosuid") is there or not, a value ("size=1G") compared as below.
+ */
 static bool mount_option_ok(const struct hk_mounts *ms, size_t i, const char *opt)
 {
 	char name[32], *have = NULL;
-	const char *want = strchr(opt, '=') + 1;
+	const char *eq = strchr(opt, '='), *want = eq ? eq + 1 : NULL;
 	bool ok;
 	int rc;
 
-	snprintf(name, sizeof(name), "%.*s", (int)(want - 1 - opt), opt);
+	if (!eq) {
+		rc = hk_mount_option(ms, i, opt, &have);
+		free(have);
+		return rc == 0;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - opt), opt);
 	if (strcmp(name, "pagesize") == 0)
 		return true; /* compared by size */
 	rc = hk_mount_option(ms, i, name, &have);

@@ -252,7 +252,7 @@ changed() {
 	for v in 4M 4m 4MB 4mb 4MiB 4096K 4194304 0x400000 020000000; do
 		run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --create-mounts --max-size "$v"
 		assert_success
-		assert_line "mount -t hugetlbfs none /var/lib/hugetlbfs/pagesize-2MB -o pagesize=2097152,size=4194304"
+		assert_line "mount -t hugetlbfs none /var/lib/hugetlbfs/pagesize-2MB -o pagesize=2097152,size=4194304,nosuid,nodev"
 	done
 	run changed "$HK_FIXTURES/x86-1node" "$root"
 	assert_output ""
@@ -272,7 +272,7 @@ changed() {
 		--max-size 8G --min-size 64M
 	assert_success
 	[[ "$stderr" != *"2M pool"* ]] || fail "$stderr"
-	assert_line "mount -t hugetlbfs none /var/lib/hugetlbfs/user/nobody/pagesize-2MB -o pagesize=2097152,size=8589934592,min_size=67108864"
+	assert_line "mount -t hugetlbfs none /var/lib/hugetlbfs/user/nobody/pagesize-2MB -o pagesize=2097152,size=8589934592,min_size=67108864,nosuid,nodev"
 	# The largest size 2.23 could read: no wrap in pages or bytes either.
 	run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --create-user-mounts nobody \
 		--max-size 0x7fffffffffffffff

@@ -84,7 +84,7 @@ sums() {
 		--max-size 64M
 	assert_success
 	assert_equal "$(json '[(i["item"], i["value"], i["why"]) for i in d["plan"]]')" \
-		"[('mount /var/lib/hugetlbfs/user/nobody/pagesize-2MB', 'pagesize=2097152,size=67108864,uid=65534,gid=0,mode=0700', '--create-user-mounts nobody'), ('mount /var/lib/hugetlbfs/user/nobody/pagesize-1GB', 'pagesize=1073741824,size=67108864,uid=65534,gid=0,mode=0700', '--create-user-mounts nobody')]"
+		"[('mount /var/lib/hugetlbfs/user/nobody/pagesize-2MB', 'pagesize=2097152,size=67108864,uid=65534,gid=0,mode=0700,nosuid,nodev', '--create-user-mounts nobody'), ('mount /var/lib/hugetlbfs/user/nobody/pagesize-1GB', 'pagesize=1073741824,size=67108864,uid=65534,gid=0,mode=0700,nosuid,nodev', '--create-user-mounts nobody')]"
 	root=$(fixture arm64)
 	# The page to demote is one the pool option adds first.
 	run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --json --pool-demote-size 1G:2M \

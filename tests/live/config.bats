@@ -79,7 +79,7 @@ setup() {
 	run --separate-stderr hugeadm --check "$CONF"
 	assert_failure 3
 	assert_line --regexp "^drift: thp defrag: is [a-z+]+, wanted $(cat "$BATS_FILE_TMPDIR/defrag") \\($CONF:3\\)\$"
-	assert_line "drift: mount $MNT: is (none), wanted pagesize=2M,size=16M,min_size=4M,uid=0,gid=$(getent group nogroup | cut -d: -f3),mode=0750 ($CONF:8)"
+	assert_line "drift: mount $MNT: is (none), wanted pagesize=2M,size=16M,min_size=4M,uid=0,gid=$(getent group nogroup | cut -d: -f3),mode=0750,nosuid,nodev ($CONF:8)"
 	assert_equal "$(live_snapshot)" "$before"
 	[ ! -e "$MNT" ] || fail "--check made $MNT"
 }
@@ -96,6 +96,8 @@ setup() {
 	run findmnt -rn -o FSTYPE,OPTIONS "$MNT"
 	# The kernel shows the sizes in bytes or with a suffix, as its version does.
 	assert_output --regexp "^hugetlbfs .*gid=$(getent group nogroup | cut -d: -f3),mode=750,pagesize=2M,size=(16M|16777216),min_size=(4M|4194304)"
+	# nosuid,nodev as the generated unit mounts it: the mount's own flags in mountinfo.
+	mount_flags "$MNT" | grep -qx 'nosuid nodev' || fail "$MNT: per-mount flags '$(mount_flags "$MNT")', not nosuid,nodev"
 	assert_equal "$(stat -c '%U:%G %a' "$MNT")" "root:nogroup 750"
 	if [ -n "$CGROOT" ]; then
 		assert_equal "$(cat "$CGROOT/$CG/hugetlb.2MB.max")" 8388608

@@ -182,3 +182,11 @@ live_cgroup_root() {
 	done
 	return 1
 }
+
+# The nosuid and nodev flags of the last mount at $1, from /proc/self/mountinfo's
+# per-mount options (field 6, not the superblock's): "nosuid nodev" when both.
+mount_flags() {
+	awk -v t="$1" '$5 == t { f = $6 } END { n = split(f, o, ","); s = ""
+		for (i = 1; i <= n; i++) if (o[i] == "nosuid" || o[i] == "nodev") s = s (s ? " " : "") o[i]
+		print s }' /proc/self/mountinfo
+}

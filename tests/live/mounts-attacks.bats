@@ -190,9 +190,10 @@ replay_swap() {
 		findmnt -rn -t hugetlbfs -o TARGET,OPTIONS | grep "^/var/lib/"
 		hugeadm --create-user-mounts nobody'
 	assert_line "rc=0"
-	assert_line --regexp 'mount\("none", "/proc/self/fd/[0-9]+", "hugetlbfs", 0, "pagesize=2097152,uid=65534,gid=0,mode=0700"\) += 0'
+	# nosuid,nodev as mount(2)'s flags: hugetlbfs refuses them among its options.
+	assert_line --regexp 'mount\("none", "/proc/self/fd/[0-9]+", "hugetlbfs", MS_NOSUID\|MS_NODEV, "pagesize=2097152,uid=65534,gid=0,mode=0700"\) += 0'
 	refute_line --regexp 'move_mount|fsopen'
-	assert_line "$M/user/nobody/pagesize-2MB rw,relatime,uid=65534,mode=700,pagesize=2M"
+	assert_line "$M/user/nobody/pagesize-2MB rw,nosuid,nodev,relatime,uid=65534,mode=700,pagesize=2M"
 	# The second run finds it: idempotent through either path.
 	[[ "$stderr" == *"Directory $M/user/nobody/pagesize-2MB is already mounted."* ]]
 }

@@ -59,6 +59,11 @@ no_owner_options() {
 	sed -E 's/,(uid|gid|mode)=[0-9]+//g'
 }
 
+# Every hugekit mount is nosuid,nodev, deliberately unlike 2.23's: compared without them.
+no_flags() {
+	sed -E 's/,nosuid,nodev,/,/'
+}
+
 # layout: mode, owner and group of every path under $M, then the mount table lines.
 layout() {
 	find "$M" -xdev 2> /dev/null | sort | while read -r p; do
@@ -82,8 +87,8 @@ layout() {
 		# shellcheck disable=SC2086
 		run --separate-stderr hugeadm $o
 		assert_success
-		layout | no_owner_options > "$BATS_TEST_TMPDIR/ours"
-		hugeadm --list-all-mounts 2>&1 | no_owner_options > "$BATS_TEST_TMPDIR/ours-list"
+		layout | no_owner_options | no_flags > "$BATS_TEST_TMPDIR/ours"
+		hugeadm --list-all-mounts 2>&1 | no_owner_options | no_flags > "$BATS_TEST_TMPDIR/ours-list"
 		clean_mounts
 		diff -u "$BATS_TEST_TMPDIR/theirs" "$BATS_TEST_TMPDIR/ours" || fail "hugeadm $o: paths, modes, owners or options differ from 2.23"
 		diff -u "$BATS_TEST_TMPDIR/theirs-list" "$BATS_TEST_TMPDIR/ours-list" || fail "hugeadm $o: --list-all-mounts differs from 2.23"
@@ -112,10 +117,10 @@ layout() {
 	# The user's own directory is the user's, as with 2.23.
 	assert_equal "$(stat -c '%a %U' "$M/user/nobody")" "700 nobody"
 	run hugeadm --list-all-mounts
-	assert_line --regexp "^$M/global/pagesize-2MB +rw,relatime,(.*,)?pagesize=2M"
+	assert_line --regexp "^$M/global/pagesize-2MB +rw,nosuid,nodev,relatime,(.*,)?pagesize=2M"
 	# The owner and mode came with the mount, as its options.
-	assert_line --regexp "^$M/global/pagesize-2MB +rw,relatime,mode=1777,pagesize=2M\$"
-	assert_line --regexp "^$M/user/nobody/pagesize-2MB +rw,relatime,uid=65534,mode=700,pagesize=2M\$"
+	assert_line --regexp "^$M/global/pagesize-2MB +rw,nosuid,nodev,relatime,mode=1777,pagesize=2M\$"
+	assert_line --regexp "^$M/user/nobody/pagesize-2MB +rw,nosuid,nodev,relatime,uid=65534,mode=700,pagesize=2M\$"
 }
 
 @test "--max-size 64M shows size= in the options; --list-all-mounts --json has the details" {
@@ -172,7 +177,7 @@ PY
 	before=$(layout)
 	run --separate-stderr hugeadm --dry-run --create-mounts
 	assert_success
-	assert_line "mount -t hugetlbfs none $M/pagesize-2MB -o pagesize=2097152"
+	assert_line "mount -t hugetlbfs none $M/pagesize-2MB -o pagesize=2097152,nosuid,nodev"
 	assert_line "chmod 770 $M/pagesize-2MB"
 	assert_equal "$(layout)" "$before"
 }
@@ -199,4 +204,38 @@ PY
 	assert_equal "$(findmnt -rn -t hugetlbfs -o TARGET | grep -c "^$M/")" 0
 	findmnt -rn -t hugetlbfs -o TARGET | grep -qx "$BATS_TEST_TMPDIR/other"
 	umount "$BATS_TEST_TMPDIR/other"
+}
+
+# Issue 19: the mounts of --create-*-mounts are nosuid,nodev, as the generated
+# units make them. hugetlbfs files cannot be written with write(2), so no
+# setuid program can be put there; a device node can (hugetlbfs has mknod), and
+# nodev makes opening it fail.
+@test "--create-*-mounts: every new mount is nosuid,nodev; a device node on one cannot be opened" {
+	local m
+	run --separate-stderr hugeadm --create-mounts --create-global-mounts --create-user-mounts nobody --create-group-mounts daemon
+	assert_success
+	for m in "$M/pagesize-2MB" "$M/global/pagesize-2MB" "$M/user/nobody/pagesize-2MB" "$M/group/daemon/pagesize-2MB"; do
+		mountpoint -q "$m" || fail "$m not mounted"
+		assert_equal "$(mount_flags "$m")" "nosuid nodev"
+	done
+	mknod "$M/pagesize-2MB/hk-null" c 1 3
+	run cat "$M/pagesize-2MB/hk-null"
+	assert_failure
+	assert_output --partial "Permission denied"
+	rm -f "$M/pagesize-2MB/hk-null"
+}
+
+@test "a mount left as it is without nosuid,nodev is named in a warning" {
+	mkdir -p "$M/pagesize-2MB"
+	# As 2.23 mounted it (and chmodded it 770), so the same mount but for the flags.
+	mount -t hugetlbfs -o pagesize=2M,mode=0770 none "$M/pagesize-2MB"
+	run --separate-stderr hugeadm --create-mounts
+	assert_success
+	[[ "$stderr" == *"$M/pagesize-2MB is mounted without nosuid,nodev (rw,relatime,"*"): left as it is"* ]] || fail "$stderr"
+	# The remount the warning suggests sets the flags, and the warning goes.
+	mount -o remount,bind,nosuid,nodev "$M/pagesize-2MB"
+	assert_equal "$(mount_flags "$M/pagesize-2MB")" "nosuid nodev"
+	run --separate-stderr hugeadm --create-mounts
+	assert_success
+	[[ "$stderr" != *"without nosuid,nodev"* ]] || fail "$stderr"
 }

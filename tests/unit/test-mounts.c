@@ -225,8 +225,15 @@ static void test_empty_mountinfo(void **state)
 }
 
 /* Mounting is for the running system only, and only on a directory's descriptor. */
+static void keep_log(void *data, int priority, const char *msg)
+{
+	(void)priority;
+	snprintf(data, 256, "%s", msg);
+}
+
 static void test_mount_fd_refused(void **state)
 {
+	static char logged[256];
 	struct hk_ctx *live = NULL;
 	char path[4096];
 	struct tree t;
@@ -241,6 +248,17 @@ static void test_mount_fd_refused(void **state)
 	assert_int_equal(hk_mount_hugetlbfs_fd(live, -1, "pagesize=2M"), -EINVAL);
 	assert_int_equal(hk_mount_hugetlbfs_fd(live, fd, NULL), -EINVAL);
 	assert_int_equal(hk_mount_hugetlbfs_fd_id(live, fd, "pagesize=2M", NULL), -EINVAL);
+	/*
+	 * Every mount is nosuid,nodev: "suid" or "dev" is refused, said, before any
+	 * mount is tried (hugetlbfs would refuse them as parameters too, unsaid).
+	 */
+	hk_set_log_fn(live, keep_log, &logged);
+	assert_int_equal(hk_mount_hugetlbfs_fd(live, fd, "pagesize=2M,suid"), -EINVAL);
+	assert_non_null(strstr(logged, "hugetlbfs is mounted nosuid,nodev, never suid or dev"));
+	logged[0] = '\0';
+	assert_int_equal(hk_mount_hugetlbfs_fd(live, fd, "dev,pagesize=2M"), -EINVAL);
+	assert_non_null(strstr(logged, "-o dev,pagesize=2M: hugetlbfs is mounted nosuid,nodev"));
+	assert_int_equal(hk_mount_hugetlbfs(live, t.dir, "pagesize=2M,suid"), -EINVAL);
 	/* Unmounting by descriptor: the running system only, one name, no path. */
 	assert_int_equal(hk_umount_fd(t.ctx, fd, NULL, 0), -EOPNOTSUPP);
 	assert_int_equal(hk_umount_fd(live, -1, NULL, 0), -EINVAL);

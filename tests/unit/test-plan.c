@@ -175,7 +175,7 @@ static void test_items(void **state)
 
 	it = find(plan, "mount /dev/hugepages-2M", &i_mount);
 	assert_int_equal(it->kind, HK_PLAN_MOUNT);
-	assert_string_equal(it->value, "pagesize=2M,size=1G,uid=0,gid=0,mode=0770");
+	assert_string_equal(it->value, "pagesize=2M,size=1G,uid=0,gid=0,mode=0770,nosuid,nodev");
 	assert_int_equal(it->mode, 0770);
 
 	/* The root's controller, then each level made and given it, then the limits. */
@@ -729,12 +729,50 @@ static void test_demote_no_files_at_minimum(void **state)
 	tree_close(&t);
 }
 
+/*
+ * A mount's flags are part of what check compares: the plan's mount wants
+ * nosuid,nodev (options without '='), and a mount without them differs.
+ */
+static void test_check_mount_flags(void **state)
+{
+	static const char *const lines[] = {
+		"50 27 0:50 / /run/hp rw,nosuid,nodev,relatime - hugetlbfs none "
+		"rw,pagesize=2M,size=4194304\n",
+		"50 27 0:50 / /run/hp rw,nosuid,relatime - hugetlbfs none "
+		"rw,pagesize=2M,size=4194304\n",
+		"50 27 0:50 / /run/hp rw,relatime - hugetlbfs none rw,pagesize=2M,size=4194304\n",
+	};
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+	const struct hk_plan_item *it;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	plan = plan_of(&t, "[mount /run/hp]\npagesize = 2M\nsize = 4M\n", &errs);
+	if (!plan)
+		fail_msg("%s", errs.buf);
+	it = find(plan, "mount /run/hp", NULL);
+	assert_string_equal(it->value, "pagesize=2M,size=4M,uid=0,gid=0,mode=0755,nosuid,nodev");
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		char *cur = NULL;
+
+		fixture_write(t.dir, "proc/self/mountinfo", lines[i]);
+		assert_int_equal(hk_plan_item_check(t.ctx, it, &cur), i == 0);
+		assert_non_null(cur);
+		free(cur);
+	}
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_mount_options_too_long),
+		cmocka_unit_test(test_check_mount_flags),
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_cgroup_limit_errors),
 		cmocka_unit_test(test_cgroup_max),

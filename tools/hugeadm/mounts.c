@@ -505,6 +505,7 @@ static void dry_dirs(const char *path, const char *owner, mode_t mode)
 /*
  * The -o options of the mount of one page size. The owner and mode of the
  * mount's root are mount options: nothing is chowned by path after mounting.
+ * Every mount is nosuid,nodev (2.23's were not): said last, after 2.23's options.
  */
 static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t size,
 			  bool owner, char *buf, size_t sz)
@@ -518,8 +519,62 @@ static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action 
 	if (ctl->max_inodes > 0)
 		n += snprintf(buf + n, sz - (size_t)n, ",nr_inodes=%ld", ctl->max_inodes);
 	if (owner)
-		snprintf(buf + n, sz - (size_t)n, ",uid=%u,gid=%u,mode=0%o", (unsigned)a->uid,
-			 (unsigned)a->gid, (unsigned)a->mode);
+		n += snprintf(buf + n, sz - (size_t)n, ",uid=%u,gid=%u,mode=0%o", (unsigned)a->uid,
+			      (unsigned)a->gid, (unsigned)a->mode);
+	snprintf(buf + n, sz - (size_t)n, ",nosuid,nodev");
+}
+
+/* Whether mount i has both nosuid and nodev, as the mount table shows it. */
+static bool restricted(const struct hk_mounts *ms, size_t i)
+{
+	char *v = NULL;
+	bool ok = hk_mount_option(ms, i, "nosuid", &v) == 0;
+
+	free(v);
+	v = NULL;
+	ok = ok && hk_mount_option(ms, i, "nodev", &v) == 0;
+	free(v);
+	return ok;
+}
+
+/* A mount left as it is that lacks nosuid or nodev: a warning naming it. */
+static void warn_unrestricted(struct hugeadm_ctl *ctl, const struct hk_mounts *ms, size_t i)
+{
+	const char *t = hk_mount_target(ms, i);
+
+	if (restricted(ms, i))
+		return;
+	ha_msg(ctl, HA_WARNING,
+	       "%s is mounted without nosuid,nodev (%s): left as it is; remount it (mount -o "
+	       "remount,bind,nosuid,nodev %s) or unmount it and run hugeadm again",
+	       t, hk_mount_options(ms, i), t);
+}
+
+/*
+ * The mount just made (id, or 0 when the kernel did not say: then the last
+ * mount at target) has nosuid and nodev in the mount table, read back.
+ */
+static bool made_restricted(struct hugeadm_ctl *ctl, const char *target, uint64_t id)
+{
+	struct hk_mounts *ms = NULL;
+	ssize_t found = -1;
+	bool ok;
+	int rc = hk_mounts_read(ctl->ctx, &ms);
+
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "cannot read the mount table: %s", strerror(-rc));
+		return false;
+	}
+	for (size_t i = 0; i < hk_mounts_count(ms); i++)
+		if (id ? (uint64_t)hk_mount_id(ms, i) == id
+		       : strcmp(hk_mount_target(ms, i), target) == 0)
+			found = (ssize_t)i;
+	ok = found >= 0 && restricted(ms, (size_t)found);
+	if (!ok)
+		ha_msg(ctl, HA_ERROR, "%s was mounted without nosuid,nodev (%s): not kept", target,
+		       found >= 0 ? hk_mount_options(ms, (size_t)found) : "not in the mount table");
+	hk_mounts_unref(ms);
+	return ok;
 }
 
 /* The id of the mount whose root fd holds; 0 when fd is not a mount's root (or no statx). */
@@ -559,6 +614,29 @@ static bool mounted_at(struct hugeadm_ctl *ctl, const struct ha_action *a, const
 	return ok;
 }
 
+/*
+ * The mount just made on dirfd is at target (mounted_at) and nosuid,nodev
+ * (made_restricted); else it is taken down again, through the directory it
+ * covers, never by its (user's) path, after an error that says why.
+ */
+static bool made_ok(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *target,
+		    int dirfd, uint64_t id)
+{
+	int rc;
+
+	if (!mounted_at(ctl, a, target, dirfd, id))
+		ha_msg(ctl, HA_ERROR,
+		       "%s moved while it was being mounted: not mounted (run hugeadm again)",
+		       target);
+	else if (made_restricted(ctl, target, id))
+		return true;
+	rc = hk_umount_fd(ctl->ctx, dirfd, NULL, MNT_DETACH);
+	if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "Unable to unmount the mount meant for %s: %s", target,
+		       strerror(-rc));
+	return false;
+}
+
 int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
 	struct hk_mounts *ms = NULL;
@@ -589,6 +667,7 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 		const char *target = items[k].path, *opts = items[k].value;
 		char dry_opts[320];
 		uint64_t id;
+		ssize_t i;
 		int fd;
 
 		/* 2.23's dry run chowned and chmodded after mounting: its options have no owner. */
@@ -598,9 +677,11 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 			opts = dry_opts;
 		}
 		/* A dry run's --unmount-all took nothing down: pretend it did. */
-		if (find_mount(ms, target) >= 0 && !(ctl->dry_run && unmount_all_asked(ctl))) {
+		if ((i = find_mount(ms, target)) >= 0 &&
+		    !(ctl->dry_run && unmount_all_asked(ctl))) {
 			/* Validation made sure it is the very mount we would make. */
 			ha_msg(ctl, HA_WARNING, "Directory %s is already mounted.", target);
+			warn_unrestricted(ctl, ms, (size_t)i);
 			continue;
 		}
 		if (ctl->dry_run) {
@@ -622,16 +703,7 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 			close(fd);
 			break;
 		}
-		/* Taken down through the directory it covers, never by its (user's) path. */
-		if (!mounted_at(ctl, a, target, fd, id)) {
-			ha_msg(ctl, HA_ERROR,
-			       "%s moved while it was being mounted: not mounted (run hugeadm again)",
-			       target);
-			rc = hk_umount_fd(ctl->ctx, fd, NULL, MNT_DETACH);
-			if (rc < 0)
-				ha_msg(ctl, HA_ERROR,
-				       "Unable to unmount the mount meant for %s: %s", target,
-				       strerror(-rc));
+		if (!made_ok(ctl, a, target, fd, id)) {
 			close(fd);
 			rc = -1;
 			break;
@@ -844,14 +916,7 @@ int ha_mount_config(struct hugeadm_ctl *ctl, const struct hk_plan_item *it)
 	rc = hk_mount_hugetlbfs_fd_id(ctl->ctx, fd, it->value, &id);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "Unable to mount %s, error: %s", it->path, strerror(-rc));
-	} else if (!mounted_at(ctl, &a, it->path, fd, id)) {
-		ha_msg(ctl, HA_ERROR,
-		       "%s moved while it was being mounted: not mounted (run hugeadm again)",
-		       it->path);
-		rc = hk_umount_fd(ctl->ctx, fd, NULL, MNT_DETACH);
-		if (rc < 0)
-			ha_msg(ctl, HA_ERROR, "Unable to unmount the mount meant for %s: %s",
-			       it->path, strerror(-rc));
+	} else if (!made_ok(ctl, &a, it->path, fd, id)) {
 		rc = -1;
 	}
 	close(fd);

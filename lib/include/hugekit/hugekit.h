@@ -123,7 +123,12 @@ const char *hk_mount_options(const struct hk_mounts *mounts, size_t i);
 uint64_t hk_mount_page_size(const struct hk_mounts *mounts, size_t i);
 /* One mount option's value ("size", "min_size", "uid", "mode"...); -ENOENT if absent. free() */
 int hk_mount_option(const struct hk_mounts *mounts, size_t i, const char *name, char **ret_value);
-/* Mount hugetlbfs ("none") at target with options; the running system only (-EOPNOTSUPP). */
+/*
+ * Mount hugetlbfs ("none") at target with options; the running system only (-EOPNOTSUPP).
+ * Every mount these calls make is nosuid,nodev, whether options say so or not
+ * (they may: "nosuid", "nodev" and "noexec" are taken as the mount's flags);
+ * options with "suid" or "dev" are -EINVAL.
+ */
 int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const char *options);
 /*
  * Mount hugetlbfs ("none") with options on the directory that dirfd holds (any

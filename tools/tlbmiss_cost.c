@@ -409,9 +409,10 @@ static int test_hooks(struct hk_fake *f, struct hk_measure_cfg *cfg, struct chas
 	size_t bad = 0;
 	int rc;
 
-	if (getauxval(AT_SECURE) && (getenv("HK_MEASURE_FAKE") || getenv("HK_MEASURE_EXTRA")))
+	if (getauxval(AT_SECURE) && (getenv("HK_MEASURE_FAKE") || getenv("HK_MEASURE_EXTRA") ||
+				     getenv("HK_MEASURE_INPAGE")))
 		fprintf(stderr,
-			"%s: a privileged run ignores HK_MEASURE_FAKE and HK_MEASURE_EXTRA\n",
+			"%s: a privileged run ignores HK_MEASURE_FAKE, HK_MEASURE_INPAGE and HK_MEASURE_EXTRA\n",
 			hk_prog());
 
 	if (extra && (hk_parse_u64_strict(extra, &c->extra) < 0 || c->extra > 1000000)) {

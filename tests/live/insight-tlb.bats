@@ -95,6 +95,7 @@ thp_usable() {
 	chmod 755 "$T"
 	cp "$HK_BUILD_DIR/tests/tlbmiss_cost-fake" "$T/tlbmiss_cost-suid"
 	chmod 4755 "$T/tlbmiss_cost-suid"
+	# shellcheck disable=SC2016 # $0 is the inner sh's
 	run --separate-stderr sh -c 'cd / && exec setpriv --reuid=nobody --regid=nogroup --clear-groups env HK_MEASURE_FAKE="300 100 0.01" HK_MEASURE_INPAGE=1 "$0" --json --size 4M --budget 0.1 --backing thp' "$T/tlbmiss_cost-suid"
 	rm -rf "$T"
 	assert_success

@@ -8,6 +8,11 @@
  * caches alike; only the base page one also misses the TLB on every hop. The
  * difference per hop, in cycles, is the cost of a miss (its page walk).
  *
+ * The machine is a noisy VM: the measurement is rounds of one short piece on
+ * each backing (tools/common/measure.c: a round the scheduler disturbed is
+ * discarded, the cost is the median of the rounds' differences with its
+ * interval), repeated until the interval is narrow or the budget is spent.
+ *
  * Prints what it measured on stderr and TLB_MISS_COST=N last on stdout, as
  * libhugetlbfs's tlbmiss_cost.sh did, so that scripts can eval it.
  */
@@ -16,12 +21,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define HAVE_TSC 1
+#define CLOCK_NAME "tsc"
+#else
+#define CLOCK_NAME "monotonic-ns"
 #endif
 
 #include <hugekit/hugekit.h>
@@ -39,13 +48,15 @@
 enum {
 	OPT_HOPS = HK_OPT_LONG_BASE,
 	OPT_BACKING,
+	OPT_BUDGET,
 };
 
 // clang-format off
 static const struct hk_opt opts[] = {
 	{ "size",         's', HK_ARG_REQUIRED, 's', "SIZE", "the region each chase runs over (default 512M)", 0 },
-	{ "runs",         'r', HK_ARG_REQUIRED, 'r', "N", "timed runs, each on new regions (default 7)", 0 },
-	{ "hops",         0,   HK_ARG_REQUIRED, OPT_HOPS, "N", "hops of each timed run (default 1000000)", 0 },
+	{ "budget",       0,   HK_ARG_REQUIRED, OPT_BUDGET, "SECONDS", "the most time the rounds take (default 5)", 0 },
+	{ "runs",         'r', HK_ARG_REQUIRED, 'r', "N", "the most rounds (default 1000000)", 0 },
+	{ "hops",         0,   HK_ARG_REQUIRED, OPT_HOPS, "N", "hops of each side of a round (default 2000)", 0 },
 	{ "backing",      0,   HK_ARG_REQUIRED, OPT_BACKING, "KIND", "huge pages from: auto, hugetlb or thp (default auto)", 0 },
 	{ "json",         'J', HK_ARG_NONE,     'J', NULL, "print the measurement as JSON", 0 },
 	{ "quiet",        'q', HK_ARG_NONE,     'q', NULL, "print only TLB_MISS_COST=N", 0 },
@@ -58,17 +69,13 @@ static const struct hk_opt opts[] = {
 
 /* The value printed when no difference can be measured (see tlbmiss_cost(8)). */
 #define UNMEASURABLE_COST 0
-/*
- * Above this median deviation of the per-run costs from their median (percent
- * of the median) the figure is noise.
- */
-#define NOISE_SPREAD_PCT 50.0
-#define MAX_RUNS 101
-/* Hops of one timed piece of a run (some milliseconds); a run is at most MAX_PAIRS pairs. */
-#define CHUNK_HOPS 20000
-/* The quantile of the pieces of a run that stands for it. */
-#define QUANTILE 0.1
-#define MAX_PAIRS 5000
+/* Measurable: the interval within max(5 cycles, 10 % of the cost) of it, above 0. */
+#define BOUND_CYCLES 5.0
+#define BOUND_PCT 10.0
+/* Kept rounds before the interval may stop the measurement. */
+#define MIN_ROUNDS 16
+#define MAX_ROUNDS 100000000
+#define WARMUP_HOPS 100000
 
 __attribute__((noreturn)) static void usage(void)
 {
@@ -327,21 +334,225 @@ static int map_pair(struct hk_path *path, struct region *rb, struct region *rh, 
 	return 0;
 }
 
+/* The chases of a measurement: where each stands, and the hops of a piece. */
+struct chases {
+	void *pb, *ph;
+	uint64_t hops;
+	uint64_t extra; /* ticks added to each base page hop (HK_MEASURE_EXTRA, test copies) */
+};
+
+/* The ticks of one piece of the chase from *p, which moves on. */
+static uint64_t timed_piece(void **p, uint64_t hops, uint64_t extra)
+{
+	uint64_t t0 = ticks(), t1;
+
+	*p = chase(*p, hops);
+	if (extra)
+		for (uint64_t end = ticks() + extra * hops; ticks() < end;)
+			;
+	t1 = ticks();
+	return t1 - t0;
+}
+
+/*
+ * One round: a piece on each backing, base first in even rounds and huge
+ * first in odd ones (what the order costs cancels out), between two probes of
+ * the scheduler (the discard rule, hk_disturbed).
+ */
+static int round_sample(void *ctx, size_t round, struct hk_sample *s)
+{
+	struct chases *c = ctx;
+	struct hk_probe p0, p1;
+	uint64_t tb, th;
+	int rc;
+
+	rc = hk_probe_take(&p0);
+	if (rc < 0)
+		return rc;
+	if (round & 1) {
+		th = timed_piece(&c->ph, c->hops, 0);
+		tb = timed_piece(&c->pb, c->hops, c->extra);
+	} else {
+		tb = timed_piece(&c->pb, c->hops, c->extra);
+		th = timed_piece(&c->ph, c->hops, 0);
+	}
+	rc = hk_probe_take(&p1);
+	if (rc < 0)
+		return rc;
+	s->a = (double)tb / (double)c->hops;
+	s->b = (double)th / (double)c->hops;
+	s->disturbed = hk_disturbed(&p0, &p1);
+	return 0;
+}
+
+static double clock_now(void *ctx)
+{
+	(void)ctx;
+	return hk_now();
+}
+
+#ifdef HK_MEASURE_FAKE
+/*
+ * The test copy's hooks (tests/CMakeLists.txt builds it; never installed):
+ * HK_MEASURE_FAKE="A B SECONDS [switched|stalled]; ..." gives the rounds
+ * (hk_fake_parse) on a fake clock, and no memory is mapped;
+ * HK_MEASURE_INPAGE=1 makes the huge side a chase within one base page (a
+ * pattern that never misses the TLB or L1, for live/insight-tlb's ordering);
+ * HK_MEASURE_EXTRA=TICKS adds TICKS to each base page hop of the real chase,
+ * a cost known in advance. 0, 1 with HK_MEASURE_FAKE, -1 after a message.
+ */
+static int test_hooks(struct hk_fake *f, struct hk_measure_cfg *cfg, struct chases *c)
+{
+	/* A privileged run (setuid, file capabilities: AT_SECURE) never takes them. */
+	const char *text = secure_getenv("HK_MEASURE_FAKE"),
+		   *extra = secure_getenv("HK_MEASURE_EXTRA");
+	size_t bad = 0;
+	int rc;
+
+	if (getauxval(AT_SECURE) && (getenv("HK_MEASURE_FAKE") || getenv("HK_MEASURE_EXTRA") ||
+				     getenv("HK_MEASURE_INPAGE")))
+		fprintf(stderr,
+			"%s: a privileged run ignores HK_MEASURE_FAKE, HK_MEASURE_INPAGE and HK_MEASURE_EXTRA\n",
+			hk_prog());
+
+	if (extra && (hk_parse_u64_strict(extra, &c->extra) < 0 || c->extra > 1000000)) {
+		fprintf(stderr, "%s: HK_MEASURE_EXTRA: '%s' is not a number to 1000000\n",
+			hk_prog(), extra);
+		return -1;
+	}
+	if (!text)
+		return 0;
+	rc = hk_fake_parse(f, text, &bad);
+	if (rc < 0) {
+		fprintf(stderr, "%s: HK_MEASURE_FAKE: round %zu: %s\n", hk_prog(), bad,
+			strerror(-rc));
+		return -1;
+	}
+	cfg->sample = hk_fake_sample;
+	cfg->clock = hk_fake_clock;
+	cfg->ctx = f;
+	return 1;
+}
+#endif
+
+/* The cost and its interval on stderr (nothing with --quiet but a verdict), TLB_MISS_COST=N. */
+static void print_text(const struct hk_measure *m, const struct hk_measure_cfg *cfg,
+		       const char *clock, double hz, uint64_t size, uint64_t hops, const char *used,
+		       bool quiet)
+{
+	const char *why = hk_measure_why_not(m, cfg);
+
+	if (!quiet) {
+		fprintf(stderr,
+			"%s: chase of %" PRIu64 " hops a side over %" PRIu64
+			" MiB a round; clock %s at %.0f MHz\n",
+			hk_prog(), hops, size >> 20,
+			!strcmp(clock, "tsc")		 ? "TSC"
+			: !strcmp(clock, "monotonic-ns") ? "CLOCK_MONOTONIC (ns)"
+							 : clock,
+			hz / 1e6);
+		fprintf(stderr,
+			"%s: base pages %.1f cycles/hop, huge pages (%s) %.1f cycles/hop "
+			"(medians of the rounds kept)\n",
+			hk_prog(), hk_median(m->a, m->kept), used, hk_median(m->b, m->kept));
+		fprintf(stderr,
+			"%s: %zu rounds: %zu kept, %zu discarded (%zu switched out, %zu stalled); "
+			"%.2f s of %.2f s; stopped: %s\n",
+			hk_prog(), m->rounds, m->kept,
+			m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED],
+			m->discarded[HK_SWITCHED], m->discarded[HK_STALLED], m->used_s,
+			cfg->budget_s, hk_stop_name(m->stop));
+		fprintf(stderr,
+			"%s: TLB miss cost %.1f cycles, 95 %% interval %.1f to %.1f "
+			"(bound: within %.1f of it, above 0)\n",
+			hk_prog(), m->iv.est, m->iv.low, m->iv.high, m->bound);
+	}
+	if (why)
+		fprintf(stderr,
+			"%s: not measurable: %s (95 %% interval %.1f to %.1f cycles, bound %.1f); "
+			"printing %d\n",
+			hk_prog(), why, m->iv.low, m->iv.high, m->bound, UNMEASURABLE_COST);
+	printf("TLB_MISS_COST=%lld\n", m->measurable ? llround(m->iv.est) : UNMEASURABLE_COST);
+}
+
+static void print_json(const struct hk_measure *m, const struct hk_measure_cfg *cfg,
+		       const char *clock, double hz, uint64_t size, uint64_t hops, uint64_t page,
+		       uint64_t huge, uint64_t line, const char *used, uint64_t huge_kb)
+{
+	const char *why = hk_measure_why_not(m, cfg);
+	struct hk_json j;
+
+	hk_json_init(&j, stdout);
+	hk_json_open_object(&j, NULL);
+	hk_json_open_object(&j, "tlbmiss_cost");
+	hk_json_string(&j, "method",
+		       "random dependent pointer chase, one hop per base page and cache line, "
+		       "base pages vs huge pages, in paired rounds");
+	hk_json_u64(&j, "size", size);
+	hk_json_u64(&j, "base_page_size", page);
+	hk_json_u64(&j, "huge_page_size", huge);
+	hk_json_u64(&j, "line_size", line);
+	hk_json_string(&j, "backing", used);
+	hk_json_u64(&j, "huge_kb", huge_kb);
+	hk_json_string(&j, "clock", clock);
+	hk_json_double(&j, "clock_hz", hz, 0);
+	hk_json_u64(&j, "hops", hops);
+	hk_json_double(&j, "base_cycles_per_hop", hk_median(m->a, m->kept), 2);
+	hk_json_double(&j, "huge_cycles_per_hop", hk_median(m->b, m->kept), 2);
+	hk_json_double(&j, "estimate", m->iv.est, 2);
+	hk_json_double(&j, "low", m->iv.low, 2);
+	hk_json_double(&j, "high", m->iv.high, 2);
+	hk_json_double(&j, "confidence", HK_CONFIDENCE, 2);
+	hk_json_double(&j, "bound", m->bound, 2);
+	hk_json_double(&j, "bound_cycles", cfg->bound.abs, 1);
+	hk_json_double(&j, "bound_pct", cfg->bound.pct, 1);
+	hk_json_u64(&j, "rounds", m->rounds);
+	hk_json_u64(&j, "rounds_kept", m->kept);
+	hk_json_u64(&j, "rounds_discarded", m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED]);
+	hk_json_u64(&j, "discarded_switched", m->discarded[HK_SWITCHED]);
+	hk_json_u64(&j, "discarded_stalled", m->discarded[HK_STALLED]);
+	hk_json_u64(&j, "max_rounds", cfg->max_rounds);
+	hk_json_double(&j, "budget_s", cfg->budget_s, 3);
+	hk_json_double(&j, "budget_used_s", m->used_s, 3);
+	hk_json_string(&j, "stopped", hk_stop_name(m->stop));
+	hk_json_bool(&j, "narrow", m->narrow);
+	hk_json_bool(&j, "measurable", m->measurable);
+	if (why)
+		hk_json_string(&j, "reason", why);
+	hk_json_u64(&j, "tlb_miss_cost",
+		    m->measurable ? (uint64_t)llround(m->iv.est) : UNMEASURABLE_COST);
+	hk_json_close_object(&j);
+	hk_json_close_object(&j);
+	hk_json_end(&j);
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t size = 512ull << 20, runs = 7, hops = 1000000, huge = 0, free_pages = 0,
-		 huge_kb = 0;
-	double base_c[MAX_RUNS], huge_c[MAX_RUNS], cost_c[MAX_RUNS], dev[MAX_RUNS], hz, median,
-		spread, mad_pct;
-	const char *backing = "auto", *verdict = NULL, *used = NULL;
+	uint64_t size = 512ull << 20, huge = 0, free_pages = 0, v;
+	const char *backing = "auto", *clock = CLOCK_NAME;
 	struct region rb = {0}, rh = {0};
-	bool json = false, quiet = false, measurable;
+	struct chases ch = {.hops = 2000};
+	struct hk_measure_cfg cfg = {
+		.kind = HK_VALUE_DIFF,
+		.bound = {BOUND_CYCLES, BOUND_PCT},
+		.positive = true,
+		.min_rounds = MIN_ROUNDS,
+		.max_rounds = 1000000,
+		.budget_s = 5,
+		.sample = round_sample,
+		.clock = clock_now,
+		.ctx = &ch,
+	};
+	struct hk_measure m = {0};
+	bool json = false, quiet = false, fake = false;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), line = 64;
 	struct hk_path path;
 	struct hk_getopt g;
-	void *pb, *ph;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), line = 64;
-	uint64_t v;
+	double hz = 1e9;
 	int c, rc;
+#ifdef HK_MEASURE_FAKE
+	struct hk_fake f = {0};
+#endif
 
 	hk_close_stdout_atexit();
 	if (hk_getopt_init(&g, opts, "+") < 0)
@@ -357,17 +568,28 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			if (hk_parse_u64_strict(optarg, &runs) < 0 || runs < 1 || runs > MAX_RUNS) {
-				fprintf(stderr, "%s: --runs: '%s' is not a number from 1 to %d\n",
-					hk_prog(), optarg, MAX_RUNS);
+			if (hk_parse_u64_strict(optarg, &v) < 0 || v < 6 || v > MAX_ROUNDS) {
+				fprintf(stderr, "%s: --runs: '%s' is not a number from 6 to %d\n",
+					hk_prog(), optarg, MAX_ROUNDS);
+				hk_errtryhelp();
+			}
+			cfg.max_rounds = v;
+			break;
+		case OPT_HOPS:
+			if (hk_parse_u64_strict(optarg, &ch.hops) < 0 || ch.hops < 100 ||
+			    ch.hops > 1000000) {
+				fprintf(stderr,
+					"%s: --hops: '%s' is not a number from 100 to 1000000\n",
+					hk_prog(), optarg);
 				hk_errtryhelp();
 			}
 			break;
-		case OPT_HOPS:
-			if (hk_parse_u64_strict(optarg, &hops) < 0 || hops < CHUNK_HOPS ||
-			    hops > (uint64_t)CHUNK_HOPS * MAX_PAIRS) {
-				fprintf(stderr, "%s: --hops: '%s' is not a number from %d to %d\n",
-					hk_prog(), optarg, CHUNK_HOPS, CHUNK_HOPS * MAX_PAIRS);
+		case OPT_BUDGET:
+			if (hk_parse_seconds(optarg, 0.1, 3600, &cfg.budget_s) < 0) {
+				fprintf(stderr,
+					"%s: --budget: '%s' is not a number of seconds from 0.1 to "
+					"3600\n",
+					hk_prog(), optarg);
 				hk_errtryhelp();
 			}
 			break;
@@ -402,140 +624,68 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: ERROR: cannot open /: %s\n", hk_prog(), strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
+#ifdef HK_MEASURE_FAKE
+	rc = test_hooks(&f, &cfg, &ch);
+	if (rc < 0)
+		goto fail;
+	fake = rc > 0;
+#endif
 	if (hk_path_read_u64f(&path, &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v >= 16 && v <= page &&
 	    (v & (v - 1)) == 0)
 		line = v;
 	/* The PMD size: the default hugetlb size, which is also THP's. */
-	if (hkc_default_page_size(&path, &huge) < 0 || huge <= page) {
+	if (fake)
+		huge = 2 << 20;
+	else if (hkc_default_page_size(&path, &huge) < 0 || huge <= page) {
 		fprintf(stderr, "%s: ERROR: no huge page size on this machine\n", hk_prog());
 		goto fail;
 	}
 	size = (size + huge - 1) / huge * huge;
 	(void)hk_path_read_u64f(&path, &free_pages, HK_SYS_HUGEPAGES_SIZE "/free_hugepages",
 				huge / 1024);
-
-	hz = tick_hz();
-	for (uint64_t i = 0; i < runs; i++) {
-		uint64_t npairs = hops / CHUNK_HOPS;
-		double pb_c[MAX_PAIRS], ph_c[MAX_PAIRS];
-
+	if (fake) {
+		clock = "fake";
+		rh.backing = "fake";
+	} else {
+		hz = tick_hz();
 		if (map_pair(&path, &rb, &rh, size, huge, page, line, backing, free_pages) < 0)
 			goto fail;
-		used = rh.backing;
-		huge_kb = rh.huge_kb;
 		/* One untimed pass over each: the page tables and the caches settle. */
-		pb = chase(rb.mem, hops / 4);
-		ph = chase(rh.mem, hops / 4);
-
-		/*
-		 * A run is many short pieces, base then huge, some milliseconds each.
-		 * What disturbs the machine (a neighbour, another VM, a preemption)
-		 * only ever adds time, so each side's figure is its least disturbed
-		 * tenth (the 10th percentile of its pieces), taken over the same
-		 * stretch of time for both.
-		 */
-		for (uint64_t k = 0; k < npairs; k++) {
-			uint64_t t0 = ticks(), t1;
-
-			pb = chase(pb, CHUNK_HOPS);
-			t1 = ticks();
-			pb_c[k] = (double)(t1 - t0) / CHUNK_HOPS;
-			t0 = ticks();
-			ph = chase(ph, CHUNK_HOPS);
-			t1 = ticks();
-			ph_c[k] = (double)(t1 - t0) / CHUNK_HOPS;
+		ch.pb = chase(rb.mem, WARMUP_HOPS);
+		ch.ph = chase(rh.mem, WARMUP_HOPS);
+#ifdef HK_MEASURE_FAKE
+		if (secure_getenv("HK_MEASURE_INPAGE")) {
+			for (size_t i = 0; i < page / line; i++)
+				*(void **)(rh.mem + i * line) =
+					rh.mem + (i + 1) % (page / line) * line;
+			ch.ph = chase(rh.mem, WARMUP_HOPS);
+			rh.backing = "inpage";
 		}
-		unmap(&rb);
-		unmap(&rh);
-		base_c[i] = hk_quantile(pb_c, npairs, QUANTILE);
-		huge_c[i] = hk_quantile(ph_c, npairs, QUANTILE);
-		cost_c[i] = base_c[i] - huge_c[i];
-	}
-	median = hk_median(cost_c, runs);
-	spread = hk_spread_pct(cost_c, runs, median);
-	for (uint64_t i = 0; i < runs; i++)
-		dev[i] = fabs(cost_c[i] - median);
-	mad_pct = median > 0 ? hk_median(dev, runs) / median * 100 : NAN;
-	/* One disturbed run may stray; the typical one must not (the median deviation). */
-	measurable = median >= 1 && (runs < 3 || mad_pct <= NOISE_SPREAD_PCT);
-	if (!(median >= 1))
-		verdict = "no difference between base and huge pages";
-	else if (!measurable)
-		verdict = "the runs disagree too much (noise)";
-
-	if (json) {
-		struct hk_json j;
-
-		hk_json_init(&j, stdout);
-		hk_json_open_object(&j, NULL);
-		hk_json_open_object(&j, "tlbmiss_cost");
-		hk_json_string(&j, "method",
-			       "random dependent pointer chase, one hop per base page "
-			       "and cache line, base pages vs huge pages");
-		hk_json_u64(&j, "size", size);
-		hk_json_u64(&j, "base_page_size", page);
-		hk_json_u64(&j, "huge_page_size", huge);
-		hk_json_u64(&j, "line_size", line);
-		hk_json_string(&j, "backing", used);
-		hk_json_u64(&j, "huge_kb", huge_kb);
-#ifdef HAVE_TSC
-		hk_json_string(&j, "clock", "tsc");
-#else
-		hk_json_string(&j, "clock", "monotonic-ns");
 #endif
-		hk_json_double(&j, "clock_hz", hz, 0);
-		hk_json_u64(&j, "hops", hops);
-		hk_json_open_array(&j, "runs");
-		for (uint64_t i = 0; i < runs; i++) {
-			hk_json_open_object(&j, NULL);
-			hk_json_double(&j, "base_cycles_per_hop", base_c[i], 2);
-			hk_json_double(&j, "huge_cycles_per_hop", huge_c[i], 2);
-			hk_json_double(&j, "cost", cost_c[i], 2);
-			hk_json_close_object(&j);
-		}
-		hk_json_close_array(&j);
-		hk_json_double(&j, "median", median, 2);
-		hk_json_double(&j, "spread_pct", spread, 1);
-		hk_json_double(&j, "median_deviation_pct", mad_pct, 1);
-		hk_json_bool(&j, "measurable", measurable);
-		if (verdict)
-			hk_json_string(&j, "reason", verdict);
-		hk_json_u64(&j, "tlb_miss_cost",
-			    measurable ? (uint64_t)llround(median) : UNMEASURABLE_COST);
-		hk_json_close_object(&j);
-		hk_json_close_object(&j);
-		hk_json_end(&j);
-	} else {
-		if (!quiet) {
-			fprintf(stderr,
-				"%s: chase of %" PRIu64 " hops over %" PRIu64
-				" MiB, %d runs; clock %s at %.0f MHz\n",
-				hk_prog(), hops, size >> 20, (int)runs,
-#ifdef HAVE_TSC
-				"TSC",
-#else
-				"CLOCK_MONOTONIC (ns)",
-#endif
-				hz / 1e6);
-			fprintf(stderr,
-				"%s: base pages %.1f cycles/hop, huge pages (%s) %.1f cycles/hop "
-				"(medians)\n",
-				hk_prog(), hk_median(base_c, runs), used, hk_median(huge_c, runs));
-			fprintf(stderr,
-				"%s: TLB miss cost %.1f cycles (median of the runs; largest deviation "
-				"%.1f %%, median deviation %.1f %%)\n",
-				hk_prog(), median, spread, mad_pct);
-		}
-		if (verdict)
-			fprintf(stderr, "%s: not measurable: %s; printing %d\n", hk_prog(), verdict,
-				UNMEASURABLE_COST);
-		printf("TLB_MISS_COST=%lld\n", measurable ? llround(median) : UNMEASURABLE_COST);
 	}
+	rc = hk_measure_run(&cfg, &m);
 	unmap(&rb);
 	unmap(&rh);
+	if (rc < 0) {
+		fprintf(stderr, "%s: ERROR: measuring: %s\n", hk_prog(), strerror(-rc));
+		goto fail;
+	}
+	if (json)
+		print_json(&m, &cfg, clock, hz, size, ch.hops, page, huge, line, rh.backing,
+			   rh.huge_kb);
+	else
+		print_text(&m, &cfg, clock, hz, size, ch.hops, rh.backing, quiet);
+	hk_measure_fini(&m);
+#ifdef HK_MEASURE_FAKE
+	hk_fake_fini(&f);
+#endif
 	hk_path_fini(&path);
 	return HK_EXIT_SUCCESS;
 fail:
+	hk_measure_fini(&m);
+#ifdef HK_MEASURE_FAKE
+	hk_fake_fini(&f);
+#endif
 	unmap(&rb);
 	unmap(&rh);
 	hk_path_fini(&path);

@@ -29,20 +29,16 @@ json_num() {
 	sed -n "s/.*\"$1\": *\([-0-9.]*\).*/\1/p" | head -n 1
 }
 
-echo "tlbmiss_cost: three runs ($tools/tlbmiss_cost --json)"
-costs=()
+echo "tlbmiss_cost: three runs ($tools/tlbmiss_cost --json): each one's estimate and 95 % interval"
 for i in 1 2 3; do
 	out=$("$tools/tlbmiss_cost" --json)
-	costs+=("$(json_num tlb_miss_cost <<< "$out")")
-	printf '  run %d: TLB_MISS_COST=%s (backing %s, per-run spread %s %%)\n' "$i" "${costs[-1]}" \
-		"$(sed -n 's/.*"backing": "\(.*\)".*/\1/p' <<< "$out")" "$(json_num spread_pct <<< "$out")"
+	printf '  run %d: TLB_MISS_COST=%s, estimate %s, interval %s to %s (backing %s, %s of %s rounds discarded, stopped: %s)\n' \
+		"$i" "$(json_num tlb_miss_cost <<< "$out")" "$(json_num estimate <<< "$out")" \
+		"$(json_num low <<< "$out")" "$(json_num high <<< "$out")" \
+		"$(sed -n 's/.*"backing": "\(.*\)".*/\1/p' <<< "$out")" \
+		"$(json_num rounds_discarded <<< "$out")" "$(json_num rounds <<< "$out")" \
+		"$(sed -n 's/.*"stopped": "\(.*\)".*/\1/p' <<< "$out")"
 done
-printf '%s\n' "${costs[@]}" | sort -n | awk '{ v[NR] = $1 } END {
-	m = v[2]
-	d = 0
-	for (i = 1; i <= 3; i++) { x = (v[i] - m) / m * 100; if (x < 0) x = -x; if (x > d) d = x }
-	printf "  median %d cycles; the farthest run is %.1f %% from it (target: within 25 %%)\n", m, d
-}'
 
 echo "cpupcstat --compare: random read-modify-write, $iters accesses over $mib MiB"
 echo "  ($tools/cpupcstat --compare --runs 3 -- $bench random-malloc $mib $iters)"

@@ -24,16 +24,111 @@ usage_error() {
 	[[ $stderr == *"Try '$tool --help' for more information."* ]] || fail "no Try line: $stderr"
 }
 
+# shellcheck disable=SC2030 # run sets output in each test
 @test "tlbmiss_cost: a bad argument names the option and the value, exit 1" {
 	usage_error tlbmiss_cost "--size: '3' is not a size from 4M to 64G" --size 3
 	usage_error tlbmiss_cost "--size: 'lots' is not a size" --size lots
 	usage_error tlbmiss_cost "--size: '65G' is not a size" -s 65G
-	usage_error tlbmiss_cost "--runs: '0' is not a number from 1 to 101" --runs 0
-	usage_error tlbmiss_cost "--runs: '102' is not a number" -r 102
-	usage_error tlbmiss_cost "--hops: '100' is not a number from 20000" --hops 100
+	usage_error tlbmiss_cost "--runs: '5' is not a number from 6 to 100000000" --runs 5
+	usage_error tlbmiss_cost "--runs: '100000001' is not a number" -r 100000001
+	usage_error tlbmiss_cost "--hops: '99' is not a number from 100 to 1000000" --hops 99
+	usage_error tlbmiss_cost "--budget: '0.05' is not a number of seconds from 0.1 to 3600" --budget 0.05
+	usage_error tlbmiss_cost "--budget: '1e3' is not a number of seconds" --budget 1e3
+	usage_error tlbmiss_cost "--budget: '-1' is not a number of seconds" --budget -1
 	usage_error tlbmiss_cost "--backing: 'pool' is not one of auto, hugetlb, thp" --backing pool
 	usage_error tlbmiss_cost "unexpected argument 'now'" now
 	usage_error tlbmiss_cost "unrecognized option" --no-such
+}
+
+# tlbmiss_cost's rule on fake rounds: the test copy (tlbmiss_cost-fake, built
+# with HK_MEASURE_FAKE) takes its rounds "BASE HUGE SECONDS [switched|stalled]"
+# from HK_MEASURE_FAKE, cycled, on a fake clock; nothing is mapped or timed.
+FAKE_TLB="$HK_BUILD_DIR/tests/tlbmiss_cost-fake"
+# costs 200 199 202 201 198 (base - huge), 0.01 s a round
+QUIET='300 100 0.01;299 100 0.01;302 100 0.01;301 100 0.01;298 100 0.01'
+
+# fake_tlb ROUNDS ARGS...: tlbmiss_cost-fake ARGS on ROUNDS.
+fake_tlb() {
+	local rounds=$1
+	shift
+	run --separate-stderr env HK_MEASURE_FAKE="$rounds" "$FAKE_TLB" "$@"
+}
+
+# rule: the JSON of $output follows tlbmiss_cost's rule (tests/tlbmiss-rule.py).
+# shellcheck disable=SC2031 # $output is bats's, set by the run before
+rule() {
+	local json=$output
+	run python3 "$HK_SOURCE_DIR/tests/tlbmiss-rule.py" "$json"
+	echo "$output"
+	assert_success
+}
+
+@test "tlbmiss_cost fake rounds, quiet: measurable at the first check (16 rounds), median 200, interval 199 to 201" {
+	fake_tlb "$QUIET"
+	assert_success
+	assert_output 'TLB_MISS_COST=200'
+	assert_equal "${stderr_lines[2]}" 'tlbmiss_cost-fake: 16 rounds: 16 kept, 0 discarded (0 switched out, 0 stalled); 0.16 s of 5.00 s; stopped: narrow'
+	assert_equal "${stderr_lines[3]}" 'tlbmiss_cost-fake: TLB miss cost 200.0 cycles, 95 % interval 199.0 to 201.0 (bound: within 20.0 of it, above 0)'
+	assert_equal "${#stderr_lines[@]}" 4
+	fake_tlb "$QUIET" --quiet
+	assert_output 'TLB_MISS_COST=200'
+	assert_equal "$stderr" ''
+	fake_tlb "$QUIET" --json
+	assert_equal "$(json '(lambda t: (t["estimate"], t["low"], t["high"], t["rounds"], t["stopped"], t["measurable"], t["tlb_miss_cost"]))(j["tlbmiss_cost"])')" \
+		"(200.0, 199.0, 201.0, 16, 'narrow', True, 200)"
+	rule
+}
+
+@test "tlbmiss_cost fake rounds, noisy: runs to the budget, not measurable, the interval said" {
+	# costs 400 50 0 300, 0.5 s a round: 20 rounds in 10 s
+	fake_tlb '500 100 0.5;150 100 0.5;100 100 0.5;400 100 0.5' --budget 10
+	assert_success
+	assert_output 'TLB_MISS_COST=0'
+	assert_equal "${stderr_lines[2]}" 'tlbmiss_cost-fake: 20 rounds: 20 kept, 0 discarded (0 switched out, 0 stalled); 10.00 s of 10.00 s; stopped: budget'
+	assert_equal "${stderr_lines[4]}" 'tlbmiss_cost-fake: not measurable: the interval is wider than the bound (95 % interval 50.0 to 300.0 cycles, bound 17.5); printing 0'
+	# --quiet keeps the verdict with its interval
+	fake_tlb '500 100 0.5;150 100 0.5;100 100 0.5;400 100 0.5' --budget 10 --quiet
+	assert_output 'TLB_MISS_COST=0'
+	assert_equal "$stderr" 'tlbmiss_cost-fake: not measurable: the interval is wider than the bound (95 % interval 50.0 to 300.0 cycles, bound 17.5); printing 0'
+	fake_tlb '500 100 0.5;150 100 0.5;100 100 0.5;400 100 0.5' --budget 10 --json
+	assert_equal "$(json '(lambda t: (t["estimate"], t["low"], t["high"], t["rounds"], t["stopped"], t["measurable"], t["reason"], t["tlb_miss_cost"]))(j["tlbmiss_cost"])')" \
+		"(175.0, 50.0, 300.0, 20, 'budget', False, 'the interval is wider than the bound', 0)"
+	rule
+	# --runs ends it first
+	fake_tlb '500 100 0.5;150 100 0.5;100 100 0.5;400 100 0.5' --budget 10 --runs 8 --json
+	assert_equal "$(json '(lambda t: (t["rounds"], t["stopped"], t["measurable"]))(j["tlbmiss_cost"])')" "(8, 'rounds', False)"
+	rule
+}
+
+@test "tlbmiss_cost fake rounds, preempted: switched and stalled rounds are discarded and counted" {
+	# the quiet costs with a switched round (4900) and a stalled one (8900) in every 7
+	fake_tlb '300 100 0.01;5000 100 0.01 switched;299 100 0.01;302 100 0.01;9000 100 0.01 stalled;301 100 0.01;298 100 0.01' --json
+	assert_success
+	assert_equal "$(json '(lambda t: (t["estimate"], t["low"], t["high"], t["rounds"], t["rounds_kept"], t["discarded_switched"], t["discarded_stalled"], t["tlb_miss_cost"]))(j["tlbmiss_cost"])')" \
+		"(200.0, 199.0, 201.0, 22, 16, 3, 3, 200)"
+	rule
+}
+
+@test "tlbmiss_cost fake rounds, narrow around 0: not measurable (the interval reaches 0)" {
+	# costs 1 0 -1 2 -2: within the 5 cycles, but huge pages are not faster
+	fake_tlb '101 100 0.01;100 100 0.01;99 100 0.01;102 100 0.01;98 100 0.01' --json
+	assert_success
+	assert_equal "$(json '(lambda t: (t["estimate"], t["low"], t["high"], t["narrow"], t["measurable"], t["reason"], t["tlb_miss_cost"]))(j["tlbmiss_cost"])')" \
+		"(0.0, -1.0, 1.0, True, False, 'the interval reaches 0: huge pages were not faster', 0)"
+	rule
+}
+
+@test "tlbmiss_cost fake rounds: bad rounds are named; the installed tool has no hook" {
+	fake_tlb '300 100;1 2 3' --json
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" 'tlbmiss_cost-fake: HK_MEASURE_FAKE: round 1: Invalid argument'
+	fake_tlb '300 100 0.01 preempted'
+	assert_failure 1
+	assert_equal "$stderr" 'tlbmiss_cost-fake: HK_MEASURE_FAKE: round 1: Invalid argument'
+	# the installed tool has no trace of the hooks
+	run grep -c HK_MEASURE_FAKE "$HK_BUILD_DIR/tools/tlbmiss_cost"
+	assert_output 0
 }
 
 @test "cpupcstat: a bad argument or combination names it, exit 1" {

@@ -89,15 +89,14 @@ thp_usable() {
 # copy of tlbmiss_cost-fake run by nobody (AT_SECURE) measures for real.
 @test "tlbmiss_cost-fake setuid, run by nobody: HK_MEASURE_FAKE is ignored (AT_SECURE), said on stderr" {
 	thp_usable
-	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
-	id nobody > /dev/null 2>&1 || skip "there is no user nobody"
-	T=$(mktemp -d /tmp/hk-tlb-secure.XXXXXX)
-	chmod 755 "$T"
-	cp "$HK_BUILD_DIR/tests/tlbmiss_cost-fake" "$T/tlbmiss_cost-suid"
+	hk_need_cmd setpriv util-linux
+	hk_need_user nobody
+	# A copy nobody reaches, with the RUNPATH a set-user-ID loader follows.
+	T=$(hk_stage_for_user --secure tests/tlbmiss_cost-fake)
+	cp "$T/tests/tlbmiss_cost-fake" "$T/tlbmiss_cost-suid"
 	chmod 4755 "$T/tlbmiss_cost-suid"
 	# shellcheck disable=SC2016 # $0 is the inner sh's
 	run --separate-stderr sh -c 'cd / && exec setpriv --reuid=nobody --regid=nogroup --clear-groups env HK_MEASURE_FAKE="300 100 0.01" HK_MEASURE_INPAGE=1 "$0" --json --size 4M --budget 0.1 --backing thp' "$T/tlbmiss_cost-suid"
-	rm -rf "$T"
 	assert_success
 	assert_equal "${stderr_lines[0]}" 'tlbmiss_cost-suid: a privileged run ignores HK_MEASURE_FAKE, HK_MEASURE_INPAGE and HK_MEASURE_EXTRA'
 	assert_equal "$(json 'j["tlbmiss_cost"]["clock"]')" tsc

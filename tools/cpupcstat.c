@@ -9,8 +9,11 @@
  * the cost of one miss (tlbmiss_cost's figure), over the cycles of the run.
  *
  * Without counters (a VM, a paranoid kernel) it says so in one line. --compare
- * needs none: it runs the command plain and under hugectl, alternately, and
- * reports the median time each way and what huge pages saved.
+ * needs none: it runs the command plain and under hugectl in rounds (one run
+ * each way, the order alternating), discards the rounds where a run lost time
+ * to other tasks, and reports the median saving of the rounds kept with its
+ * 95 % interval; rounds go on until the interval is within the bound or the
+ * budget is spent (tools/common/measure.h holds the rules).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +24,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,14 +34,17 @@
 
 #include <hugekit/hugekit.h>
 
+#include "measure-fake.h"
 #include "measure.h"
 #include "opts.h"
 #include "path.h"
+#include "privilege.h"
 #include "util.h"
 
 enum {
 	OPT_COMPARE = HK_OPT_LONG_BASE,
 	OPT_WALK_EVENT,
+	OPT_BUDGET,
 	OPT_HEAP, /* OPT_HEAP to OPT_THP: in the order of hugectl_flag */
 	OPT_SHM,
 	OPT_TEXT,
@@ -52,7 +60,8 @@ static const struct hk_opt opts[] = {
 	{ "cost",         'c', HK_ARG_REQUIRED, 'c', "CYCLES", "the cost of one TLB miss (default: measured\nby tlbmiss_cost when walk cycles are not counted)", 0 },
 	{ "walk-event",   0,   HK_ARG_REQUIRED, OPT_WALK_EVENT, "RAW", "the CPU's raw event for page-walk cycles\n(rNNN or NNN, hex)", 0 },
 	{ "compare",      0,   HK_ARG_NONE,     OPT_COMPARE, NULL, "run the command plain and under hugectl, alternately;\nno counters needed", 0 },
-	{ "runs",         'n', HK_ARG_REQUIRED, 'n', "N", "runs each way with --compare (default 3)", 0 },
+	{ "runs",         'n', HK_ARG_REQUIRED, 'n', "N", "--compare: at most N rounds, one run each way\n(default 30)", 0 },
+	{ "budget",       0,   HK_ARG_REQUIRED, OPT_BUDGET, "SECONDS", "--compare: start no round after SECONDS\n(default 60)", 0 },
 	{ "heap",         0,   HK_ARG_NONE,     OPT_HEAP, NULL, "--compare: hugectl --heap (the default)", 0 },
 	{ "shm",          0,   HK_ARG_NONE,     OPT_SHM, NULL, "--compare: hugectl --shm", 0 },
 	{ "text",         0,   HK_ARG_NONE,     OPT_TEXT, NULL, "--compare: hugectl --text", 0 },
@@ -71,7 +80,10 @@ static const struct hk_opt opts[] = {
 /* hugectl's option for each of ours, OPT_HEAP to OPT_THP in order. */
 static const char *const hugectl_flag[] = {"--heap", "--shm", "--text", "--data", "--bss", "--thp"};
 
-#define MAX_RUNS 50
+#define MAX_RUNS 10000
+/* --compare's bound: the interval within max(1 point, 10 % of the saving). */
+#define BOUND_POINTS 1.0
+#define BOUND_PCT 10.0
 #define MAX_TIME 86400
 
 __attribute__((noreturn)) static void usage(void)
@@ -345,12 +357,33 @@ static bool say_no_counters(int err, bool json)
  * pipe's write end; the child's own copy of that end is closed first, or the
  * read would never see the end of the pipe.
  */
+/*
+ * In a child before it execs what the caller named (the command, or a
+ * tlbmiss_cost found on the caller's PATH): a set-user-ID or file-capability
+ * cpupcstat (for the counters) runs it with the caller's identity, never its
+ * own. Exits 127 when the privileges cannot be given up.
+ */
+static void child_drop_privileges(void)
+{
+	int rc;
+
+	if (!hk_privileged_for_other())
+		return;
+	rc = hk_drop_privileges();
+	if (rc < 0) {
+		fprintf(stderr, "%s: cannot give up privileges: %s\n", hk_prog(), strerror(-rc));
+		_exit(127);
+	}
+}
+
 static pid_t spawn(char *const *argv, const int gate[2])
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		char c;
+
+		child_drop_privileges();
 
 		if (gate[0] >= 0) {
 			close(gate[1]);
@@ -419,6 +452,7 @@ static double measure_cost(const char *argv0)
 	fprintf(stderr, "%s: measuring the cost of a TLB miss (%s)\n", hk_prog(), tool);
 	pid = fork();
 	if (pid == 0) {
+		child_drop_privileges();
 		if (dup2(fd[1], STDOUT_FILENO) < 0)
 			_exit(127);
 		execlp(tool, tool, "--quiet", (char *)NULL);
@@ -443,7 +477,7 @@ struct plan {
 	char **cmd;
 	pid_t pid;
 	uint64_t time_s, runs, walk_raw;
-	double cost;
+	double cost, budget_s;
 	bool compare, json;
 	const char *huge_opts[8];
 	size_t n_huge;
@@ -458,7 +492,77 @@ static void add_huge_opt(struct plan *p, const char *o)
 		p->huge_opts[p->n_huge++] = o;
 }
 
-static void json_times(struct hk_json *j, const char *key, const double *t, size_t n)
+/* --compare's commands, and how each way's runs went. */
+struct compare {
+	char **argv[2]; /* plain, under hugectl */
+};
+
+/*
+ * Run argv once: its wall time (fork to reap) and whether it lost time to
+ * other tasks (hk_run_disturbed). 0, or -ECHILD after a message when it
+ * failed, or -errno of fork.
+ */
+static int time_run(char **argv, const char *what, double *wall, enum hk_disturb *d)
+{
+	double t0 = hk_now(), cpu;
+	pid_t pid = spawn(argv, (const int[2]){-1, -1});
+	struct rusage ru;
+	int st;
+
+	if (pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
+		return pid;
+	}
+	while (wait4(pid, &st, 0, &ru) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "%s: waitpid: %s\n", hk_prog(), strerror(errno));
+			return -ECHILD;
+		}
+	*wall = hk_now() - t0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (WIFEXITED(st))
+			fprintf(stderr, "%s: %s exited with status %d\n", hk_prog(), what,
+				WEXITSTATUS(st));
+		else
+			fprintf(stderr, "%s: %s was killed by signal %d\n", hk_prog(), what,
+				WTERMSIG(st));
+		return -ECHILD;
+	}
+	cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	      ru.ru_stime.tv_usec / 1e6;
+	*d = hk_run_disturbed(*wall, cpu, (uint64_t)ru.ru_nivcsw);
+	return 0;
+}
+
+/* hk_measure_cfg's sample: one round, plain first in even rounds, hugectl first in odd ones. */
+static int compare_sample(void *ctx, size_t round, struct hk_sample *s)
+{
+	struct compare *c = ctx;
+
+	for (int i = 0; i < 2; i++) {
+		int way = (int)((round + (size_t)i) % 2);
+		enum hk_disturb d = HK_KEPT;
+		char what[64];
+		int rc;
+
+		snprintf(what, sizeof(what), "run %zu %s", round + 1,
+			 way ? "under hugectl" : "plain");
+		rc = time_run(c->argv[way], what, way ? &s->b : &s->a, &d);
+		if (rc < 0)
+			return rc;
+		if (d != HK_KEPT)
+			s->disturbed = d;
+	}
+	return 0;
+}
+
+static double compare_clock(void *ctx)
+{
+	(void)ctx;
+	return hk_now();
+}
+
+static void json_way(struct hk_json *j, const char *key, const double *t, size_t n)
 {
 	double m = hk_median(t, n);
 
@@ -472,12 +576,110 @@ static void json_times(struct hk_json *j, const char *key, const double *t, size
 	hk_json_close_object(j);
 }
 
+static void compare_json(const struct plan *p, const struct hk_measure *m,
+			 const struct hk_measure_cfg *cfg)
+{
+	struct hk_json j;
+
+	hk_json_init(&j, stdout);
+	hk_json_open_object(&j, NULL);
+	hk_json_open_object(&j, "cpupcstat");
+	hk_json_string(&j, "mode", "compare");
+	hk_json_open_array(&j, "command");
+	for (size_t i = 0; p->cmd[i]; i++)
+		hk_json_string(&j, NULL, p->cmd[i]);
+	hk_json_close_array(&j);
+	hk_json_open_array(&j, "hugectl");
+	for (size_t i = 0; i < p->n_huge; i++)
+		hk_json_string(&j, NULL, p->huge_opts[i]);
+	hk_json_close_array(&j);
+	hk_json_u64(&j, "runs", m->kept);
+	json_way(&j, "plain", m->a, m->kept);
+	json_way(&j, "huge", m->b, m->kept);
+	hk_json_double(&j, "saving_pct", m->iv.est, 2);
+	hk_measure_json(&j, m, cfg, "bound_points");
+	hk_json_close_object(&j);
+	hk_json_close_object(&j);
+	hk_json_end(&j);
+}
+
+/* "%.Nf" of v into buf, or "unknown" for NaN and infinities; buf. */
+static const char *fmt_known(char *buf, size_t n, int prec, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, n, "%.*f", prec, v);
+	else
+		snprintf(buf, n, "unknown");
+	return buf;
+}
+
+/*
+ * The report: the rounds and why it is not measurable (with the interval,
+ * where there is one) on stderr; the medians, the interval, the verdict and
+ * the saving on stdout, "unknown" for what no round kept could give.
+ */
+static void compare_text(const struct plan *p, const struct hk_measure *m,
+			 const struct hk_measure_cfg *cfg)
+{
+	const char *why = hk_measure_why_not(m, cfg);
+	bool has_iv = isfinite(m->iv.low) && isfinite(m->iv.high);
+	char b1[32], b2[32];
+
+	fprintf(stderr,
+		"%s: %zu rounds: %zu kept, %zu discarded (a run lost time to other tasks); "
+		"%.2f s of %.2f s; stopped: %s\n",
+		hk_prog(), m->rounds, m->kept, m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED],
+		m->used_s, cfg->budget_s, hk_stop_name(m->stop));
+	if (why && has_iv)
+		fprintf(stderr,
+			"%s: not measurable: %s (95 %% interval %.1f to %.1f %%, bound %.1f)\n",
+			hk_prog(), why, m->iv.low, m->iv.high, m->bound);
+	else if (why)
+		fprintf(stderr, "%s: not measurable: %s (%zu kept, 6 needed)\n", hk_prog(), why,
+			m->kept);
+	printf("runs: %zu each way, alternately, median wall-clock time\n", m->kept);
+	printf("plain:    %10s%s\n", fmt_known(b1, sizeof(b1), 3, hk_median(m->a, m->kept)),
+	       m->kept ? " s" : "");
+	printf("hugectl");
+	for (size_t i = 0; i < p->n_huge; i++)
+		printf(" %s", p->huge_opts[i]);
+	printf(": %s%s\n", fmt_known(b1, sizeof(b1), 3, hk_median(m->b, m->kept)),
+	       m->kept ? " s" : "");
+	if (has_iv)
+		printf("interval_pct=%s,%s\n", fmt_known(b1, sizeof(b1), 1, m->iv.low),
+		       fmt_known(b2, sizeof(b2), 1, m->iv.high));
+	else
+		printf("interval_pct=unknown\n");
+	printf("measurable=%s\n", m->measurable ? "yes" : "no");
+	printf("saving_pct=%s\n", fmt_known(b1, sizeof(b1), 1, m->iv.est));
+}
+
 static int do_compare(struct plan *p, const char *argv0)
 {
-	double plain[MAX_RUNS], huge[MAX_RUNS], saving, mp, mh;
+	struct compare c = {{p->cmd, NULL}};
+	struct hk_measure_cfg cfg = {
+		.kind = HK_VALUE_SAVING,
+		.bound = {BOUND_POINTS, BOUND_PCT},
+		.positive = false,
+		.min_rounds = 6,
+		.max_rounds = p->runs,
+		.budget_s = p->budget_s,
+		.sample = compare_sample,
+		.clock = compare_clock,
+		.ctx = &c,
+	};
+	struct hk_measure m = {0};
 	size_t ncmd = 0, k = 0;
 	char **hargv, *hugectl;
 	int rc = -1;
+#ifdef HK_MEASURE_FAKE
+	struct hk_fake f = {0};
+
+	if (getauxval(AT_SECURE) && getenv("HK_MEASURE_FAKE"))
+		fprintf(stderr, "%s: a privileged run ignores HK_MEASURE_FAKE\n", hk_prog());
+	if (hk_fake_hook(&f, &cfg) < 0)
+		return -1;
+#endif
 
 	while (p->cmd[ncmd])
 		ncmd++;
@@ -493,62 +695,24 @@ static int do_compare(struct plan *p, const char *argv0)
 	hargv[k++] = (char *)"--";
 	for (size_t i = 0; i < ncmd; i++)
 		hargv[k++] = p->cmd[i];
-	for (uint64_t i = 0; i < p->runs; i++) {
-		for (int way = 0; way < 2; way++) {
-			char what[64];
-			double t0 = hk_now();
-			pid_t pid = spawn(way ? hargv : p->cmd, (const int[2]){-1, -1});
-
-			if (pid < 0) {
-				fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
-				goto out;
-			}
-			snprintf(what, sizeof(what), "run %d %s", (int)i + 1,
-				 way ? "under hugectl" : "plain");
-			if (reap(pid, what) < 0)
-				goto out;
-			(way ? huge : plain)[i] = hk_now() - t0;
-		}
-	}
-	mp = hk_median(plain, p->runs);
-	mh = hk_median(huge, p->runs);
-	saving = hk_saving_pct(mp, mh);
-	if (p->json) {
-		struct hk_json j;
-
-		hk_json_init(&j, stdout);
-		hk_json_open_object(&j, NULL);
-		hk_json_open_object(&j, "cpupcstat");
-		hk_json_string(&j, "mode", "compare");
-		hk_json_open_array(&j, "command");
-		for (size_t i = 0; i < ncmd; i++)
-			hk_json_string(&j, NULL, p->cmd[i]);
-		hk_json_close_array(&j);
-		hk_json_open_array(&j, "hugectl");
-		for (size_t i = 0; i < p->n_huge; i++)
-			hk_json_string(&j, NULL, p->huge_opts[i]);
-		hk_json_close_array(&j);
-		hk_json_u64(&j, "runs", p->runs);
-		json_times(&j, "plain", plain, p->runs);
-		json_times(&j, "huge", huge, p->runs);
-		hk_json_double(&j, "saving_pct", saving, 1);
-		hk_json_close_object(&j);
-		hk_json_close_object(&j);
-		hk_json_end(&j);
-	} else {
-		printf("runs: %d each way, alternately, median wall-clock time\n", (int)p->runs);
-		printf("plain:    %10.3f s\n", mp);
-		printf("hugectl");
-		for (size_t i = 0; i < p->n_huge; i++)
-			printf(" %s", p->huge_opts[i]);
-		printf(": %.3f s\n", mh);
-		printf("saving_pct=%.1f\n", saving);
-	}
-	rc = 0;
+	c.argv[1] = hargv;
+	rc = hk_measure_run(&cfg, &m);
+	if (rc == -ENOMEM)
+		fprintf(stderr, "%s: %s\n", hk_prog(), strerror(ENOMEM));
+	if (rc < 0)
+		goto out;
+	if (p->json)
+		compare_json(p, &m, &cfg);
+	else
+		compare_text(p, &m, &cfg);
 out:
+	hk_measure_fini(&m);
+#ifdef HK_MEASURE_FAKE
+	hk_fake_fini(&f);
+#endif
 	free(hargv);
 	free(hugectl);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 static int do_count(struct plan *p, const char *argv0)
@@ -681,7 +845,7 @@ static int do_count(struct plan *p, const char *argv0)
 
 int main(int argc, char **argv)
 {
-	struct plan p = {.time_s = 10, .runs = 3};
+	struct plan p = {.time_s = 10, .runs = 30, .budget_s = 60};
 	bool have_pid = false;
 	struct hk_getopt g;
 	int c;
@@ -709,6 +873,14 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			p.runs = parse_num("--runs", optarg, MAX_RUNS);
+			break;
+		case OPT_BUDGET:
+			if (hk_parse_seconds(optarg, 0.1, MAX_TIME, &p.budget_s) < 0) {
+				fprintf(stderr,
+					"%s: --budget: '%s' is not a number of seconds from 0.1 to %d\n",
+					hk_prog(), optarg, MAX_TIME);
+				hk_errtryhelp();
+			}
 			break;
 		case OPT_HEAP:
 		case OPT_SHM:

@@ -35,6 +35,7 @@
 
 #include <hugekit/hugekit.h>
 
+#include "measure-fake.h"
 #include "measure.h"
 #include "opts.h"
 #include "pagesizes.h"
@@ -404,10 +405,7 @@ static double clock_now(void *ctx)
 static int test_hooks(struct hk_fake *f, struct hk_measure_cfg *cfg, struct chases *c)
 {
 	/* A privileged run (setuid, file capabilities: AT_SECURE) never takes them. */
-	const char *text = secure_getenv("HK_MEASURE_FAKE"),
-		   *extra = secure_getenv("HK_MEASURE_EXTRA");
-	size_t bad = 0;
-	int rc;
+	const char *extra = secure_getenv("HK_MEASURE_EXTRA");
 
 	if (getauxval(AT_SECURE) && (getenv("HK_MEASURE_FAKE") || getenv("HK_MEASURE_EXTRA") ||
 				     getenv("HK_MEASURE_INPAGE")))
@@ -420,18 +418,7 @@ static int test_hooks(struct hk_fake *f, struct hk_measure_cfg *cfg, struct chas
 			hk_prog(), extra);
 		return -1;
 	}
-	if (!text)
-		return 0;
-	rc = hk_fake_parse(f, text, &bad);
-	if (rc < 0) {
-		fprintf(stderr, "%s: HK_MEASURE_FAKE: round %zu: %s\n", hk_prog(), bad,
-			strerror(-rc));
-		return -1;
-	}
-	cfg->sample = hk_fake_sample;
-	cfg->clock = hk_fake_clock;
-	cfg->ctx = f;
-	return 1;
+	return hk_fake_hook(f, cfg);
 }
 #endif
 
@@ -486,7 +473,6 @@ static void print_json(const struct hk_measure *m, const struct hk_measure_cfg *
 		       const char *clock, double hz, uint64_t size, uint64_t hops, uint64_t page,
 		       uint64_t huge, uint64_t line, const char *used, uint64_t huge_kb)
 {
-	const char *why = hk_measure_why_not(m, cfg);
 	struct hk_json j;
 
 	hk_json_init(&j, stdout);
@@ -507,25 +493,7 @@ static void print_json(const struct hk_measure *m, const struct hk_measure_cfg *
 	hk_json_double(&j, "base_cycles_per_hop", hk_median(m->a, m->kept), 2);
 	hk_json_double(&j, "huge_cycles_per_hop", hk_median(m->b, m->kept), 2);
 	hk_json_double(&j, "estimate", m->iv.est, 2);
-	hk_json_double(&j, "low", m->iv.low, 2);
-	hk_json_double(&j, "high", m->iv.high, 2);
-	hk_json_double(&j, "confidence", HK_CONFIDENCE, 2);
-	hk_json_double(&j, "bound", m->bound, 2);
-	hk_json_double(&j, "bound_cycles", cfg->bound.abs, 1);
-	hk_json_double(&j, "bound_pct", cfg->bound.pct, 1);
-	hk_json_u64(&j, "rounds", m->rounds);
-	hk_json_u64(&j, "rounds_kept", m->kept);
-	hk_json_u64(&j, "rounds_discarded", m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED]);
-	hk_json_u64(&j, "discarded_switched", m->discarded[HK_SWITCHED]);
-	hk_json_u64(&j, "discarded_stalled", m->discarded[HK_STALLED]);
-	hk_json_u64(&j, "max_rounds", cfg->max_rounds);
-	hk_json_double(&j, "budget_s", cfg->budget_s, 3);
-	hk_json_double(&j, "budget_used_s", m->used_s, 3);
-	hk_json_string(&j, "stopped", hk_stop_name(m->stop));
-	hk_json_bool(&j, "narrow", m->narrow);
-	hk_json_bool(&j, "measurable", m->measurable);
-	if (why)
-		hk_json_string(&j, "reason", why);
+	hk_measure_json(&j, m, cfg, "bound_cycles");
 	hk_json_u64(&j, "tlb_miss_cost",
 		    m->measurable ? (uint64_t)llround(m->iv.est) : UNMEASURABLE_COST);
 	hk_json_close_object(&j);

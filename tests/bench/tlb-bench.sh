@@ -40,18 +40,22 @@ for i in 1 2 3; do
 		"$(sed -n 's/.*"stopped": "\(.*\)".*/\1/p' <<< "$out")"
 done
 
-echo "cpupcstat --compare: random read-modify-write, $iters accesses over $mib MiB"
-echo "  ($tools/cpupcstat --compare --runs 3 -- $bench random-malloc $mib $iters)"
-out=$("$tools/cpupcstat" --compare --runs 3 --json -- "$bench" random-malloc "$mib" "$iters")
-printf '  plain %s s, hugectl --heap %s s: saving_pct %s (target: 20 or more)\n' \
-	"$(json_num median_s <<< "$out")" "$(sed -n '/"huge"/,$p' <<< "$out" | json_num median_s)" \
-	"$(json_num saving_pct <<< "$out")"
+# compare_line OUT: the medians, the saving with its interval, the rounds, from --json.
+compare_line() {
+	printf '  plain %s s, hugectl --heap %s s: saving_pct %s, 95 %% interval %s to %s, measurable %s (%s rounds, %s discarded, stopped: %s)\n' \
+		"$(json_num median_s <<< "$1")" "$(sed -n '/"huge"/,$p' <<< "$1" | json_num median_s)" \
+		"$(json_num saving_pct <<< "$1")" "$(json_num low <<< "$1")" "$(json_num high <<< "$1")" \
+		"$(sed -n 's/.*"measurable": \(.*\),*/\1/p' <<< "$1" | tr -d ,)" \
+		"$(json_num rounds <<< "$1")" "$(json_num rounds_discarded <<< "$1")" \
+		"$(sed -n 's/.*"stopped": "\(.*\)".*/\1/p' <<< "$1")"
+}
+
+echo "cpupcstat --compare: random read-modify-write, $iters accesses over $mib MiB (target: saving 20 % or more)"
+echo "  ($tools/cpupcstat --compare --budget 120 -- $bench random-malloc $mib $iters)"
+compare_line "$("$tools/cpupcstat" --compare --budget 120 --json -- "$bench" random-malloc "$mib" "$iters")"
 
 # shellcheck disable=SC2016 # the loop is for sh -c, not for this shell
 loop='i=0; while [ $i -lt 1000000 ]; do i=$((i + 1)); done'
-echo "cpupcstat --compare: a shell loop"
-echo "  ($tools/cpupcstat --compare --runs 5 -- sh -c '$loop')"
-out=$("$tools/cpupcstat" --compare --runs 5 --json -- sh -c "$loop")
-printf '  plain %s s, hugectl --heap %s s: saving_pct %s (target: near 0)\n' \
-	"$(json_num median_s <<< "$out")" "$(sed -n '/"huge"/,$p' <<< "$out" | json_num median_s)" \
-	"$(json_num saving_pct <<< "$out")"
+echo "cpupcstat --compare: a shell loop (target: near 0)"
+echo "  ($tools/cpupcstat --compare --budget 60 -- sh -c '$loop')"
+compare_line "$("$tools/cpupcstat" --compare --budget 60 --json -- sh -c "$loop")"

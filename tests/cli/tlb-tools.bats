@@ -54,11 +54,11 @@ fake_tlb() {
 	run --separate-stderr env HK_MEASURE_FAKE="$rounds" "$FAKE_TLB" "$@"
 }
 
-# rule: the JSON of $output follows tlbmiss_cost's rule (tests/tlbmiss-rule.py).
+# rule: the JSON of $output follows tlbmiss_cost's rule (tests/measure-rule.py).
 # shellcheck disable=SC2031 # $output is bats's, set by the run before
 rule() {
 	local json=$output
-	run python3 "$HK_SOURCE_DIR/tests/tlbmiss-rule.py" "$json"
+	run python3 "$HK_SOURCE_DIR/tests/measure-rule.py" "$json"
 	echo "$output"
 	assert_success
 }
@@ -137,7 +137,10 @@ rule() {
 	usage_error cpupcstat "--compare runs a command; it cannot take --pid" --compare -p 1
 	usage_error cpupcstat "--heap is for --compare" --heap -- true
 	usage_error cpupcstat "--text is for --compare" --segments -- true
-	usage_error cpupcstat "--runs: '0' is not a number from 1 to 50" --compare --runs 0 -- true
+	usage_error cpupcstat "--runs: '0' is not a number from 1 to 10000" --compare --runs 0 -- true
+	usage_error cpupcstat "--runs: '10001' is not a number from 1 to 10000" --compare --runs 10001 -- true
+	usage_error cpupcstat "--budget: '0.05' is not a number of seconds from 0.1 to 86400" --compare --budget 0.05 -- true
+	usage_error cpupcstat "--budget: '1e3' is not a number of seconds" --compare --budget 1e3 -- true
 	usage_error cpupcstat "--time: 'x' is not a number from 1 to 86400" -p 1 --time x
 	usage_error cpupcstat "--cost: '-1' is not a number" --cost -1 -- true
 	usage_error cpupcstat "--pid: '0' is not a number" -p 0
@@ -192,18 +195,17 @@ rule() {
 	assert_equal "$(json 'j["cpupcstat"]["error"]')" "No such file or directory"
 }
 
-@test "cpupcstat --compare --json: both ways, N runs each, saving_pct; the command's output on stderr" {
+@test "cpupcstat --compare --json: --runs rounds, both ways, the rule's figures; the command's output on stderr" {
 	run --separate-stderr cpupcstat --compare --runs 2 --json -- echo from-the-command
 	assert_success
 	assert_equal "$(json 'j["cpupcstat"]["mode"]')" compare
 	assert_equal "$(json 'j["cpupcstat"]["command"]')" "['echo', 'from-the-command']"
 	assert_equal "$(json 'j["cpupcstat"]["hugectl"]')" "['--heap']"
-	assert_equal "$(json 'j["cpupcstat"]["runs"]')" 2
-	assert_equal "$(json 'len(j["cpupcstat"]["plain"]["times_s"])')" 2
-	assert_equal "$(json 'len(j["cpupcstat"]["huge"]["times_s"])')" 2
+	# two rounds: too few for an interval, whatever was kept
+	assert_equal "$(json '(lambda c: (c["rounds"], c["max_rounds"], c["stopped"], c["measurable"], c["low"], c["reason"]))(j["cpupcstat"])')" \
+		"(2, 2, 'rounds', False, None, 'too few rounds kept for an interval')"
 	assert_equal "$(json 'all(t > 0 for w in ("plain", "huge") for t in j["cpupcstat"][w]["times_s"])')" True
-	# saving_pct is what the medians say
-	assert_equal "$(json 'abs((lambda c: (c["plain"]["median_s"] - c["huge"]["median_s"]) / c["plain"]["median_s"] * 100 - c["saving_pct"])(j["cpupcstat"])) < 1')" True
+	rule
 	assert_equal "$(grep -c '^from-the-command$' <<< "$stderr")" 4
 }
 
@@ -213,13 +215,18 @@ rule() {
 	assert_equal "$(json 'j["cpupcstat"]["hugectl"]')" "['--text', '--data', '--bss', '--shm']"
 }
 
-@test "cpupcstat --compare text: the two medians and saving_pct=N last" {
+@test "cpupcstat --compare text: the medians, the interval, the verdict, saving_pct=N last" {
 	run --separate-stderr cpupcstat --compare --runs 1 -- true
 	assert_success
-	assert_line --index 0 'runs: 1 each way, alternately, median wall-clock time'
-	assert_regex "${lines[1]}" '^plain: +[0-9]+\.[0-9]{3} s$'
-	assert_regex "${lines[2]}" '^hugectl --heap: [0-9]+\.[0-9]{3} s$'
-	assert_regex "${lines[3]}" '^saving_pct=-?[0-9]+\.[0-9]$'
+	assert_regex "${lines[0]}" '^runs: [01] each way, alternately, median wall-clock time$'
+	assert_regex "${lines[1]}" '^plain: +([0-9]+\.[0-9]{3} s|unknown)$'
+	assert_regex "${lines[2]}" '^hugectl --heap: ([0-9]+\.[0-9]{3} s|unknown)$'
+	assert_line --index 3 'interval_pct=unknown'
+	assert_line --index 4 'measurable=no'
+	assert_regex "${lines[5]}" '^saving_pct=(-?[0-9]+\.[0-9]|unknown)$'
+	assert_equal "${#lines[@]}" 6
+	assert_regex "$stderr" 'cpupcstat: 1 rounds: [01] kept, [01] discarded \(a run lost time to other tasks\); [0-9.]+ s of 60\.00 s; stopped: rounds'
+	assert_regex "$stderr" 'cpupcstat: not measurable: too few rounds kept for an interval \([01] kept, 6 needed\)'
 }
 
 @test "cpupcstat --compare: a run that fails ends it, exit 1, saying which" {
@@ -227,6 +234,85 @@ rule() {
 	assert_failure 1
 	assert_output ''
 	assert_equal "$stderr" "cpupcstat: run 1 plain exited with status 3"
+	# rounds alternate which way runs first: the third run is round 2's under hugectl
+	run --separate-stderr cpupcstat --compare -- sh -c 'echo >> "$0"; [ "$(wc -l < "$0")" -lt 3 ] || exit 4' "$BATS_TEST_TMPDIR/count"
+	assert_failure 1
+	assert_equal "${stderr_lines[-1]}" "cpupcstat: run 2 under hugectl exited with status 4"
+}
+
+# cpupcstat --compare's rule on fake rounds: cpupcstat-fake (built with
+# HK_MEASURE_FAKE) takes its rounds "PLAIN HUGE SECONDS [switched|stalled]"
+# from HK_MEASURE_FAKE, cycled, on a fake clock; no command runs.
+FAKE_CPC="$HK_BUILD_DIR/tests/cpupcstat-fake"
+# savings 10 % (1.00/0.90), 10.9, 9.1, 9.0, 11.0; 1 s a round
+STEADY='1.00 0.90 1;1.01 0.90 1;0.99 0.90 1;1.00 0.91 1;1.00 0.89 1'
+
+# fake_cpc ROUNDS ARGS...: cpupcstat-fake --compare ARGS -- false on ROUNDS.
+fake_cpc() {
+	local rounds=$1
+	shift
+	run --separate-stderr env HK_MEASURE_FAKE="$rounds" "$FAKE_CPC" --compare "$@" -- false
+}
+
+@test "cpupcstat --compare fake rounds, steady: measurable at the first check, saving 10.0, interval 9.1 to 10.9" {
+	fake_cpc "$STEADY"
+	assert_success
+	assert_line --index 0 'runs: 18 each way, alternately, median wall-clock time'
+	assert_line --index 1 'plain:         1.000 s'
+	assert_line --index 2 'hugectl --heap: 0.900 s'
+	assert_line --index 3 'interval_pct=9.1,10.9'
+	assert_line --index 4 'measurable=yes'
+	assert_line --index 5 'saving_pct=10.0'
+	assert_equal "$stderr" 'cpupcstat-fake: 18 rounds: 18 kept, 0 discarded (a run lost time to other tasks); 18.00 s of 60.00 s; stopped: narrow'
+	fake_cpc "$STEADY" --json
+	assert_equal "$(json '(lambda c: (c["saving_pct"], c["low"], c["high"], c["bound"], c["rounds"], c["stopped"], c["measurable"]))(j["cpupcstat"])')" \
+		"(10.0, 9.09, 10.89, 1.0, 18, 'narrow', True)"
+	rule
+}
+
+@test "cpupcstat --compare fake rounds, noisy: runs to the budget, not measurable, the interval said" {
+	# savings 50, 0, -20, 30 %: 4 s a round, 15 rounds in the 60 s; their median 0
+	# (-20 x4, 0 x4, 30 x3, 50 x4), its interval the 4th and 12th: -20 to 50
+	fake_cpc '1 0.5 4;1 1 4;1 1.2 4;1 0.7 4'
+	assert_success
+	assert_line --index 4 'measurable=no'
+	assert_equal "${stderr_lines[0]}" 'cpupcstat-fake: 15 rounds: 15 kept, 0 discarded (a run lost time to other tasks); 60.00 s of 60.00 s; stopped: budget'
+	assert_equal "${stderr_lines[1]}" 'cpupcstat-fake: not measurable: the interval is wider than the bound (95 % interval -20.0 to 50.0 %, bound 1.0)'
+	fake_cpc '1 0.5 4;1 1 4;1 1.2 4;1 0.7 4' --json --budget 20
+	assert_equal "$(json '(lambda c: (c["rounds"], c["stopped"], c["measurable"], c["reason"]))(j["cpupcstat"])')" \
+		"(5, 'budget', False, 'too few rounds kept for an interval')"
+	rule
+	# --runs ends it first
+	fake_cpc '1 0.5 4;1 1 4;1 1.2 4;1 0.7 4' --json --runs 8
+	assert_equal "$(json '(lambda c: (c["rounds"], c["stopped"], c["measurable"]))(j["cpupcstat"])')" "(8, 'rounds', False)"
+	rule
+}
+
+@test "cpupcstat --compare fake rounds, preempted: the rounds whose runs lost time are discarded and counted" {
+	# the steady rounds with a switched one (saving 90 %) and a stalled one (-400 %) in every 7:
+	# the bound is checked at 6, 10, 14 and 18 kept, narrow at 18 (25 rounds)
+	fake_cpc '1.00 0.90 1;1 0.1 1 switched;1.01 0.90 1;0.99 0.90 1;1 5 1 stalled;1.00 0.91 1;1.00 0.89 1' --json
+	assert_success
+	assert_equal "$(json '(lambda c: (c["saving_pct"], c["low"], c["high"], c["rounds"], c["rounds_kept"], c["discarded_switched"], c["discarded_stalled"], c["measurable"]))(j["cpupcstat"])')" \
+		"(10.0, 9.09, 10.89, 25, 18, 4, 3, True)"
+	rule
+}
+
+@test "cpupcstat --compare fake rounds, huge pages slower: a negative saving is a measurement" {
+	# huge 20 % slower, steadily
+	fake_cpc '1 1.2 1;1 1.21 1;1 1.19 1' --json
+	assert_success
+	assert_equal "$(json '(lambda c: (c["saving_pct"], c["high"] < 0, c["measurable"]))(j["cpupcstat"])')" "(-20.0, True, True)"
+	rule
+}
+
+@test "cpupcstat --compare fake rounds: bad rounds are named; the installed tool has no hook" {
+	fake_cpc '1 2'
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" 'cpupcstat-fake: HK_MEASURE_FAKE: round 1: Invalid argument'
+	run grep -c HK_MEASURE_FAKE "$HK_BUILD_DIR/tools/cpupcstat"
+	assert_output 0
 }
 
 # fake_perf ARGS...: cpupcstat ARGS with tests/cli/fake-perf.c preloaded (counters that
@@ -324,4 +410,9 @@ comp() {
 	assert_equal "${COMPREPLY[*]}" "--segments"
 	comp cpupcstat --compare --run
 	assert_equal "${COMPREPLY[*]}" "--runs"
+	comp cpupcstat --compare --bu
+	assert_equal "${COMPREPLY[*]}" "--budget"
+	# --budget's value is a number: nothing offered, and the value is not the command
+	comp cpupcstat --compare --budget ''
+	assert_equal "${#COMPREPLY[@]}" 0
 }

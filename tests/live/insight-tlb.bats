@@ -47,7 +47,7 @@ thp_usable() {
 
 # Whether this machine lets the cost be measured is not the test's business
 # (on this AMD EPYC guest, THP at 64M gave intervals wholly below 0 as well as
-# around 0): each run's JSON must follow the tool's rule (tests/tlbmiss-rule.py:
+# around 0): each run's JSON must follow the tool's rule (tests/measure-rule.py:
 # estimate inside the interval, rounds = kept + discarded, measurable iff the
 # interval is within max(5 cycles, 10 %) and above 0, the figure round(estimate)
 # or 0). The figures are printed.
@@ -57,7 +57,7 @@ thp_usable() {
 	for _ in 1 2 3; do
 		run --separate-stderr timeout 300 tlbmiss_cost --json --size 64M --budget 2
 		assert_success
-		run python3 "$HK_SOURCE_DIR/tests/tlbmiss-rule.py" "$output"
+		run python3 "$HK_SOURCE_DIR/tests/measure-rule.py" "$output"
 		echo "# run: $output" >&3
 		assert_success
 	done
@@ -74,7 +74,7 @@ thp_usable() {
 	assert_success
 	assert_equal "$(json 'j["tlbmiss_cost"]["backing"]')" inpage
 	local out=$output
-	run python3 "$HK_SOURCE_DIR/tests/tlbmiss-rule.py" "$out"
+	run python3 "$HK_SOURCE_DIR/tests/measure-rule.py" "$out"
 	echo "# in-page: $output" >&3
 	assert_success
 	output=$out
@@ -109,7 +109,7 @@ thp_usable() {
 	assert_success
 	assert_equal "$(json 'j["tlbmiss_cost"]["backing"]')" hugetlb
 	assert_equal "$(json 'j["tlbmiss_cost"]["huge_kb"]')" 65536
-	run python3 "$HK_SOURCE_DIR/tests/tlbmiss-rule.py" "$output"
+	run python3 "$HK_SOURCE_DIR/tests/measure-rule.py" "$output"
 	assert_success
 	# the pool is as it was once the tool has exited
 	assert_equal "$(cat "$D/free_hugepages")" 80
@@ -154,15 +154,58 @@ thp_usable() {
 	fi
 }
 
-@test "cpupcstat --compare on random access over a 64 MiB heap: both ways ran the same work" {
+@test "cpupcstat --compare on random access over a 64 MiB heap: the rule, and both ways ran the same work" {
 	hk_need_built "$HEAP_BENCH"
 	pool 96
-	run --separate-stderr timeout 300 cpupcstat --compare --runs 2 --json -- "$HEAP_BENCH" random-malloc 64 2000000
+	run --separate-stderr timeout 300 cpupcstat --compare --runs 12 --budget 60 --json -- "$HEAP_BENCH" random-malloc 64 2000000
 	assert_success
-	assert_equal "$(json 'len(j["cpupcstat"]["plain"]["times_s"]) + len(j["cpupcstat"]["huge"]["times_s"])')" 4
-	assert_equal "$(json 'type(j["cpupcstat"]["saving_pct"]).__name__')" float
-	# the same work both ways: heap-bench's checksum
-	assert_equal "$(grep -c '^random-malloc ' <<< "$stderr")" 4
+	local json=$output rounds
+	rounds=$(json 'j["cpupcstat"]["rounds"]')
+	run python3 "$HK_SOURCE_DIR/tests/measure-rule.py" "$json"
+	echo "$output"
+	assert_success
+	echo "# random access over 64 MiB: $output" >&3
+	# the same work both ways, in every round (kept or not): heap-bench's checksum
+	assert_equal "$(grep -c '^random-malloc ' <<< "$stderr")" $((2 * rounds))
 	assert_equal "$(grep '^random-malloc ' <<< "$stderr" | awk '{ print $3 }' | sort -u | wc -l)" 1
-	echo "# saving_pct on 64 MiB: $(json 'j["cpupcstat"]["saving_pct"]')" >&3
+}
+
+# A command that does twice the work under hugectl (HUGETLB_MORECORE is set
+# there): a cost known in advance, so the saving must come out negative
+# wherever the interval decides it (it excludes 0), whatever this machine's
+# pages are worth; each run's JSON follows the rule.
+@test "cpupcstat --compare: a command that does twice the work under hugectl has a negative saving, when the interval decides" {
+	local loop='n=100000; [ -n "$HUGETLB_MORECORE" ] && n=200000; i=0; while [ $i -lt $n ]; do i=$((i + 1)); done'
+	run --separate-stderr timeout 300 cpupcstat --compare --runs 40 --budget 30 --json -- sh -c "$loop"
+	assert_success
+	local json=$output
+	run python3 "$HK_SOURCE_DIR/tests/measure-rule.py" "$json"
+	echo "$output"
+	assert_success
+	output=$json
+	if [ "$(json '(lambda c: c["low"] is not None and (c["low"] > 0 or c["high"] < 0))(j["cpupcstat"])')" = True ]; then
+		assert_equal "$(json 'j["cpupcstat"]["high"] < 0')" True
+		echo "# twice the work under hugectl: saving $(json 'j["cpupcstat"]["saving_pct"]') % (near -100)" >&3
+	else
+		echo "# twice the work under hugectl: the interval did not decide on this machine now ($(json '(j["cpupcstat"]["rounds_kept"], j["cpupcstat"]["rounds_discarded"])') kept, discarded)" >&3
+	fi
+}
+
+@test "cpupcstat-fake setuid, run by nobody: HK_MEASURE_FAKE is ignored (AT_SECURE), said on stderr" {
+	hk_need_cmd setpriv util-linux
+	hk_need_user nobody
+	# copies nobody reaches, hugectl beside cpupcstat (which runs its sibling)
+	T=$(hk_stage_for_user --secure tests/cpupcstat-fake tools/hugectl)
+	cp "$T/tests/cpupcstat-fake" "$T/tools/cpupcstat-suid"
+	chmod 4755 "$T/tools/cpupcstat-suid"
+	# shellcheck disable=SC2016 # $0 is the inner sh's
+	run --separate-stderr sh -c 'cd / && exec setpriv --reuid=nobody --regid=nogroup --clear-groups env HK_MEASURE_FAKE="1 0.5 1" "$0" --compare --runs 1 --json -- id -u' "$T/tools/cpupcstat-suid"
+	echo "$stderr"
+	assert_success
+	assert_equal "${stderr_lines[0]}" 'cpupcstat-suid: a privileged run ignores HK_MEASURE_FAKE'
+	# a real round ran: the fake one says 50 % at 1 s a run
+	assert_equal "$(json '(lambda c: (c["rounds"], c["budget_used_s"] < 1))(j["cpupcstat"])')" "(1, True)"
+	# the command ran as its caller both ways, never with the program's root
+	assert_equal "$(grep -cx "$(id -u nobody)" <<< "$stderr")" 2
+	refute_line --partial 'cannot give up'
 }

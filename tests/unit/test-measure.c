@@ -203,6 +203,28 @@ static void test_disturbed(void **state)
 	assert_true(now.wall_s > 0 && now.cpu_s > 0);
 }
 
+/*
+ * A command's run: discarded only when it was switched out involuntarily and
+ * lost more than HK_RUN_LOST_PCT % of its wall time (and HK_STALL_S) to it.
+ */
+static void test_run_disturbed(void **state)
+{
+	(void)state;
+	/* a quiet CPU-bound run */
+	assert_int_equal(hk_run_disturbed(1.0, 0.995, 0), HK_KEPT);
+	/* preempted, but lost under 2 %: kept */
+	assert_int_equal(hk_run_disturbed(1.0, 0.985, 5), HK_KEPT);
+	/* preempted and lost 3 %: discarded */
+	assert_int_equal(hk_run_disturbed(1.0, 0.97, 1), HK_SWITCHED);
+	/* the same loss without an involuntary switch is the command's own wait */
+	assert_int_equal(hk_run_disturbed(1.0, 0.5, 0), HK_KEPT);
+	/* a short run: the loss must exceed HK_STALL_S too */
+	assert_int_equal(hk_run_disturbed(1e-3, 1e-3 - HK_STALL_S / 2, 1), HK_KEPT);
+	assert_int_equal(hk_run_disturbed(1e-3, 1e-3 - 2 * HK_STALL_S, 1), HK_SWITCHED);
+	/* threads in parallel: CPU time above wall time, kept */
+	assert_int_equal(hk_run_disturbed(1.0, 1.9, 40), HK_KEPT);
+}
+
 /* run CFG on the fake rounds TEXT into m. */
 static void run_fake(const char *text, struct hk_measure_cfg *cfg, struct hk_measure *m)
 {
@@ -381,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_median_interval),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_disturbed),
+		cmocka_unit_test(test_run_disturbed),
 		cmocka_unit_test(test_stop_narrow),
 		cmocka_unit_test(test_stop_wide),
 		cmocka_unit_test(test_discard),

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "measure.h"
+#include "util.h"
 
 double hk_now(void)
 {
@@ -173,6 +174,15 @@ enum hk_disturb hk_disturbed(const struct hk_probe *a, const struct hk_probe *b)
 		return HK_SWITCHED;
 	if ((b->wall_s - a->wall_s) - (b->cpu_s - a->cpu_s) > HK_STALL_S)
 		return HK_STALLED;
+	return HK_KEPT;
+}
+
+enum hk_disturb hk_run_disturbed(double wall_s, double cpu_s, uint64_t nivcsw)
+{
+	double lost = wall_s - cpu_s, allowed = wall_s * HK_RUN_LOST_PCT / 100;
+
+	if (nivcsw > 0 && lost > (allowed > HK_STALL_S ? allowed : HK_STALL_S))
+		return HK_SWITCHED;
 	return HK_KEPT;
 }
 
@@ -377,4 +387,30 @@ int hk_parse_seconds(const char *s, double min, double max, double *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
+}
+
+void hk_measure_json(struct hk_json *j, const struct hk_measure *m,
+		     const struct hk_measure_cfg *cfg, const char *abs_key)
+{
+	const char *why = hk_measure_why_not(m, cfg);
+
+	hk_json_double(j, "low", m->iv.low, 2);
+	hk_json_double(j, "high", m->iv.high, 2);
+	hk_json_double(j, "confidence", HK_CONFIDENCE, 2);
+	hk_json_double(j, "bound", m->bound, 2);
+	hk_json_double(j, abs_key, cfg->bound.abs, 1);
+	hk_json_double(j, "bound_pct", cfg->bound.pct, 1);
+	hk_json_u64(j, "rounds", m->rounds);
+	hk_json_u64(j, "rounds_kept", m->kept);
+	hk_json_u64(j, "rounds_discarded", m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED]);
+	hk_json_u64(j, "discarded_switched", m->discarded[HK_SWITCHED]);
+	hk_json_u64(j, "discarded_stalled", m->discarded[HK_STALLED]);
+	hk_json_u64(j, "max_rounds", cfg->max_rounds);
+	hk_json_double(j, "budget_s", cfg->budget_s, 3);
+	hk_json_double(j, "budget_used_s", m->used_s, 3);
+	hk_json_string(j, "stopped", hk_stop_name(m->stop));
+	hk_json_bool(j, "narrow", m->narrow);
+	hk_json_bool(j, "measurable", m->measurable);
+	if (why)
+		hk_json_string(j, "reason", why);
 }

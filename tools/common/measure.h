@@ -114,6 +114,20 @@ int hk_probe_take(struct hk_probe *p);
 /* The discard rule: HK_KEPT, or why a round between the probes a and b is discarded. */
 enum hk_disturb hk_disturbed(const struct hk_probe *a, const struct hk_probe *b);
 
+/*
+ * A round of cpupcstat --compare runs whole commands, which may wait (sleep,
+ * read) or run threads; a wait is the command's own time. A run lost time to
+ * other tasks when it was involuntarily switched out (nivcsw, the child's
+ * rusage from wait4) and its wall time exceeds its CPU time (user + system,
+ * of the command and what it waited for) by more than HK_RUN_LOST_PCT % of
+ * the wall time, and at least HK_STALL_S. A command that runs threads in
+ * parallel (CPU time above wall time) cannot be judged: it is kept.
+ */
+#define HK_RUN_LOST_PCT 2.0
+
+/* HK_KEPT, or HK_SWITCHED for a command's run that lost time to other tasks. */
+enum hk_disturb hk_run_disturbed(double wall_s, double cpu_s, uint64_t nivcsw);
+
 /* One round: the pair, and whether it was disturbed (then its value is not used). */
 struct hk_sample {
 	double a, b;
@@ -164,6 +178,18 @@ struct hk_measure {
  */
 int hk_measure_run(const struct hk_measure_cfg *cfg, struct hk_measure *m);
 void hk_measure_fini(struct hk_measure *m);
+
+struct hk_json;
+
+/*
+ * The rounds, the interval and the verdict of m as members of the JSON object
+ * open in j, the same keys in both tools: low, high, confidence, bound,
+ * ABS_KEY (cfg->bound.abs), bound_pct, rounds, rounds_kept, rounds_discarded,
+ * discarded_switched, discarded_stalled, max_rounds, budget_s,
+ * budget_used_s, stopped, narrow, measurable, and reason when it is not.
+ */
+void hk_measure_json(struct hk_json *j, const struct hk_measure *m,
+		     const struct hk_measure_cfg *cfg, const char *abs_key);
 
 /* "narrow", "budget", "rounds". */
 const char *hk_stop_name(enum hk_stop s);

@@ -24,9 +24,9 @@ fi
 # The heap's array and its slack; tlbmiss_cost's 512 MiB fit in the same pages.
 bench_pool $((mib / 2 + 64))
 
-# json_num KEY: the number after "KEY": in the JSON on stdin.
+# json_num KEY: the number (or null) after "KEY": in the JSON on stdin.
 json_num() {
-	sed -n "s/.*\"$1\": *\([-0-9.]*\).*/\1/p" | head -n 1
+	sed -n "s/.*\"$1\": *\([-0-9.a-z]*\).*/\1/p" | head -n 1
 }
 
 echo "tlbmiss_cost: three runs ($tools/tlbmiss_cost --json): each one's estimate and 95 % interval"

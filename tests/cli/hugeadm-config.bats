@@ -76,7 +76,7 @@ setup() {
 	assert_output ""
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
 	assert_success
-	assert_output --regexp '^the machine matches the configuration \([0-9]+ items\)$'
+	assert_output --regexp '^the machine matches the configuration \([0-9]+ items?\)$'
 }
 
 @test "--check on a machine that drifted: one line per difference, exit 3, nothing written" {
@@ -161,13 +161,30 @@ setup() {
 	[[ $stderr == *"--apply: the file name is empty"* ]] || fail "$stderr"
 }
 
-@test "without FILE: etc/hugekit/hugekit.conf and conf.d/*.conf of the tree" {
+@test "without FILE: etc/hugekit/hugekit.conf and conf.d/*.conf of the tree; none: --apply warns, --check fails" {
 	# None there: a warning, nothing to do.
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply
 	assert_success
 	assert_equal "$stderr" "hugeadm:WARNING: no configuration: neither /etc/hugekit/hugekit.conf nor /etc/hugekit/conf.d/*.conf is there"
 	assert_output "nothing to change: the machine matches the configuration"
+	# --check has nothing to compare: an error, so a monitor never calls the host healthy.
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" "hugeadm:ERROR: no configuration: neither /etc/hugekit/hugekit.conf nor /etc/hugekit/conf.d/*.conf is there: nothing to check"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check --json
+	assert_failure 1
+	assert_output ""
+	# An empty file is a configuration (of nothing): it holds.
 	mkdir -p "$ROOT/etc/hugekit/conf.d"
+	: > "$ROOT/etc/hugekit/hugekit.conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check
+	assert_success
+	assert_output "the machine matches the configuration (0 items)"
+	printf '[thp]\nenabled = madvise\n' > "$ROOT/etc/hugekit/hugekit.conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check
+	assert_success
+	assert_output "the machine matches the configuration (1 item)"
 	printf '[thp]\nenabled = never\n' > "$ROOT/etc/hugekit/hugekit.conf"
 	printf '[pool 1G]\nminimum = 1@0, 2@1\n' > "$ROOT/etc/hugekit/conf.d/50-db.conf"
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply

@@ -115,6 +115,34 @@ verify() {
 	golden hugeadm/generate-units gen "$root" --generate units --config units.conf
 }
 
+@test "units: a mount with user= alone gets the user's group, as --apply gives it; the service applies --config FILE" {
+	local root gid opts
+	root=$(fixture x86-2node)
+	gid=$(id -g nobody)
+	[ "$gid" -ne 0 ] || fail "nobody's primary group is root's: the case cannot show"
+	printf '[mount /srv/n]\npagesize = 2M\nuser = nobody\n' > user.conf
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units --config user.conf
+	assert_success
+	opts=$(sed -n 's/^Options=//p' <<< "$output")
+	assert_equal "$opts" "nosuid,nodev,pagesize=2M,uid=$(id -u nobody),gid=$gid"
+	assert_line --regexp "^ExecStart=/.*/hugeadm --apply $CONF/user.conf\$"
+	assert_line "RequiresMountsFor=$CONF/user.conf"
+	# The same owner in the plan --apply runs.
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply user.conf --dry-run --json
+	assert_success
+	[[ $output == *"uid=$(id -u nobody),gid=$gid,"* ]] || fail "--apply's mount: $output"
+	# A group given is the group; the service of the default configuration applies it.
+	printf '[mount /srv/n]\npagesize = 2M\nuser = nobody\ngroup = root\n' > user.conf
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units --config user.conf
+	assert_line "Options=nosuid,nodev,pagesize=2M,uid=$(id -u nobody),gid=0"
+	mkdir -p "$root/etc/hugekit"
+	cp user.conf "$root/etc/hugekit/hugekit.conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units
+	assert_success
+	assert_line --regexp "^ExecStart=/.*/hugeadm --apply\$"
+	refute_line --partial "RequiresMountsFor=/etc"
+}
+
 @test "units --output DIR: the units and nothing else, and systemd-analyze verify takes them" {
 	local root out="$BATS_TEST_TMPDIR/units"
 	root=$(fixture x86-2node)
@@ -150,8 +178,8 @@ verify() {
 	local root built=$HK_BUILD_DIR/data/hugekit.service
 	[ -f "$built" ] || fail "$built is not built"
 	root=$(fixture x86-1node)
-	: > empty.conf
-	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units --config empty.conf
+	# No configuration in the tree: the service of the default one, nothing else.
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate units
 	assert_success
 	# From [Unit] on: the headers differ (what made each).
 	diff -u <(sed -n '/^\[Unit\]/,$p' "$built") <(sed -n '/^\[Unit\]/,$p' <<<"${output#\# hugekit.service$'\n'}") ||
@@ -359,7 +387,7 @@ PY
 	assert_output --partial 'Where=/srv/$HOME\w/h'
 	assert_output --partial 'Where=/srv/%%n;/h'
 	run grep '^RequiresMountsFor=' "$out/hugekit.service"
-	assert_output "$(printf '%s\n' 'RequiresMountsFor="/srv/50%%;x y"' 'RequiresMountsFor="/srv/it'"'"'s \"q\""' 'RequiresMountsFor="/srv/$HOME\\w"' 'RequiresMountsFor=/srv/%%n;')"
+	assert_output "$(printf '%s\n' "RequiresMountsFor=$CONF/odd.conf" 'RequiresMountsFor="/srv/50%%;x y"' 'RequiresMountsFor="/srv/it'"'"'s \"q\""' 'RequiresMountsFor="/srv/$HOME\\w"' 'RequiresMountsFor=/srv/%%n;')"
 	mapfile -t units < <(cd "$out" && ls -A)
 	verify "$out" "${units[@]}"
 }

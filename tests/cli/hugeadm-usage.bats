@@ -310,7 +310,7 @@ v1_hierarchy() {
 	assert_success
 	[[ $stderr == *"hugeadm:WARNING: /mnt/x: pagesize=0 is not a huge page size of this kernel, taken as the default"* ]]
 	[[ $stderr == *"hugeadm:WARNING: /dev/hugepages$(printf '/d%.0s' {1..33}): more than 32 directories deep, not walked"* ]]
-	[[ $stderr == *"hugeadm:WARNING: could not read 1 directories on hugetlbfs mounts"* ]]
+	[[ $stderr == *"hugeadm:WARNING: could not read 1 directory on hugetlbfs mounts"* ]]
 	run jq -c '[.usage.unreadable.directories, [.usage.files[] | select(.path == "/mnt/x/f") | [.page_size, .pages]]]' <<<"$output"
 	assert_output '[1,[[2097152,2]]]'
 }

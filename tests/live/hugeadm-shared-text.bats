@@ -74,8 +74,8 @@ pages freed 0"
 	assert_output "/mnt/h/hugekit-text-0/prog.k1.200000
 pages freed 3
 pages freed 4"
-	[[ "$stderr" == *"hugeadm:INFO: removed /mnt/h/hugekit-text-0/prog.k1.200000 (1 pages)"* ]]
-	[[ "$stderr" == *"hugeadm:INFO: 1 files of shared text removed, 1 huge pages freed (when no program maps them any more)"* ]]
+	[[ "$stderr" == *"hugeadm:INFO: removed /mnt/h/hugekit-text-0/prog.k1.200000 (1 page)"* ]]
+	[[ "$stderr" == *"hugeadm:INFO: 1 file of shared text removed, 1 huge page freed (when no program maps them any more)"* ]]
 }
 
 @test "a file in use is removed safely: the program keeps its text, the pages go when it ends" {

@@ -376,7 +376,7 @@ static void test_service_quoting(void **state)
 	FILE *f = open_memstream(&text, &len);
 
 	assert_non_null(f);
-	ha_gen_service(f, "/opt/50% a$b\"c'd\\e/hugeadm", dirs, 4);
+	ha_gen_service(f, "/opt/50% a$b\"c'd\\e/hugeadm", NULL, dirs, 4);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(strstr(text, "\nRequiresMountsFor=\"/srv/it's\"\n"
 				     "RequiresMountsFor=\"/srv/a b\"\n"
@@ -388,9 +388,19 @@ static void test_service_quoting(void **state)
 	/* Without any of them: as before, unquoted. */
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
-	ha_gen_service(f, "/usr/bin/hugeadm", NULL, 0);
+	ha_gen_service(f, "/usr/bin/hugeadm", NULL, NULL, 0);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(strstr(text, "\nExecStart=/usr/bin/hugeadm --apply\n"));
+	assert_null(strstr(text, "RequiresMountsFor="));
+	free(text);
+	/* --config FILE: the service applies FILE, once its file system is there. */
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	ha_gen_service(f, "/usr/bin/hugeadm", "/srv/conf/site 1.conf", NULL, 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "\nRequiresMountsFor=\"/srv/conf/site 1.conf\"\n"));
+	assert_non_null(
+		strstr(text, "\nExecStart=/usr/bin/hugeadm --apply \"/srv/conf/site 1.conf\"\n"));
 	free(text);
 }
 

@@ -20,6 +20,12 @@ __attribute__((noreturn)) void hk_errtryhelp(void);
  */
 char *hk_escape_ctl(const char *s, bool backslash);
 
+/* one when n is 1, else many: "1 item", "2 items", "0 items". */
+static inline const char *hk_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* The running program's short name. */
 const char *hk_prog(void);
 

@@ -44,9 +44,20 @@ static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 		ha_msg(ctl, HA_ERROR, "nothing was %s", ctl->apply ? "changed" : "checked");
 		return NULL;
 	}
-	if (hk_config_files(cfg, NULL) == 0)
-		ha_msg(ctl, HA_WARNING, "no configuration: neither %s nor %s/*.conf is there",
-		       HK_CONFIG_FILE, HK_CONFIG_DIR);
+	if (hk_config_files(cfg, NULL) == 0) {
+		/*
+		 * Nothing to apply is a quiet success for --apply (a boot unit on
+		 * a host without a configuration); for --check it is an error, so
+		 * that a monitor never calls an unconfigured host healthy.
+		 */
+		ha_msg(ctl, ctl->apply ? HA_WARNING : HA_ERROR,
+		       "no configuration: neither %s nor %s/*.conf is there%s", HK_CONFIG_FILE,
+		       HK_CONFIG_DIR, ctl->apply ? "" : ": nothing to check");
+		if (!ctl->apply) {
+			hk_config_unref(cfg);
+			return NULL;
+		}
+	}
 	rc = hk_plan_from_config(ctl->ctx, cfg, ha_config_error, ctl, &plan);
 	if (rc < 0) {
 		if (rc != -EINVAL)
@@ -165,7 +176,8 @@ static int run_check(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 			       shown(diffs[i].current), diffs[i].it->value, where);
 		}
 		if (!n_diff && !failed)
-			printf("the machine matches the configuration (%zu items)\n", n);
+			printf("the machine matches the configuration (%zu %s)\n", n,
+			       hk_plural(n, "item", "items"));
 	}
 	for (size_t i = 0; i < n_diff; i++)
 		free(diffs[i].current);

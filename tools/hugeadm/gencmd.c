@@ -159,12 +159,26 @@ static int open_output(struct hugeadm_ctl *ctl, const char *dir, const char *dis
 	return -1;
 }
 
+/* path when absolute, else the working directory's path before it; malloc'd, NULL on error. */
+static char *absolute(const char *path)
+{
+	char *cwd, *abs = NULL;
+
+	if (path[0] == '/')
+		return strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (cwd && asprintf(&abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
+}
+
 int ha_generate(struct hugeadm_ctl *ctl)
 {
 	struct ha_gen_files out = {0};
 	struct hk_config *config = NULL;
 	struct ha_gen g = {0};
-	char *out_dir = NULL;
+	char *out_dir = NULL, *config_path = NULL;
 	int dirfd = -1, rc;
 
 	/* The directory first: a bad one is said before anything is read. */
@@ -193,6 +207,17 @@ int ha_generate(struct hugeadm_ctl *ctl)
 	g.ctx = ctl->ctx;
 	g.config = config;
 	g.hugeadm_path = HK_HUGEADM_PATH;
+	if (ctl->gen_config) {
+		/* hugekit.service applies the file asked for, by its absolute name (boot's cwd is /). */
+		config_path = absolute(ctl->gen_config);
+		if (!config_path) {
+			ha_msg(ctl, HA_ERROR, "%s: cannot make its absolute name: %m",
+			       ctl->gen_config);
+			rc = -1;
+			goto done;
+		}
+		g.config_path = config_path;
+	}
 	g.error = ha_config_error;
 	g.data = ctl;
 	if (strcmp(ctl->generate, "boot") == 0)
@@ -230,6 +255,7 @@ int ha_generate(struct hugeadm_ctl *ctl)
 		}
 	}
 done:
+	free(config_path);
 	ha_gen_files_free(&out);
 	hk_config_unref(config);
 	if (dirfd >= 0)

@@ -652,7 +652,8 @@ static void put_word(FILE *f, const char *s, bool exec)
 		fputc('"', f);
 }
 
-void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts_for, size_t n)
+void ha_gen_service(FILE *f, const char *hugeadm_path, const char *config_path,
+		    const char *const *mounts_for, size_t n)
 {
 	fprintf(f, "[Unit]\n"
 		   "Description=Huge page pools and settings of /etc/hugekit (hugekit)\n"
@@ -664,6 +665,13 @@ void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts
 		   "After=systemd-modules-load.service systemd-sysctl.service\n"
 		   "Before=sysinit.target shutdown.target\n"
 		   "Conflicts=shutdown.target\n");
+	if (config_path) {
+		fputs("# The configuration it applies: after the file system it is on.\n"
+		      "RequiresMountsFor=",
+		      f);
+		put_word(f, config_path, false);
+		fputc('\n', f);
+	}
 	if (n)
 		fputs("# hugeadm --apply mounts the [mount] sections: after the file systems they are on.\n",
 		      f);
@@ -679,7 +687,12 @@ void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts
 	      "ExecStart=",
 	      f);
 	put_word(f, hugeadm_path, true);
-	fputs(" --apply\n"
+	fputs(" --apply", f);
+	if (config_path) {
+		fputc(' ', f);
+		put_word(f, config_path, true);
+	}
+	fputs("\n"
 	      "\n"
 	      "[Install]\n"
 	      "WantedBy=sysinit.target\n",
@@ -712,6 +725,7 @@ static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_
 	struct text t, opts;
 	char *unit = NULL, *options, *text, buf[64], sbuf[32];
 	size_t len = strlen(it->path);
+	bool user_only = false, has_group = false;
 	int rc;
 
 	/* The parser refuses these; a plan built otherwise is checked all the same. */
@@ -754,6 +768,10 @@ static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_
 		if (!is(e->section, "mount") || !is(e->name, it->path) ||
 		    !text_ok(g, e->file, e->line, e->key, e->value))
 			continue;
+		if (user)
+			user_only = !has_group;
+		if (is(e->key, "group"))
+			user_only = false, has_group = true;
 		if (is(e->key, "pagesize")) {
 			hkc_format_size(sbuf, sizeof(sbuf), it->page_size);
 			fprintf(opts.f, ",pagesize=%s", sbuf);
@@ -776,6 +794,11 @@ static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_
 				fprintf(opts.f, ",%s=%s", e->key, sbuf);
 			}
 		}
+	}
+	/* A user without a group: --apply gives the mount the user's own group (the plan's gid). */
+	if (user_only && it->gid) {
+		fprintf(t.f, "# group: the primary group of the user, gid %u here\n", it->gid);
+		fprintf(opts.f, ",gid=%u", it->gid);
 	}
 	options = text_close(&opts);
 	if (!options) {
@@ -830,7 +853,9 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 	char *text;
 	int rc = -1;
 
-	if (sources_ok(g) && text_ok(g, NULL, 0, "the path of hugeadm", g->hugeadm_path))
+	if (sources_ok(g) && text_ok(g, NULL, 0, "the path of hugeadm", g->hugeadm_path) &&
+	    (!g->config_path ||
+	     text_ok(g, NULL, 0, "the path of the configuration", g->config_path)))
 		rc = resolve(g, &plan);
 	if (rc < 0)
 		return rc;
@@ -855,7 +880,7 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 			dirs[n_dirs++] = dir;
 	}
 	if (rc == 0 && text_open_made(&t, g, "units") == 0) {
-		ha_gen_service(t.f, g->hugeadm_path, dirs, n_dirs);
+		ha_gen_service(t.f, g->hugeadm_path, g->config_path, dirs, n_dirs);
 		text = text_close(&t);
 		rc = text ? ha_gen_files_add(out, "hugekit.service", text) : -ENOMEM;
 	} else {

@@ -17,6 +17,8 @@ struct ha_gen {
 	/* Read and checked (hk_config_load, hk_config_parse_string); resolved by its plan. */
 	const struct hk_config *config;
 	const char *hugeadm_path; /* ExecStart of hugekit.service */
+	/* --config FILE, absolute: what hugekit.service applies; NULL: /etc/hugekit. */
+	const char *config_path;
 	/* Each problem, with the file and line of its setting (file NULL: none). */
 	hk_config_error_fn error;
 	void *data;
@@ -56,7 +58,8 @@ int ha_gen_files_add(struct ha_gen_files *f, const char *name, char *text);
  * hugekit.service's text, running hugeadm_path --apply; ordered after the
  * file systems of the n directories of mounts_for (RequiresMountsFor=).
  */
-void ha_gen_service(FILE *f, const char *hugeadm_path, const char *const *mounts_for, size_t n);
+void ha_gen_service(FILE *f, const char *hugeadm_path, const char *config_path,
+		    const char *const *mounts_for, size_t n);
 /* How to install the kernel parameters params, each line after prefix. */
 void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params);
 /* systemd-escape --path --suffix=SUFFIX; free(*ret). -EINVAL, -ENAMETOOLONG, -ENOMEM. */

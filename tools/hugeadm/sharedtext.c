@@ -483,7 +483,8 @@ static int clean_one(struct hugeadm_ctl *ctl, const struct text_file *f, void *d
 		cc->errors++;
 		return 0;
 	} else {
-		ha_msg(ctl, HA_INFO, "removed %s/%s (%" PRIu64 " pages)", f->dir, f->name, pages);
+		ha_msg(ctl, HA_INFO, "removed %s/%s (%" PRIu64 " %s)", f->dir, f->name, pages,
+		       hk_plural(pages, "page", "pages"));
 	}
 	cc->files++;
 	cc->pages += pages;
@@ -499,8 +500,9 @@ int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a)
 		return -1;
 	if (!ctl->dry_run)
 		ha_msg(ctl, HA_INFO,
-		       "%zu files of shared text removed, %" PRIu64
-		       " huge pages freed (when no program maps them any more)",
-		       cc.files, cc.pages);
+		       "%zu %s of shared text removed, %" PRIu64
+		       " huge %s freed (when no program maps them any more)",
+		       cc.files, hk_plural(cc.files, "file", "files"), cc.pages,
+		       hk_plural(cc.pages, "page", "pages"));
 	return cc.errors ? -1 : 0;
 }

@@ -361,18 +361,18 @@ static void say_unread(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 
 	if (np)
 		ha_msg(ctl, HA_WARNING,
-		       "could not read the memory maps of %u processes: their pages are not counted",
-		       np);
+		       "could not read the memory maps of %u %s: their pages are not counted", np,
+		       hk_plural(np, "process", "processes"));
 	if (nd)
 		ha_msg(ctl, HA_WARNING,
-		       "could not read %u directories on hugetlbfs mounts (no access, or past a "
+		       "could not read %u %s on hugetlbfs mounts (no access, or past a "
 		       "bound of the walk): their files are not counted",
-		       nd);
+		       nd, hk_plural(nd, "directory", "directories"));
 	if (nc)
 		ha_msg(ctl, HA_WARNING,
-		       "could not read %u hugetlb cgroup files or directories (no access, or past a "
+		       "could not read %u hugetlb cgroup %s (no access, or past a "
 		       "bound of the walk)",
-		       nc);
+		       nc, hk_plural(nc, "file or directory", "files or directories"));
 }
 
 int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j)

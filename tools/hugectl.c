@@ -353,6 +353,28 @@ static char *join(const char *a, const char *sep, const char *b)
 	return asprintf(&r, "%s%s%s", a, sep, b) < 0 ? NULL : r;
 }
 
+/*
+ * libnuma's warnings (numa_parse_nodestring() prints "node argument 7 is out
+ * of range" on stderr), replaced as numa(3) allows: hugectl says what is wrong
+ * itself, in one line.
+ */
+__attribute__((visibility("default"))) void numa_warn(int num, char *fmt, ...)
+{
+	(void)num;
+	(void)fmt;
+}
+
+/* "0", "0-1,3": the nodes this machine has, for a message. */
+static void nodes_have(char *buf, size_t sz)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i <= numa_max_node() && n + 16 < sz; i++)
+		if (numa_bitmask_isbitset(numa_nodes_ptr, (unsigned)i))
+			n += (size_t)snprintf(buf + n, sz - n, "%s%d", n ? "," : "", i);
+}
+
 int main(int argc, char **argv)
 {
 	struct hugectl c = {.verbose = 2};
@@ -384,7 +406,7 @@ int main(int argc, char **argv)
 		c.verbose = 99;
 	if (hk_getopt_init(&g, opts, "+") < 0)
 		return HK_EXIT_FAILURE;
-	while ((ch = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+	while ((ch = hk_getopt_next(&g, argc, argv)) != -1) {
 		switch (ch) {
 		case OPT_TEXT:
 			c.text = true;
@@ -500,8 +522,12 @@ int main(int argc, char **argv)
 		}
 		nodes = numa_parse_nodestring(c.membind);
 		if (!nodes) {
-			msg(&c, L_ERROR, "%s: invalid or unknown NUMA nodes for --membind",
-			    c.membind);
+			char have[256];
+
+			nodes_have(have, sizeof(have));
+			msg(&c, L_ERROR,
+			    "%s: invalid or unknown NUMA nodes for --membind (this machine has %s)",
+			    c.membind, have);
 			return hk_unref(ctx), HK_EXIT_FAILURE;
 		}
 	}

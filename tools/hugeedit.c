@@ -864,7 +864,7 @@ int main(int argc, char **argv)
 	}
 	if (hk_getopt_init(&g, opts, "") < 0)
 		return HK_EXIT_FAILURE;
-	while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_TEXT:
 			text = true;

@@ -532,7 +532,7 @@ int main(int argc, char **argv)
 	hk_close_stdout_atexit();
 	if (hk_getopt_init(&g, opts, "+") < 0)
 		return HK_EXIT_FAILURE;
-	while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
 			if (hk_parse_size(optarg, &size) < 0 || size < (4ull << 20) ||

@@ -29,6 +29,7 @@
 
 struct hk_config {
 	struct hk_config_entry *entries;
+	unsigned *section_lines; /* per entry: the line of its [section] header */
 	size_t n;
 	char **files;
 	bool *hidden; /* per file: its text is not shown (see problem()) */
@@ -524,6 +525,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	char type[16], sec[LINE_MAX_LEN + 16];
 	unsigned line = p->line;
 	struct hk_config_entry *ne;
+	unsigned *sl;
 
 	if (p->bad_header)
 		return 1; /* said at the header */
@@ -630,6 +632,13 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return 0;
 	}
 	c->entries = ne;
+	sl = realloc(c->section_lines, (c->n + 1) * sizeof(*sl));
+	if (!sl) {
+		p->oom = 1;
+		return 0;
+	}
+	c->section_lines = sl;
+	sl[c->n] = p->section_line;
 	ne = &c->entries[c->n];
 	memset(ne, 0, sizeof(*ne));
 	ne->file = p->file;
@@ -842,6 +851,7 @@ HK_EXPORT void hk_config_unref(struct hk_config *config)
 	free(config->files);
 	free(config->hidden);
 	free(config->entries);
+	free(config->section_lines);
 	free(config);
 }
 
@@ -861,6 +871,14 @@ static const char *add_file(struct hk_config *cfg, const char *path, bool hidden
 	nh[cfg->n_files] = hidden;
 	nf[cfg->n_files] = strdup(path);
 	return nf[cfg->n_files] ? nf[cfg->n_files++] : NULL;
+}
+
+unsigned hkc_config_section_line(const struct hk_config *cfg, const struct hk_config_entry *e)
+{
+	if (cfg && cfg->section_lines && e >= cfg->entries && e < cfg->entries + cfg->n &&
+	    cfg->section_lines[e - cfg->entries])
+		return cfg->section_lines[e - cfg->entries];
+	return e->line;
 }
 
 bool hkc_config_hidden(const struct hk_config *cfg, const char *file)

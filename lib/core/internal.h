@@ -45,3 +45,5 @@ void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRI
 #define HKC_HIDDEN_PROBLEM                                                                         \
 	"a problem on this line (not shown: the user who runs this program cannot read the file)"
 bool hkc_config_hidden(const struct hk_config *cfg, const char *file);
+/* The line of the [section] header an entry of cfg is under (its own line if unknown). */
+unsigned hkc_config_section_line(const struct hk_config *cfg, const struct hk_config_entry *e);

@@ -84,6 +84,15 @@ static void problem(struct build *b, const struct hk_config_entry *e, const char
 		b->fn(b->data, e ? e->file : NULL, e ? e->line : 0, msg);
 }
 
+/* e with the line of its [section] header: for a problem of the section as a whole. */
+static const struct hk_config_entry *
+at_section(const struct build *b, const struct hk_config_entry *e, struct hk_config_entry *buf)
+{
+	*buf = *e;
+	buf->line = hkc_config_section_line(b->cfg, e);
+	return buf;
+}
+
 static void sys_error(struct build *b, int rc)
 {
 	if (!b->rc)
@@ -725,6 +734,7 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 	char opts[512], sname[32], item[PATH_MAX + 16];
 	int n;
 	struct hk_plan_item *it;
+	struct hk_config_entry h;
 	unsigned before = b->errors;
 
 	if (k->pagesize) {
@@ -733,7 +743,8 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 		int rc = hk_default_page_size(b->ctx, &size);
 
 		if (rc < 0) {
-			problem(b, k->head, "[mount %s]: this machine has no huge pages", target);
+			problem(b, at_section(b, k->head, &h),
+				"[mount %s]: this machine has no huge pages", target);
 			return;
 		}
 	}
@@ -784,8 +795,9 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
 			      ",uid=%ld,gid=%ld,mode=0%o,nosuid,nodev", uid, gid, (unsigned)mode);
 	if (n >= (int)sizeof(opts)) {
-		problem(b, k->head, "[mount %s]: the mount options are longer than %zu characters",
-			target, sizeof(opts) - 1);
+		problem(b, at_section(b, k->head, &h),
+			"[mount %s]: the mount options are longer than %zu characters", target,
+			sizeof(opts) - 1);
 		return;
 	}
 	snprintf(item, sizeof(item), "mount %s", target);
@@ -972,6 +984,7 @@ static void plan_entries(struct build *b, const struct hk_config_entry *es, size
 	for (size_t p = 0; p < pools.n; p++) {
 		struct pool_keys k = {0};
 		const struct hk_config_entry *head = NULL;
+		struct hk_config_entry h;
 		uint64_t size;
 
 		for (size_t i = 0; i < n; i++) {
@@ -987,7 +1000,7 @@ static void plan_entries(struct build *b, const struct hk_config_entry *es, size
 			else if (strcmp(es[i].key, "demote") == 0)
 				k.demote = &es[i];
 		}
-		size = machine_size(b, head, "[pool]", pools.v[p]);
+		size = machine_size(b, at_section(b, head, &h), "[pool]", pools.v[p]);
 		if (size)
 			plan_pool(b, size, &k);
 	}

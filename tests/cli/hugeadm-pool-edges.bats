@@ -76,6 +76,23 @@ after() {
 	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" "$U"
 }
 
+@test "a refused dry run prints nothing on stdout (2.23 began with HUGETLB_VERBOSE all the same)" {
+	unlimited
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --dry-run --pool-pages-min 3M:10
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" "hugeadm:ERROR: 3M: unknown page size"
+	printf '[pool 3M]\nminimum = 2\n' > "$BATS_TEST_TMPDIR/c.conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$BATS_TEST_TMPDIR/c.conf" --dry-run
+	assert_failure 1
+	assert_output ""
+	# A valid one still begins with it, at 99 with HUGETLB_DEBUG before.
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --dry-run --pool-pages-min 2M:+0 --verbose 99
+	assert_success
+	assert_line --index 0 "HUGETLB_DEBUG='yes'"
+	assert_line --index 1 "HUGETLB_VERBOSE='99'"
+}
+
 @test "unlimited overcommit in the reports: Maximum 18446744073709551615 (2.23: a negative number)" {
 	local legacy=/usr/bin/hugeadm shim="$HK_BUILD_DIR/tests/libhk-pathshim.so"
 	unlimited

@@ -358,6 +358,20 @@ v1_hierarchy() {
 	done
 }
 
+@test "--pages-needed: an unknown pid fails before any other report is printed; given twice is an error" {
+	run --separate-stderr hugeadm --sysroot "$TREE" --pool-list --usage --pages-needed 999
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" 'hugeadm:ERROR: 999: no such process'
+	run --separate-stderr hugeadm --sysroot "$TREE" --pool-list --pages-needed 999 --json
+	assert_failure 1
+	assert_output ""
+	run --separate-stderr hugeadm --sysroot "$TREE" --pages-needed 4242 --pages-needed 4949
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" 'hugeadm:ERROR: --pages-needed given twice (4242 and 4949): one process at a time'
+}
+
 @test "--usage with --pages-needed: one JSON document holds both" {
 	run hugeadm --sysroot "$TREE" --usage --pages-needed 4343 --json
 	assert_success

@@ -68,3 +68,12 @@ load helpers
 	printf 'not a directory\n' > "$root/sys/kernel/mm/hugepages"
 	golden "pagesize/broken-tree" "$PAGESIZE" --sysroot "$root" -H
 }
+
+@test "every tool started by its path names itself by its short name in getopt's messages" {
+	local t
+	for t in pagesize hugeadm hugectl hugeedit tlbmiss_cost cpupcstat; do
+		run --separate-stderr "$HK_BUILD_DIR/tools/$t" --no-such-option-hk
+		assert_failure 1
+		assert_equal "${stderr%%$'\n'*}" "$t: unrecognized option '--no-such-option-hk'"
+	done
+}

@@ -220,7 +220,7 @@ static void test_errors(void **state)
 	(void)state;
 	expect_error(
 		"[pool 4M]\nminimum = 1\n",
-		"t.conf:2: [pool] '4M': this machine has no such huge page size (it has 2M, 1G)");
+		"t.conf:1: [pool] '4M': this machine has no such huge page size (it has 2M, 1G)");
 	expect_error("[pool 2M]\n\nminimum = 1@0, 2@7\n",
 		     "t.conf:3: minimum 2@7: this machine has no NUMA node 7");
 	expect_error("[pool 1G]\nminimum = 1\nmaximum = 3\n",
@@ -331,7 +331,7 @@ static void test_mount_options_too_long(void **state)
 	plan = plan_of(&t, text, &errs);
 	assert_null(plan);
 	assert_non_null(
-		strstr(errs.buf, "t.conf:2: [mount /run/hp]: the mount options are longer than"));
+		strstr(errs.buf, "t.conf:1: [mount /run/hp]: the mount options are longer than"));
 	/* One padded value fits: the owner and mode are still there. */
 	snprintf(text, sizeof(text), "[mount /run/hp]\npagesize = 2M\nsize = %.300s2097152\n",
 		 zeros);

@@ -127,3 +127,10 @@ void hk_opts_standard(int c, const struct hk_opt *opts, struct hk_getopt *g, voi
 	fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
 	exit(1);
 }
+
+int hk_getopt_next(struct hk_getopt *g, int argc, char **argv)
+{
+	if (argc > 0 && argv[0] != program_invocation_short_name)
+		argv[0] = program_invocation_short_name;
+	return getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+}

@@ -44,6 +44,12 @@ struct hk_getopt {
 /* prefix: getopt mode characters ("+" to stop at the first non-option). */
 int hk_getopt_init(struct hk_getopt *g, const struct hk_opt *opts, const char *prefix);
 void hk_getopt_fini(struct hk_getopt *g);
+/*
+ * getopt_long() with g's tables; getopt's own messages ("unrecognized
+ * option") name the program by its short name, as every other message does,
+ * not by the path it was started with.
+ */
+int hk_getopt_next(struct hk_getopt *g, int argc, char **argv);
 
 /* --help body: the options, aligned. */
 void hk_opts_print_help(FILE *out, const struct hk_opt *opts);

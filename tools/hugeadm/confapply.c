@@ -38,10 +38,11 @@ static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 	int rc;
 
 	rc = hk_config_load(ctl->ctx, ctl->config_file, ha_config_error, ctl, &cfg);
+	/* A problem of the configuration is one line each, at its place: said by then. */
 	if (rc < 0) {
 		if (rc != -EINVAL && rc != -ENOENT)
-			ha_msg(ctl, HA_ERROR, "cannot read the configuration: %s", strerror(-rc));
-		ha_msg(ctl, HA_ERROR, "nothing was %s", ctl->apply ? "changed" : "checked");
+			ha_msg(ctl, HA_ERROR, "cannot read the configuration: %s; nothing was %s",
+			       strerror(-rc), ctl->apply ? "changed" : "checked");
 		return NULL;
 	}
 	if (hk_config_files(cfg, NULL) == 0) {
@@ -61,9 +62,9 @@ static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 	rc = hk_plan_from_config(ctl->ctx, cfg, ha_config_error, ctl, &plan);
 	if (rc < 0) {
 		if (rc != -EINVAL)
-			ha_msg(ctl, HA_ERROR, "cannot resolve the configuration: %s",
-			       strerror(-rc));
-		ha_msg(ctl, HA_ERROR, "nothing was %s", ctl->apply ? "changed" : "checked");
+			ha_msg(ctl, HA_ERROR,
+			       "cannot resolve the configuration: %s; nothing was %s",
+			       strerror(-rc), ctl->apply ? "changed" : "checked");
 		plan = NULL;
 	}
 	hk_config_unref(cfg);
@@ -407,6 +408,7 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
+	ha_dry_run_header(ctl);
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, ctl->json ? dry_quiet : dry_line, ctl);
 	for (size_t i = 0; i < n; i++) {

@@ -111,6 +111,9 @@ struct hugeadm_ctl {
 	/* --usage and --pages-needed PID (usage.c) */
 	bool usage;
 	int pages_needed; /* the pid; 0 when not asked */
+	/* Its answer, read before any report is printed (ha_pages_needed_read). */
+	struct hk_pages_needed *pn;
+	size_t n_pn;
 	/* Changes, validated whole before the first one runs. */
 	struct ha_action *actions;
 	size_t n_actions;
@@ -269,6 +272,8 @@ int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a);
  */
 int ha_plan_pages_needed(struct hugeadm_ctl *ctl, const char *arg);
 int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j);
+/* Read the process's answer into ctl (0, or -errno said): before anything is printed. */
+int ha_pages_needed_read(struct hugeadm_ctl *ctl);
 int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j);
 
 /*
@@ -276,6 +281,8 @@ int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j);
  * the default files): an exit code (3: --check found differences).
  */
 int ha_config_run(struct hugeadm_ctl *ctl);
+/* A text dry run's first lines (HUGETLB_VERBOSE='N'), once it is known to be valid. */
+void ha_dry_run_header(const struct hugeadm_ctl *ctl);
 /* An hk_config_error_fn (data: the ctl): "FILE:LINE: message" as an error. */
 void ha_config_error(void *data, const char *file, unsigned line, const char *msg);
 

@@ -312,6 +312,20 @@ static int reports_as_caller(const struct hugeadm_ctl *ctl)
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * libhugetlbfs began every dry run with the verbosity it would hand on; here
+ * only once the whole command line is valid, so that a refused dry run prints
+ * nothing on stdout.
+ */
+void ha_dry_run_header(const struct hugeadm_ctl *ctl)
+{
+	if (!ctl->dry_run || ctl->json)
+		return;
+	if (ctl->verbose >= 99)
+		printf("HUGETLB_DEBUG='yes'\n");
+	printf("HUGETLB_VERBOSE='%d'\n", ctl->verbose);
+}
+
 /* A modifier of the pool options (--hard, the swap options, --obey-mempolicy). */
 static bool pool_modifiers(const struct hugeadm_ctl *c)
 {
@@ -332,7 +346,7 @@ int main(int argc, char **argv)
 	verbose_from_env(&ctl);
 	if (hk_getopt_init(&g, opts, "+") < 0)
 		return HK_EXIT_FAILURE;
-	while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
+	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_LIST_ALL_MOUNTS:
 			ctl.list_mounts = true;
@@ -619,12 +633,6 @@ int main(int argc, char **argv)
 				     : ctl.verbose >= HA_INFO	 ? LOG_INFO
 				     : ctl.verbose >= HA_WARNING ? LOG_WARNING
 								 : LOG_ERR);
-	/* libhugetlbfs began every dry run with the verbosity it would hand on. */
-	if (ctl.dry_run && !ctl.json) {
-		if (ctl.verbose >= 99)
-			printf("HUGETLB_DEBUG='yes'\n");
-		printf("HUGETLB_VERBOSE='%d'\n", ctl.verbose);
-	}
 	rc = hk_default_page_size(ctl.ctx, &def);
 	if (rc == -EOPNOTSUPP) {
 		ha_msg(&ctl, HA_ERROR, "kernel does not support huge pages");
@@ -643,6 +651,7 @@ int main(int argc, char **argv)
 	} else if (ctl.dry_run && ctl.json) {
 		rc = ha_plan_json(&ctl);
 	} else {
+		ha_dry_run_header(&ctl);
 		rc = ha_apply(&ctl);
 		/* The reports show the machine as the changes left it. */
 		if (rc != HK_EXIT_FAILURE && any_report(&ctl)) {

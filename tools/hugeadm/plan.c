@@ -44,6 +44,9 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 	}
 	free(ctl->actions);
 	ctl->actions = NULL;
+	free(ctl->pn);
+	ctl->pn = NULL;
+	ctl->n_pn = 0;
 	ctl->n_actions = 0;
 	hk_plan_unref(ctl->plan);
 	ctl->plan = NULL;

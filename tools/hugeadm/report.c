@@ -401,6 +401,9 @@ int ha_report_text(struct hugeadm_ctl *ctl)
 	struct pools ps = {0};
 	int rc = 0;
 
+	/* The process first: a bad PID fails the run before any report is printed. */
+	if (ctl->pages_needed && ha_pages_needed_read(ctl) < 0)
+		return HK_EXIT_FAILURE;
 	if ((ctl->list_mounts || ctl->page_sizes || ctl->explain) && read_mounts(ctl, &ms) < 0)
 		return HK_EXIT_FAILURE;
 	if ((ctl->pool_list || ctl->page_sizes || ctl->page_sizes_all || ctl->explain) &&
@@ -604,6 +607,8 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 	struct hk_json j;
 	int rc = 0;
 
+	if (ctl->pages_needed && ha_pages_needed_read(ctl) < 0)
+		return HK_EXIT_FAILURE;
 	if ((ctl->list_mounts || ctl->page_sizes) && read_mounts(ctl, &ms) < 0)
 		return HK_EXIT_FAILURE;
 	if (pools_load(ctl, &ps) < 0) {

@@ -35,6 +35,12 @@ int ha_plan_pages_needed(struct hugeadm_ctl *ctl, const char *arg)
 		ha_msg(ctl, HA_ERROR, "%s: invalid process id for --pages-needed", arg);
 		return -1;
 	}
+	if (ctl->pages_needed) {
+		ha_msg(ctl, HA_ERROR,
+		       "--pages-needed given twice (%d and %s): one process at a time",
+		       ctl->pages_needed, arg);
+		return -1;
+	}
 	ctl->pages_needed = (int)v;
 	return 0;
 }
@@ -393,21 +399,23 @@ int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j)
 	return rc;
 }
 
-int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j)
+int ha_pages_needed_read(struct hugeadm_ctl *ctl)
 {
-	struct hk_pages_needed *pn;
-	size_t n;
-	int rc = hk_pages_needed(ctl->ctx, ctl->pages_needed, &pn, &n);
+	int rc = hk_pages_needed(ctl->ctx, ctl->pages_needed, &ctl->pn, &ctl->n_pn);
 
-	if (rc == -ESRCH) {
+	if (rc == -ESRCH)
 		ha_msg(ctl, HA_ERROR, "%d: no such process", ctl->pages_needed);
-		return rc;
-	}
-	if (rc < 0) {
+	else if (rc < 0)
 		ha_msg(ctl, HA_ERROR, "cannot read the memory of process %d: %s", ctl->pages_needed,
 		       strerror(-rc));
-		return rc;
-	}
+	return rc;
+}
+
+int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j)
+{
+	const struct hk_pages_needed *pn = ctl->pn;
+	size_t n = ctl->n_pn;
+
 	if (j) {
 		hk_json_open_array(j, "pages_needed");
 		for (size_t i = 0; i < n; i++) {
@@ -432,6 +440,5 @@ int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j)
 			       pn[i].page_size, pn[i].pages, pn[i].heap_pages, pn[i].anon_pages,
 			       pn[i].shared_pages, pn[i].sysv_pages, pn[i].hugetlb_pages);
 	}
-	free(pn);
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include <hugekit/hugekit.h>
 
 #include "opts.h"
+#include "parse.h"
 #include "privilege.h"
 #include "util.h"
 
@@ -395,15 +396,8 @@ int main(int argc, char **argv)
 			hk_prog());
 		return HK_EXIT_FAILURE;
 	}
-	if (getenv("HUGETLB_VERBOSE")) {
-		char *end;
-		long v = strtol(getenv("HUGETLB_VERBOSE"), &end, 10);
-
-		if (!*end && v >= 0 && v <= 99)
-			c.verbose = (int)v;
-	}
-	if (getenv("HUGETLB_DEBUG"))
-		c.verbose = 99;
+	c.verbose =
+		hkc_verbosity_env(getenv("HUGETLB_VERBOSE"), getenv("HUGETLB_DEBUG"), c.verbose);
 	if (hk_getopt_init(&g, opts, "+") < 0)
 		return HK_EXIT_FAILURE;
 	while ((ch = hk_getopt_next(&g, argc, argv)) != -1) {

@@ -181,3 +181,22 @@ void hkc_format_size(char *buf, size_t sz, uint64_t v)
 	else
 		snprintf(buf, sz, "%" PRIu64 "%c", v, units[u]);
 }
+
+int hkc_verbosity_env(const char *verbose, const char *debug, int def)
+{
+	long v = 0;
+
+	if (debug)
+		return HKC_VERBOSE_DEBUG;
+	if (!verbose)
+		return def;
+	while (*verbose == ' ' || *verbose == '\t')
+		verbose++;
+	if (*verbose == '-' && isdigit((unsigned char)verbose[1]))
+		return 0;
+	if (*verbose == '+')
+		verbose++;
+	for (; isdigit((unsigned char)*verbose) && v <= 99; verbose++)
+		v = v * 10 + (*verbose - '0');
+	return v > 99 ? 99 : (int)v;
+}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Parsers shared by the admin library and the runtime: sizes, node lists. */
+/* Parsers shared by the admin library, the runtime and the tools: sizes, node lists, verbosity. */
 #pragma once
 
 #include <stdbool.h>
@@ -50,3 +50,15 @@ static inline uint64_t hkc_sat_add(uint64_t a, uint64_t b)
 
 /* s without the blanks at both ends: the start, and the end cut in place. */
 char *hkc_trim(char *s);
+
+/* The verbosity HUGETLB_DEBUG gives: libhugetlbfs's debug level. */
+#define HKC_VERBOSE_DEBUG 4
+
+/*
+ * The verbosity from libhugetlbfs's environment, read the same way by every
+ * tool and by the runtime, as 2.23 reads it: debug (HUGETLB_DEBUG) set, to
+ * any value, gives HKC_VERBOSE_DEBUG whatever verbose says; else verbose
+ * (HUGETLB_VERBOSE), when set, is its leading decimal number (after blanks;
+ * none, as in "" or "abc", is 0), held to 0..99; else def.
+ */
+int hkc_verbosity_env(const char *verbose, const char *debug, int def);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "parse.h"
 #include "tunables.h"
 
 extern char **environ;
@@ -177,17 +178,7 @@ void rt_mark_said(void)
 
 static void read_verbosity(void)
 {
-	const char *v = env("HUGETLB_VERBOSE");
-
-	if (v && *v) {
-		char *end;
-		long l = strtol(v, &end, 10);
-
-		if (!*end && l >= 0 && l <= 99)
-			verbose = (int)l;
-	}
-	if (env("HUGETLB_DEBUG"))
-		verbose = RT_DEBUG;
+	verbose = hkc_verbosity_env(env("HUGETLB_VERBOSE"), env("HUGETLB_DEBUG"), verbose);
 }
 
 /* HK_RT_PID, set by hugectl to its pid, which the program it executes keeps. */

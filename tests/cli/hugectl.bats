@@ -234,10 +234,36 @@ with_ld_preload() {
 	run --separate-stderr env HUGETLB_VERBOSE=0 "$HUGECTL" --dry-run -v ./app
 	assert_success
 	assert_line "HUGETLB_VERBOSE='1'"
-	run --separate-stderr env HUGETLB_DEBUG=1 "$HUGECTL" --dry-run ./app
+	# HUGETLB_DEBUG is libhugetlbfs's debug level, 4, whatever HUGETLB_VERBOSE says.
+	run --separate-stderr env HUGETLB_VERBOSE=99 HUGETLB_DEBUG=1 "$HUGECTL" --dry-run ./app
 	assert_success
+	assert_line --index 0 "HUGETLB_VERBOSE='4'"
+	refute_line --partial "HUGETLB_DEBUG="
+	# --verbose 99 after it is 99, with HUGETLB_DEBUG='yes' first.
+	run --separate-stderr env HUGETLB_DEBUG= "$HUGECTL" --dry-run --verbose 99 ./app
 	assert_line --index 0 "HUGETLB_DEBUG='yes'"
 	assert_line --index 1 "HUGETLB_VERBOSE='99'"
+}
+
+@test "HUGETLB_VERBOSE and HUGETLB_DEBUG read as 2.23 reads them, the same in hugectl, hugeadm and the runtime" {
+	local legacy=/usr/bin/hugectl v d ours theirs adm
+	dpkg -S "$legacy" 2> /dev/null | grep -q '^libhugetlbfs-bin:' ||
+		hk_missing "libhugetlbfs-bin (2.23) is not installed"
+	# Values 2.23 reads as a level 0-99 (its "-1" and "150" are not levels: held to 0 and 99 here).
+	for v in "" abc 5x 0 3 " 4" 7 42 99 unset; do
+		for d in unset "" 1; do
+			local -a envs=(env -u HUGETLB_VERBOSE -u HUGETLB_DEBUG)
+			[ "$v" = unset ] || envs+=("HUGETLB_VERBOSE=$v")
+			[ "$d" = unset ] || envs+=("HUGETLB_DEBUG=$d")
+			theirs=$("${envs[@]}" "$legacy" --dry-run ./app 2> /dev/null | grep -E "^HUGETLB_(VERBOSE|DEBUG)=")
+			ours=$("${envs[@]}" "$HUGECTL" --dry-run ./app 2> /dev/null | grep -E "^HUGETLB_(VERBOSE|DEBUG)=")
+			assert_equal "$ours" "$theirs"
+			# hugeadm's dry run begins with the same level.
+			adm=$("${envs[@]}" "$HUGEADM" --sysroot "$(fixture x86-1node)" --dry-run --thp-never 2> /dev/null |
+				grep -E "^HUGETLB_(VERBOSE|DEBUG)=")
+			assert_equal "$adm" "$theirs"
+		done
+	done
 }
 
 @test "the options after the program are the program's" {

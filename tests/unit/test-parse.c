@@ -263,16 +263,49 @@ static void test_nodelist_full_range(void **state)
 	assert_int_equal(hkc_nodelist_parse(NULL, &nodes, &n), -EINVAL);
 }
 
+/* HUGETLB_VERBOSE and HUGETLB_DEBUG, as 2.23's atoi() read them, held to 0..99. */
+static void test_verbosity_env(void **state)
+{
+	static const struct {
+		const char *verbose, *debug;
+		int want;
+	} t[] = {
+		{NULL, NULL, 2},
+		{"", NULL, 0},
+		{"abc", NULL, 0},
+		{"5x", NULL, 5},
+		{" 4", NULL, 4},
+		{"\t7", NULL, 7},
+		{"+3", NULL, 3},
+		{"0", NULL, 0},
+		{"99", NULL, 99},
+		{"150", NULL, 99},
+		{"-1", NULL, 0},
+		{"-", NULL, 0},
+		{"99999999999999999999", NULL, 99},
+		{NULL, "", 4},
+		{"99", "1", 4},
+		{"0", "no", 4},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int got = hkc_verbosity_env(t[i].verbose, t[i].debug, 2);
+
+		if (got != t[i].want)
+			fail_msg("HUGETLB_VERBOSE=%s HUGETLB_DEBUG=%s: %d, wanted %d",
+				 t[i].verbose ? t[i].verbose : "(unset)",
+				 t[i].debug ? t[i].debug : "(unset)", got, t[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_legacy_table),
-		cmocka_unit_test(test_legacy_null),
-		cmocka_unit_test(test_strict_table),
-		cmocka_unit_test(test_strict_null),
-		cmocka_unit_test(test_is_pow2),
-		cmocka_unit_test(test_nodelist_table),
-		cmocka_unit_test(test_nodelist_full_range),
+		cmocka_unit_test(test_legacy_table),   cmocka_unit_test(test_legacy_null),
+		cmocka_unit_test(test_strict_table),   cmocka_unit_test(test_strict_null),
+		cmocka_unit_test(test_verbosity_env),  cmocka_unit_test(test_is_pow2),
+		cmocka_unit_test(test_nodelist_table), cmocka_unit_test(test_nodelist_full_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -231,24 +231,16 @@ static int parse_count(const struct hugeadm_ctl *ctl, const char *opt, const cha
 /* Defaults from libhugetlbfs's environment: HUGETLB_VERBOSE, HUGETLB_DEBUG. */
 static void verbose_from_env(struct hugeadm_ctl *ctl)
 {
-	const char *s = getenv("HUGETLB_VERBOSE");
-
-	ctl->verbose = HA_WARNING;
-	if (s && *s) {
-		char *end;
-		long v = strtol(s, &end, 10);
-
-		if (!*end && v >= 0 && v <= 99)
-			ctl->verbose = (int)v;
-	}
 	/*
 	 * HK_DEBUG is the library's own switch: it shows its debug messages. Like
 	 * the library, a setuid or file-capability hugeadm does not take it (or
 	 * HUGETLB_DEBUG) from its caller; HUGETLB_VERBOSE only sets how much of
 	 * hugeadm's own messages show, and stays.
 	 */
-	if (secure_getenv("HUGETLB_DEBUG") || secure_getenv("HK_DEBUG"))
-		ctl->verbose = HA_DEBUG;
+	const char *debug = secure_getenv("HUGETLB_DEBUG");
+
+	ctl->verbose = hkc_verbosity_env(getenv("HUGETLB_VERBOSE"),
+					 debug ? debug : secure_getenv("HK_DEBUG"), HA_WARNING);
 }
 
 /* A report was asked for (they run after the changes, in a fixed order). */

@@ -35,16 +35,13 @@
 
 #include <hugekit/hugekit.h>
 
+#include "kconst.h"
 #include "measure-fake.h"
 #include "measure.h"
 #include "opts.h"
 #include "pagesizes.h"
 #include "path.h"
 #include "util.h"
-
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25
-#endif
 
 enum {
 	OPT_HOPS = HK_OPT_LONG_BASE,

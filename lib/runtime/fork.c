@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "kconst.h"
 
 /*
  * What the parent knows of its private hugetlb mappings at fork(), for the

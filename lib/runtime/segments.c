@@ -31,14 +31,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "kconst.h"
 #include "share.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25
-#endif
 
 /* Ranges planned at most: a program has 4 or 5 PT_LOAD segments. */
 #define SEG_MAX 16

@@ -45,23 +45,9 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "kconst.h"
 #include "share.h"
 
-#ifndef HUGETLBFS_MAGIC
-#define HUGETLBFS_MAGIC 0x958458f6
-#endif
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE 1
-#endif
-
-#define SHARE_DIR_PREFIX "hugekit-text-"
-#define SHARE_TMP_PREFIX ".hugekit-tmp-"
 /* The longest build-id taken (SHA-256 would be 32 bytes; GNU ld writes 20). */
 #define BUILD_ID_MAX 64
 
@@ -179,7 +165,7 @@ static int user_dir(int mntfd, const char *mnt, uint64_t page_size)
 	bool made = false;
 	int fd;
 
-	snprintf(name, sizeof(name), SHARE_DIR_PREFIX "%lu", (unsigned long)geteuid());
+	snprintf(name, sizeof(name), HKC_SHARE_DIR_PREFIX "%lu", (unsigned long)geteuid());
 	fd = openat(mntfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		if (mkdirat(mntfd, name, 0700) == 0)
@@ -273,7 +259,7 @@ static int share_dir(uint64_t page_size, char **ret_mnt)
 		if (s.fd == -ENOENT)
 			rt_msg(RT_WARNING,
 			       "HUGETLB_SHARE_PATH=%s: cannot make %s%lu there: text not shared",
-			       env, SHARE_DIR_PREFIX, (unsigned long)geteuid());
+			       env, HKC_SHARE_DIR_PREFIX, (unsigned long)geteuid());
 		if (s.fd < 0)
 			return s.fd;
 		*ret_mnt = strdup(env);
@@ -292,7 +278,7 @@ static int share_dir(uint64_t page_size, char **ret_mnt)
 			       "shared text: no hugetlbfs mount of %" PRIu64
 			       " kB pages where %s%lu can be made (mount one, or set "
 			       "HUGETLB_SHARE_PATH)",
-			       page_size / 1024, SHARE_DIR_PREFIX, (unsigned long)geteuid());
+			       page_size / 1024, HKC_SHARE_DIR_PREFIX, (unsigned long)geteuid());
 		return s.rc;
 	}
 	*ret_mnt = s.mnt;
@@ -407,7 +393,7 @@ static int create(int dfd, const struct rt_share_req *req, const char *name)
 	int fd = -1, rc = 0;
 
 	for (int i = 0; i < 16 && fd < 0; i++) {
-		snprintf(tmp, sizeof(tmp), SHARE_TMP_PREFIX "%ld-%u", (long)getpid(),
+		snprintf(tmp, sizeof(tmp), HKC_SHARE_TMP_PREFIX "%ld-%u", (long)getpid(),
 			 atomic_fetch_add(&counter, 1));
 		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
@@ -547,7 +533,7 @@ int rt_share_text_fd(const struct rt_share_req *req, bool *made)
 	if (fd >= 0 && !why && rc == 0) {
 		*made = created;
 		rt_msg(RT_DEBUG, "shared text: %s %s/%s%lu/%s", created ? "made" : "using", mnt,
-		       SHARE_DIR_PREFIX, (unsigned long)geteuid(), name);
+		       HKC_SHARE_DIR_PREFIX, (unsigned long)geteuid(), name);
 		free(mnt);
 		close(dfd);
 		return fd;
@@ -558,9 +544,9 @@ int rt_share_text_fd(const struct rt_share_req *req, bool *made)
 		rt_msg(RT_WARNING,
 		       "shared text: %s/%s%lu/%s: %s: not mapping it (remove it: "
 		       "hugeadm --clean-shared-text)",
-		       mnt, SHARE_DIR_PREFIX, (unsigned long)geteuid(), name, why);
+		       mnt, HKC_SHARE_DIR_PREFIX, (unsigned long)geteuid(), name, why);
 	else
-		rt_msg(RT_INFO, "shared text: %s/%s%lu/%s: %s", mnt, SHARE_DIR_PREFIX,
+		rt_msg(RT_INFO, "shared text: %s/%s%lu/%s: %s", mnt, HKC_SHARE_DIR_PREFIX,
 		       (unsigned long)geteuid(), name, strerror(-rc));
 	free(mnt);
 	close(dfd);

@@ -30,13 +30,7 @@
 #include <unistd.h>
 
 #include "hugeadm.h"
-
-#ifndef HUGETLBFS_MAGIC
-#define HUGETLBFS_MAGIC 0x958458f6
-#endif
-
-#define TEXT_DIR_PREFIX "hugekit-text-"
-#define TEXT_TMP_PREFIX ".hugekit-tmp-"
+#include "kconst.h"
 
 /* One file as the walk finds it. */
 struct text_file {
@@ -106,11 +100,11 @@ static void free_names(char **names, size_t n)
 /* "hugekit-text-<uid>", the uid written as the runtime writes it. */
 static bool text_dir_uid(const char *name, uid_t *ret)
 {
-	const char *d = name + strlen(TEXT_DIR_PREFIX);
+	const char *d = name + strlen(HKC_SHARE_DIR_PREFIX);
 	char canon[32];
 	unsigned long v;
 
-	if (strncmp(name, TEXT_DIR_PREFIX, strlen(TEXT_DIR_PREFIX)) != 0 ||
+	if (strncmp(name, HKC_SHARE_DIR_PREFIX, strlen(HKC_SHARE_DIR_PREFIX)) != 0 ||
 	    strspn(d, "0123456789") != strlen(d) || !*d || strlen(d) > 10)
 		return false;
 	v = strtoul(d, NULL, 10);
@@ -269,7 +263,7 @@ static void parse_name(const char *name, struct text_name *ret)
 	char *end;
 
 	memset(ret, 0, sizeof(*ret));
-	if (strncmp(name, TEXT_TMP_PREFIX, strlen(TEXT_TMP_PREFIX)) == 0) {
+	if (strncmp(name, HKC_SHARE_TMP_PREFIX, strlen(HKC_SHARE_TMP_PREFIX)) == 0) {
 		ret->temporary = true;
 		return;
 	}

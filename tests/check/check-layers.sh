@@ -10,6 +10,10 @@
 #  2. The runtime (lib/runtime) and what it compiles in (lib/common) include
 #     neither hugekit.h nor libmount; the built libhugekit-rt needs nothing
 #     but the C library and the dynamic loader.
+#  3. tools/ include, of lib/, only the public headers and the lib/common
+#     headers that docs/ARCHITECTURE.md lists (between its "tool-includes"
+#     markers); never lib/core's or lib/runtime's own headers.
+# The rules are docs/ARCHITECTURE.md's ("Rules the checks hold").
 # check-layers.sh [SRC]: SRC defaults to $HK_SOURCE_DIR. A self-test on a
 # made-up tree runs first, so that the check cannot pass by finding nothing.
 set -euo pipefail
@@ -33,23 +37,59 @@ includes() {
 	grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]*/)?(hugekit\.h|libmount[^>"]*)[>"]' "$@" || true
 }
 
-# scan DIR: every violation of 1 and 2 in the tree at DIR.
+# allowed DIR: the lib/common headers tools may include, from DIR's docs/ARCHITECTURE.md.
+allowed() {
+	sed -n '/<!-- tool-includes: begin -->/,/<!-- tool-includes: end -->/s/^[[:space:]]*- \([a-z_.]*\.h\)$/\1/p' \
+		"$1/docs/ARCHITECTURE.md"
+}
+
+# tool_includes DIR FILE...: "file:line: #include" for each quoted include of
+# a header of lib/ that is not in the list (tools' own headers are fine).
+tool_includes() {
+	local dir=$1 f line h
+	shift
+	local -A ok=() lib=()
+	while read -r h; do ok[$h]=1; done < <(allowed "$dir")
+	while read -r h; do lib[${h##*/}]=1; done < <(cd "$dir" && find lib/core lib/runtime lib/common -name '*.h')
+	for f in "$@"; do
+		grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+"' "$f" |
+			while IFS= read -r line; do
+				h=${line#*\"}
+				h=${h%%\"*}
+				h=${h##*/}
+				if [ -n "${lib[$h]:-}" ] && [ -z "${ok[$h]:-}" ] && [ ! -e "$(dirname "$f")/$h" ] &&
+					[ ! -e "tools/common/$h" ]; then
+					echo "$f:$line"
+				fi
+			done
+	done
+}
+
+# scan DIR: every violation of 1, 2 and 3 in the tree at DIR.
 scan() {
 	local dir=$1
-	local -a code rt
+	local -a code rt tools
 	mapfile -t code < <(cd "$dir" && find lib tools -path lib/common -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print | sort)
 	mapfile -t rt < <(cd "$dir" && find lib/runtime lib/common -type f \( -name '*.c' -o -name '*.h' \) | sort)
+	mapfile -t tools < <(cd "$dir" && find tools -type f \( -name '*.c' -o -name '*.h' \) | sort)
 	(
 		cd "$dir"
 		[ ${#code[@]} -eq 0 ] || paths "${code[@]}"
 		[ ${#rt[@]} -eq 0 ] || includes "${rt[@]}"
+		[ ${#tools[@]} -eq 0 ] || tool_includes "$dir" "${tools[@]}"
 	)
 }
 
 # Self-test: a tree with one violation of each kind, and look-alikes that are not.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/lib/runtime" "$tmp/lib/common" "$tmp/tools"
+mkdir -p "$tmp/lib/runtime" "$tmp/lib/common" "$tmp/lib/core" "$tmp/tools/common" "$tmp/docs"
+printf '<!-- tool-includes: begin -->\n- parse.h\n<!-- tool-includes: end -->\n- path.h\n' > "$tmp/docs/ARCHITECTURE.md"
+: > "$tmp/lib/common/parse.h"
+: > "$tmp/lib/common/path.h"
+: > "$tmp/lib/core/internal.h"
+: > "$tmp/tools/common/util.h"
+printf '#include "parse.h"\n#include "util.h"\n#include <hugekit/hugekit.h>\n#include "path.h"\n#include "internal.h"\n' > "$tmp/tools/inc.c"
 cat > "$tmp/lib/runtime/bad.c" << 'C'
 #include <sys/mman.h>
 #include <hugekit/hugekit.h>
@@ -63,7 +103,9 @@ C
 echo 'static const char *ok = "/proc/meminfo";' > "$tmp/lib/common/paths.c"
 expected="lib/runtime/bad.c: \"sys/kernel/mm/hugepages/hugepages-%lukB\"
 tools/bad.c: \"%s/proc/self/maps\"
-lib/runtime/bad.c:2:#include <hugekit/hugekit.h>"
+lib/runtime/bad.c:2:#include <hugekit/hugekit.h>
+tools/inc.c:4:#include \"path.h\"
+tools/inc.c:5:#include \"internal.h\""
 got=$(scan "$tmp")
 if [ "$got" != "$expected" ]; then
 	printf 'check-layers: the self-test found\n%s\ninstead of\n%s\n' "$got" "$expected" >&2
@@ -73,7 +115,7 @@ fi
 fail=0
 found=$(scan "$src")
 if [ -n "$found" ]; then
-	echo "check-layers: /proc or /sys spelled outside lib/common, or a forbidden include in the runtime:" >&2
+	echo "check-layers: /proc or /sys spelled outside lib/common, a forbidden include in the runtime, or a header of lib/ a tool may not include (docs/ARCHITECTURE.md):" >&2
 	echo "$found" >&2
 	fail=1
 fi
@@ -86,4 +128,4 @@ if [ -n "$build" ] && [ -e "$rtlib" ] && command -v readelf > /dev/null; then
 	fi
 fi
 [ $fail -eq 0 ] || exit 1
-echo "check-layers: no /proc or /sys outside lib/common; the runtime needs libc only"
+echo "check-layers: no /proc or /sys outside lib/common; the runtime needs libc only; tools include of lib/ only $(allowed "$src" | wc -l) listed lib/common headers"

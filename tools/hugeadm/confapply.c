@@ -391,109 +391,153 @@ static void print_apply(struct hugeadm_ctl *ctl, const struct change *ch, size_t
 		printf("nothing to change: the machine matches the configuration\n");
 }
 
+/* One --apply: the changes so far, and what later items depend on. */
+struct apply_run {
+	struct change *ch;
+	size_t n_ch;
+	/* A dry run's directories, made only in pretence: the paths of MKDIR items. */
+	char **made;
+	size_t n_made, n;
+	uint64_t short_size; /* a pool whose minimum came up short */
+	bool failed, any_short;
+};
+
+/*
+ * An item that is not to be written: it cannot be read, a mount is there with
+ * other options, or it is a maximum after its pool came up short. True when
+ * said and recorded (cur taken).
+ */
+static bool not_written(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it,
+			int rc, char *cur)
+{
+	struct change *c = &r->ch[r->n_ch];
+
+	if (rc < 0 && rc != -ENOENT) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", it->item, it->path, strerror(-rc));
+		c->failed = r->failed = true;
+		r->n_ch++;
+		return true;
+	}
+	if (it->kind == HK_PLAN_MOUNT && cur) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s: mounted with other options (%s); unmount it and run hugeadm "
+		       "again: nothing mounted over it",
+		       it->item, cur);
+		c->failed = r->failed = true;
+		r->n_ch++;
+		return true;
+	}
+	/* A pool's maximum after its minimum came up short: left for the next run. */
+	if (it->field == HK_POOL_OVERCOMMIT && r->short_size == it->page_size) {
+		ha_msg(ctl, HA_WARNING,
+		       "%s: not changed: the pool's minimum came up short (run hugeadm "
+		       "--apply again when it can be had)",
+		       it->item);
+		free(cur);
+		c->from = NULL;
+		return true;
+	}
+	return false;
+}
+
+/* A dry run's item under a directory it only pretended to make: said, not checked. */
+static bool pretended(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it,
+		      char *cur)
+{
+	if (ctl->dry_run && it->kind == HK_PLAN_MKDIR && r->n_made < r->n)
+		r->made[r->n_made++] = (char *)it->path;
+	if (!ctl->dry_run || it->kind == HK_PLAN_MKDIR || !under_made(it, r->made, r->n_made))
+		return false;
+	if (!ctl->json) {
+		const char *plus = it->kind == HK_PLAN_CONTROLLER ? "+" : "";
+		char value[256];
+
+		snprintf(value, sizeof(value), "%s%s", plus, it->value);
+		dry_line(ctl, it->path, value);
+	}
+	free(cur);
+	r->ch[r->n_ch].from = NULL;
+	return true;
+}
+
+/* Write one item that differs, read it back; short: said, and put back with --strict. */
+static void write_one(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it,
+		      const char *cur)
+{
+	struct change *c = &r->ch[r->n_ch];
+	char *reached = NULL;
+	int rc;
+
+	warn_grow(ctl, it, cur);
+	rc = apply_item(ctl, it, &reached);
+	c->to = reached;
+	if (rc < 0) {
+		c->failed = r->failed = true;
+	} else if (rc > 0) {
+		c->is_short = r->any_short = true;
+		ha_msg(ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s", it->item,
+		       it->value, reached ? reached : "?");
+		if (it->field == HK_POOL_MINIMUM)
+			r->short_size = it->page_size;
+		/* Demoted pages cannot be put back together: short, exit 2, as --pool-demote. */
+		if (ctl->strict && it->field != HK_POOL_DEMOTE)
+			c->put_back = put_back(ctl, it, cur);
+	}
+	r->n_ch++;
+}
+
+/* One item of the plan: already so, not to be written, pretended, or written. */
+static void apply_one(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it)
+{
+	char *cur = NULL;
+	int rc = hk_plan_item_check(ctl->ctx, it, &cur);
+
+	if (rc == 1) {
+		ha_msg(ctl, HA_INFO, "%s: already %s", it->item, it->value);
+		free(cur);
+		return;
+	}
+	r->ch[r->n_ch].it = it;
+	r->ch[r->n_ch].from = cur;
+	if (not_written(ctl, r, it, rc, cur))
+		return;
+	ha_msg(ctl, HA_INFO, "%s: %s -> %s (%s)", it->item, cur ? cur : "(none)", it->value,
+	       it->path);
+	if (pretended(ctl, r, it, cur))
+		return;
+	write_one(ctl, r, it, cur);
+}
+
 static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 {
 	const struct hk_plan_item *items;
-	size_t n = hk_plan_items(plan, &items), n_ch = 0;
-	struct change *ch = calloc(n + 1, sizeof(*ch));
-	/* A dry run's directories, made only in pretence: the paths of MKDIR items. */
-	char **made = calloc(n + 1, sizeof(*made));
-	size_t n_made = 0;
-	uint64_t short_size = 0; /* a pool whose minimum came up short */
-	bool failed = false, any_short = false;
+	size_t n = hk_plan_items(plan, &items);
+	struct apply_run r = {
+		.ch = calloc(n + 1, sizeof(*r.ch)), .made = calloc(n + 1, sizeof(*r.made)), .n = n};
 
-	if (!ch || !made) {
-		free(ch);
-		free(made);
+	if (!r.ch || !r.made) {
+		free(r.ch);
+		free(r.made);
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
 	ha_dry_run_header(ctl);
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, ctl->json ? dry_quiet : dry_line, ctl);
-	for (size_t i = 0; i < n; i++) {
-		char *cur = NULL, *reached = NULL;
-		int rc = hk_plan_item_check(ctl->ctx, &items[i], &cur);
-
-		if (rc == 1) {
-			ha_msg(ctl, HA_INFO, "%s: already %s", items[i].item, items[i].value);
-			free(cur);
-			continue;
-		}
-		ch[n_ch].it = &items[i];
-		ch[n_ch].from = cur;
-		if (rc < 0 && rc != -ENOENT) {
-			ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", items[i].item,
-			       items[i].path, strerror(-rc));
-			ch[n_ch++].failed = failed = true;
-			continue;
-		}
-		if (items[i].kind == HK_PLAN_MOUNT && cur) {
-			ha_msg(ctl, HA_ERROR,
-			       "%s: mounted with other options (%s); unmount it and run hugeadm "
-			       "again: nothing mounted over it",
-			       items[i].item, cur);
-			ch[n_ch++].failed = failed = true;
-			continue;
-		}
-		/* A pool's maximum after its minimum came up short: left for the next run. */
-		if (items[i].field == HK_POOL_OVERCOMMIT && short_size == items[i].page_size) {
-			ha_msg(ctl, HA_WARNING,
-			       "%s: not changed: the pool's minimum came up short (run hugeadm "
-			       "--apply again when it can be had)",
-			       items[i].item);
-			free(cur);
-			ch[n_ch].from = NULL;
-			continue;
-		}
-		ha_msg(ctl, HA_INFO, "%s: %s -> %s (%s)", items[i].item, cur ? cur : "(none)",
-		       items[i].value, items[i].path);
-		if (ctl->dry_run && items[i].kind == HK_PLAN_MKDIR && n_made < n)
-			made[n_made++] = (char *)items[i].path;
-		if (ctl->dry_run && items[i].kind != HK_PLAN_MKDIR &&
-		    under_made(&items[i], made, n_made)) {
-			/* Its directory is only pretended: the file is not there to check. */
-			const char *plus = items[i].kind == HK_PLAN_CONTROLLER ? "+" : "";
-			char value[256];
-
-			snprintf(value, sizeof(value), "%s%s", plus, items[i].value);
-			if (!ctl->json)
-				dry_line(ctl, items[i].path, value);
-			free(cur);
-			ch[n_ch].from = NULL;
-			continue;
-		}
-		warn_grow(ctl, &items[i], cur);
-		rc = apply_item(ctl, &items[i], &reached);
-		ch[n_ch].to = reached;
-		if (rc < 0) {
-			ch[n_ch].failed = true;
-			failed = true;
-		} else if (rc > 0) {
-			ch[n_ch].is_short = true;
-			any_short = true;
-			ha_msg(ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s",
-			       items[i].item, items[i].value, reached ? reached : "?");
-			if (items[i].field == HK_POOL_MINIMUM)
-				short_size = items[i].page_size;
-			/* Demoted pages cannot be put back together: short, exit 2, as --pool-demote. */
-			if (ctl->strict && items[i].field != HK_POOL_DEMOTE)
-				ch[n_ch].put_back = put_back(ctl, &items[i], cur);
-		}
-		n_ch++;
-	}
+	for (size_t i = 0; i < n; i++)
+		apply_one(ctl, &r, &items[i]);
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
 	if (!ctl->dry_run || ctl->json)
-		print_apply(ctl, ch, n_ch);
-	for (size_t i = 0; i < n_ch; i++) {
-		free(ch[i].from);
-		free(ch[i].to);
+		print_apply(ctl, r.ch, r.n_ch);
+	for (size_t i = 0; i < r.n_ch; i++) {
+		free(r.ch[i].from);
+		free(r.ch[i].to);
 	}
-	free(ch);
-	free(made);
-	if (failed)
+	free(r.ch);
+	free(r.made);
+	if (r.failed)
 		return HK_EXIT_FAILURE;
-	return any_short && ctl->strict ? HA_EXIT_SHORT : HK_EXIT_SUCCESS;
+	return r.any_short && ctl->strict ? HA_EXIT_SHORT : HK_EXIT_SUCCESS;
 }
 
 int ha_config_run(struct hugeadm_ctl *ctl)

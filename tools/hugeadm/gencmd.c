@@ -173,6 +173,41 @@ static char *absolute(const char *path)
 	return abs;
 }
 
+/*
+ * The files made: into the --output directory, else on stdout (boot: its
+ * line alone). 0, or what writing a file failed with (said).
+ */
+static int write_out(struct hugeadm_ctl *ctl, const struct ha_gen_files *out, int dirfd,
+		     const char *out_dir)
+{
+	int rc = 0;
+
+	if (strcmp(ctl->generate, "boot") == 0 && !*out->note)
+		ha_msg(ctl, HA_INFO,
+		       "nothing to put on the kernel command line: no gigantic pool with a "
+		       "minimum and no [boot] setting");
+	if (dirfd >= 0) {
+		for (size_t i = 0; i < out->n && rc == 0; i++)
+			rc = write_file(ctl, dirfd, out_dir, &out->files[i]);
+	} else if (strcmp(ctl->generate, "boot") == 0) {
+		/* stdout: the parameters alone, for scripts; how to install them aside. */
+		if (*out->note) {
+			printf("%s\n", out->note);
+			if (ctl->verbose >= HA_WARNING) {
+				fflush(stdout);
+				ha_gen_boot_hint(stderr, "", out->note);
+			}
+		}
+	} else {
+		for (size_t i = 0; i < out->n; i++) {
+			if (strcmp(ctl->generate, "units") == 0)
+				printf("%s# %s\n", i ? "\n" : "", out->files[i].name);
+			fputs(out->files[i].text, stdout);
+		}
+	}
+	return rc;
+}
+
 int ha_generate(struct hugeadm_ctl *ctl)
 {
 	struct ha_gen_files out = {0};
@@ -231,29 +266,7 @@ int ha_generate(struct hugeadm_ctl *ctl)
 	if (rc < 0)
 		goto done;
 
-	if (strcmp(ctl->generate, "boot") == 0 && !*out.note)
-		ha_msg(ctl, HA_INFO,
-		       "nothing to put on the kernel command line: no gigantic pool with a "
-		       "minimum and no [boot] setting");
-	if (dirfd >= 0) {
-		for (size_t i = 0; i < out.n && rc == 0; i++)
-			rc = write_file(ctl, dirfd, out_dir, &out.files[i]);
-	} else if (strcmp(ctl->generate, "boot") == 0) {
-		/* stdout: the parameters alone, for scripts; how to install them aside. */
-		if (*out.note) {
-			printf("%s\n", out.note);
-			if (ctl->verbose >= HA_WARNING) {
-				fflush(stdout);
-				ha_gen_boot_hint(stderr, "", out.note);
-			}
-		}
-	} else {
-		for (size_t i = 0; i < out.n; i++) {
-			if (strcmp(ctl->generate, "units") == 0)
-				printf("%s# %s\n", i ? "\n" : "", out.files[i].name);
-			fputs(out.files[i].text, stdout);
-		}
-	}
+	rc = write_out(ctl, &out, dirfd, out_dir);
 done:
 	free(config_path);
 	ha_gen_files_free(&out);

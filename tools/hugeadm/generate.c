@@ -362,6 +362,47 @@ static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int
 	return bad ? -1 : 0;
 }
 
+/* default_hugepagesz= of [boot], when the machine has that size (else said). */
+static void boot_default_size(struct ha_gen *g, const struct hk_config_entry *def,
+			      const uint64_t *sizes, size_t n_sizes, FILE *line)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (hk_parse_size(def->value, &v) < 0 || all_digits(def->value)) {
+		gen_error(g, def->file, def->line,
+			  "default_hugepagesz: '%s' is not a size (with K, M or G)", def->value);
+	} else if (!size_known(sizes, n_sizes, v)) {
+		gen_error(g, def->file, def->line,
+			  "default_hugepagesz: this machine has no %s huge pages", def->value);
+	} else {
+		hkc_format_size(buf, sizeof(buf), v);
+		fprintf(line, " default_hugepagesz=%s", buf);
+	}
+}
+
+/* The file kernel-cmdline: the parameters, with how to install them when commented. */
+static int boot_file(struct ha_gen *g, bool comments, const char *params, struct ha_gen_files *out)
+{
+	struct text file;
+	char *text;
+
+	if (comments ? text_open_made(&file, g, "boot") < 0 : text_open(&file) < 0)
+		return -ENOMEM;
+	if (comments) {
+		if (*params)
+			ha_gen_boot_hint(file.f, "# ", params);
+		else
+			fputs("# Nothing to put on the kernel command line.\n", file.f);
+	}
+	if (*params)
+		fprintf(file.f, "%s\n", params);
+	text = text_close(&file);
+	if (!text)
+		return -ENOMEM;
+	return ha_gen_files_add(out, "kernel-cmdline", text);
+}
+
 int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 {
 	/* [boot]: checked by the parser (on/off, gigantic/all, sizes), on this machine here. */
@@ -373,9 +414,8 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 	uint64_t *sizes = NULL;
 	int *nodes = NULL;
 	size_t n_sizes = 0, n_nodes = 0;
-	struct text line, file;
-	char buf[32];
-	char *params = NULL, *text;
+	struct text line;
+	char *params = NULL;
 	unsigned errors = g->errors;
 	int rc;
 
@@ -402,22 +442,8 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 	}
 	if (hvo)
 		fprintf(line.f, " hugetlb_free_vmemmap=%s", hvo->value);
-	if (def) {
-		uint64_t v;
-
-		if (hk_parse_size(def->value, &v) < 0 || all_digits(def->value)) {
-			gen_error(g, def->file, def->line,
-				  "default_hugepagesz: '%s' is not a size (with K, M or G)",
-				  def->value);
-		} else if (!size_known(sizes, n_sizes, v)) {
-			gen_error(g, def->file, def->line,
-				  "default_hugepagesz: this machine has no %s huge pages",
-				  def->value);
-		} else {
-			hkc_format_size(buf, sizeof(buf), v);
-			fprintf(line.f, " default_hugepagesz=%s", buf);
-		}
-	}
+	if (def)
+		boot_default_size(g, def, sizes, n_sizes, line.f);
 	/* The pools, by ascending size: hugepagesz=SIZE, then its hugepages=. */
 	rc = resolve(g, &plan);
 	if (rc == 0)
@@ -439,20 +465,7 @@ int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out)
 	/* Without the leading blank; an empty line is nothing to add. */
 	memmove(params, params + (*params == ' '), strlen(params) + 1 - (*params == ' '));
 	out->note = params;
-	if (comments ? text_open_made(&file, g, "boot") < 0 : text_open(&file) < 0)
-		return -ENOMEM;
-	if (comments) {
-		if (*params)
-			ha_gen_boot_hint(file.f, "# ", params);
-		else
-			fputs("# Nothing to put on the kernel command line.\n", file.f);
-	}
-	if (*params)
-		fprintf(file.f, "%s\n", params);
-	text = text_close(&file);
-	if (!text)
-		return -ENOMEM;
-	return ha_gen_files_add(out, "kernel-cmdline", text);
+	return boot_file(g, comments, params, out);
 }
 
 void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params)
@@ -712,20 +725,10 @@ static const char *option(const char *opts, const char *name, char *buf, size_t 
 	return NULL;
 }
 
-/*
- * One [mount]: its unit, named from the path. The options are the plan's,
- * written in the order of the section's keys, and only those it sets (no
- * pagesize=, uid=, gid= or mode= that the plan fills in); sizes as the kernel
- * reads them, user and group names as their ids with a comment.
- */
-static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_gen_files *out)
+/* The unit's name for the mount point (0), -1 after saying why it has none, or -ENOMEM. */
+static int mount_unit_name(struct ha_gen *g, const struct hk_plan_item *it, char **ret)
 {
-	const struct hk_config_entry *es;
-	size_t n = hk_config_entries(g->config, &es);
-	struct text t, opts;
-	char *unit = NULL, *options, *text, buf[64], sbuf[32];
 	size_t len = strlen(it->path);
-	bool user_only = false, has_group = false;
 	int rc;
 
 	/* The parser refuses these; a plan built otherwise is checked all the same. */
@@ -739,26 +742,29 @@ static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_
 			  it->path);
 		return -1;
 	}
-	rc = ha_gen_unit_name(it->path, "mount", &unit);
-	if (rc == -ENOMEM)
-		return rc;
-	if (rc < 0) {
+	rc = ha_gen_unit_name(it->path, "mount", ret);
+	if (rc < 0 && rc != -ENOMEM) {
 		gen_error(g, it->file, it->line, "[mount %s]: %s", it->path,
 			  rc == -ENAMETOOLONG ? "the unit name would be too long for systemd"
 					      : "not an absolute path without '..'");
 		return -1;
 	}
-	if (text_open(&opts) < 0) {
-		free(unit);
-		return -ENOMEM;
-	}
-	if (text_open(&t) < 0) {
-		text_discard(&opts);
-		free(unit);
-		return -ENOMEM;
-	}
-	fprintf(t.f, "# Made by hugeadm --generate units from %s:%u.\n", it->file, it->line);
-	fputs("nosuid,nodev", opts.f);
+	return rc;
+}
+
+/*
+ * The mount's options into opts, in the order of the section's keys (see
+ * gen_mount); the comments a name or an implied group needs into comments.
+ */
+static void mount_unit_options(struct ha_gen *g, const struct hk_plan_item *it, FILE *comments,
+			       FILE *opts)
+{
+	const struct hk_config_entry *es;
+	size_t n = hk_config_entries(g->config, &es);
+	char buf[64], sbuf[32];
+	bool user_only = false, has_group = false;
+
+	fputs("nosuid,nodev", opts);
 	for (size_t i = 0; i < n; i++) {
 		const struct hk_config_entry *e = &es[i];
 		bool user = is(e->key, "user");
@@ -774,32 +780,60 @@ static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_
 			user_only = false, has_group = true;
 		if (is(e->key, "pagesize")) {
 			hkc_format_size(sbuf, sizeof(sbuf), it->page_size);
-			fprintf(opts.f, ",pagesize=%s", sbuf);
+			fprintf(opts, ",pagesize=%s", sbuf);
 		} else if (user || is(e->key, "group")) {
 			/* hugetlbfs takes numbers only: a name is said in a comment. */
 			if (!all_digits(e->value))
-				fprintf(t.f, "# %s %s is %s %u here\n", e->key, e->value,
+				fprintf(comments, "# %s %s is %s %u here\n", e->key, e->value,
 					user ? "uid" : "gid", user ? it->uid : it->gid);
-			fprintf(opts.f, ",%s=%u", user ? "uid" : "gid", user ? it->uid : it->gid);
+			fprintf(opts, ",%s=%u", user ? "uid" : "gid", user ? it->uid : it->gid);
 		} else if (is(e->key, "mode")) {
-			fprintf(opts.f, ",mode=%04o", (unsigned)it->mode);
+			fprintf(opts, ",mode=%04o", (unsigned)it->mode);
 		} else if ((v = option(it->value, e->key, buf, sizeof(buf)))) {
 			/* size, min_size (or a percentage of the pool) and nr_inodes. */
 			if (strchr(v, '%') || hk_parse_size(v, &bytes) < 0)
-				fprintf(opts.f, ",%s=%s", e->key, v);
+				fprintf(opts, ",%s=%s", e->key, v);
 			else if (is(e->key, "nr_inodes"))
-				fprintf(opts.f, ",nr_inodes=%" PRIu64, bytes);
+				fprintf(opts, ",nr_inodes=%" PRIu64, bytes);
 			else {
 				hkc_format_size(sbuf, sizeof(sbuf), bytes);
-				fprintf(opts.f, ",%s=%s", e->key, sbuf);
+				fprintf(opts, ",%s=%s", e->key, sbuf);
 			}
 		}
 	}
 	/* A user without a group: --apply gives the mount the user's own group (the plan's gid). */
 	if (user_only && it->gid) {
-		fprintf(t.f, "# group: the primary group of the user, gid %u here\n", it->gid);
-		fprintf(opts.f, ",gid=%u", it->gid);
+		fprintf(comments, "# group: the primary group of the user, gid %u here\n", it->gid);
+		fprintf(opts, ",gid=%u", it->gid);
 	}
+}
+
+/*
+ * One [mount]: its unit, named from the path. The options are the plan's,
+ * written in the order of the section's keys, and only those it sets (no
+ * pagesize=, uid=, gid= or mode= that the plan fills in, but the gid of a
+ * user given alone); sizes as the kernel reads them, user and group names as
+ * their ids with a comment.
+ */
+static int gen_mount(struct ha_gen *g, const struct hk_plan_item *it, struct ha_gen_files *out)
+{
+	struct text t, opts;
+	char *unit = NULL, *options, *text;
+	int rc = mount_unit_name(g, it, &unit);
+
+	if (rc < 0)
+		return rc;
+	if (text_open(&opts) < 0) {
+		free(unit);
+		return -ENOMEM;
+	}
+	if (text_open(&t) < 0) {
+		text_discard(&opts);
+		free(unit);
+		return -ENOMEM;
+	}
+	fprintf(t.f, "# Made by hugeadm --generate units from %s:%u.\n", it->file, it->line);
+	mount_unit_options(g, it, t.f, opts.f);
 	options = text_close(&opts);
 	if (!options) {
 		text_discard(&t);

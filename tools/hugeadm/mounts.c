@@ -637,6 +637,74 @@ static bool made_ok(struct hugeadm_ctl *ctl, const struct ha_action *a, const ch
 	return false;
 }
 
+/*
+ * One mount of the action: already there (said), a dry run's lines, or made
+ * and checked. 1 and its descriptor when made, 0 when not, -1 after a message.
+ */
+static int mount_one(struct hugeadm_ctl *ctl, const struct ha_action *a, const struct hk_mounts *ms,
+		     const struct hk_plan_item *it, int *ret_fd)
+{
+	const char *target = it->path, *opts = it->value;
+	char dry_opts[320];
+	uint64_t id;
+	ssize_t i;
+	int fd, rc;
+
+	/* 2.23's dry run chowned and chmodded after mounting: its options have no owner. */
+	if (ctl->dry_run) {
+		mount_options(ctl, a, it->page_size, false, dry_opts, sizeof(dry_opts));
+		opts = dry_opts;
+	}
+	/* A dry run's --unmount-all took nothing down: pretend it did. */
+	if ((i = find_mount(ms, target)) >= 0 && !(ctl->dry_run && unmount_all_asked(ctl))) {
+		/* Validation made sure it is the very mount we would make. */
+		ha_msg(ctl, HA_WARNING, "Directory %s is already mounted.", target);
+		warn_unrestricted(ctl, ms, (size_t)i);
+		return 0;
+	}
+	if (ctl->dry_run) {
+		dry_dirs(target, a->owner_label, a->mode);
+		printf("mount -t hugetlbfs none %s -o %s\n", target, opts);
+		printf("chown %s %s\nchmod %o %s\n", a->owner_label, target, (unsigned)a->mode,
+		       target);
+		return 0;
+	}
+	fd = open_mount_dir(ctl, a, target, true);
+	if (fd < 0)
+		return -1;
+	rc = hk_mount_hugetlbfs_fd_id(ctl->ctx, fd, opts, &id);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "Unable to mount %s, error: %s", target, strerror(-rc));
+		close(fd);
+		return -1;
+	}
+	if (!made_ok(ctl, a, target, fd, id)) {
+		close(fd);
+		return -1;
+	}
+	*ret_fd = fd;
+	return 1;
+}
+
+/* The mounts this run made: taken down again by descriptor when it failed; closed. */
+static void mounts_done(struct hugeadm_ctl *ctl, char **made, const int *made_fd, size_t n_made,
+			bool failed)
+{
+	for (size_t i = 0; i < n_made; i++) {
+		if (failed) {
+			int err = hk_umount_fd(ctl->ctx, made_fd[i], NULL, 0);
+
+			if (err == 0)
+				ha_msg(ctl, HA_WARNING, "unmounted %s again", made[i]);
+			else
+				ha_msg(ctl, HA_ERROR, "Unable to unmount %s again, error: %s",
+				       made[i], strerror(-err));
+		}
+		close(made_fd[i]);
+		free(made[i]);
+	}
+}
+
 int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
 	struct hk_mounts *ms = NULL;
@@ -663,68 +731,13 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	/* The base directory once, 0755 root:root, as 2.23 did. */
 	if (ctl->dry_run)
 		dry_dirs(a->base, "root:root", 0755);
-	for (size_t k = 0; k < n && rc == 0; k++) {
-		const char *target = items[k].path, *opts = items[k].value;
-		char dry_opts[320];
-		uint64_t id;
-		ssize_t i;
-		int fd;
-
-		/* 2.23's dry run chowned and chmodded after mounting: its options have no owner. */
-		if (ctl->dry_run) {
-			mount_options(ctl, a, items[k].page_size, false, dry_opts,
-				      sizeof(dry_opts));
-			opts = dry_opts;
-		}
-		/* A dry run's --unmount-all took nothing down: pretend it did. */
-		if ((i = find_mount(ms, target)) >= 0 &&
-		    !(ctl->dry_run && unmount_all_asked(ctl))) {
-			/* Validation made sure it is the very mount we would make. */
-			ha_msg(ctl, HA_WARNING, "Directory %s is already mounted.", target);
-			warn_unrestricted(ctl, ms, (size_t)i);
-			continue;
-		}
-		if (ctl->dry_run) {
-			dry_dirs(target, a->owner_label, a->mode);
-			printf("mount -t hugetlbfs none %s -o %s\n", target, opts);
-			printf("chown %s %s\nchmod %o %s\n", a->owner_label, target,
-			       (unsigned)a->mode, target);
-			continue;
-		}
-		fd = open_mount_dir(ctl, a, target, true);
-		if (fd < 0) {
-			rc = -1;
-			break;
-		}
-		rc = hk_mount_hugetlbfs_fd_id(ctl->ctx, fd, opts, &id);
-		if (rc < 0) {
-			ha_msg(ctl, HA_ERROR, "Unable to mount %s, error: %s", target,
-			       strerror(-rc));
-			close(fd);
-			break;
-		}
-		if (!made_ok(ctl, a, target, fd, id)) {
-			close(fd);
-			rc = -1;
-			break;
-		}
-		made_fd[n_made] = fd;
-		made[n_made++] = strdup(target);
+	for (size_t k = 0; k < n && rc >= 0; k++) {
+		rc = mount_one(ctl, a, ms, &items[k], &made_fd[n_made]);
+		if (rc > 0)
+			made[n_made++] = strdup(items[k].path);
 	}
-	/* A run that failed half-way takes its own mounts down again, by descriptor. */
-	for (size_t i = 0; i < n_made; i++) {
-		if (rc < 0) {
-			int err = hk_umount_fd(ctl->ctx, made_fd[i], NULL, 0);
-
-			if (err == 0)
-				ha_msg(ctl, HA_WARNING, "unmounted %s again", made[i]);
-			else
-				ha_msg(ctl, HA_ERROR, "Unable to unmount %s again, error: %s",
-				       made[i], strerror(-err));
-		}
-		close(made_fd[i]);
-		free(made[i]);
-	}
+	/* A run that failed half-way takes its own mounts down again. */
+	mounts_done(ctl, made, made_fd, n_made, rc < 0);
 	free(made_fd);
 	free(made);
 	hk_mounts_unref(ms);

@@ -134,114 +134,158 @@ static void node_str(char *buf, size_t sz, int node)
 		snprintf(buf, sz, "%s", node == -2 ? "several" : "-");
 }
 
+/* A table's cells: up to 7 columns of 64 bytes each. */
+struct cells {
+	char b[7][64];
+	char *c[7];
+};
+
+/* A new table of n columns, and its cells pointing at their buffers. */
+static void table_start(struct table *tb, struct cells *x, const char *const *cols, size_t n)
+{
+	for (size_t k = 0; k < 7; k++)
+		x->c[k] = x->b[k];
+	table_new(tb, cols, n);
+}
+
+static int text_processes(struct hugeadm_ctl *ctl, const struct hk_usage *u)
+{
+	static const char *const cols[] = {"PID",  "COMMAND", "USER", "SIZE",
+					   "KIND", "PAGES",   "NODE"};
+	const struct hk_usage_process *p;
+	size_t np = hk_usage_processes(u, &p);
+	struct cells x;
+	struct table tb;
+
+	table_start(&tb, &x, cols, 7);
+	for (size_t i = 0; i < np; i++) {
+		snprintf(x.b[0], 64, "%d", p[i].pid);
+		snprintf(x.b[1], 64, "%s", p[i].comm);
+		user_name(ctl, x.b[2], 64, p[i].uid);
+		hkc_format_size(x.b[3], 64, p[i].page_size);
+		snprintf(x.b[4], 64, "%s", kind_names[p[i].kind]);
+		snprintf(x.b[5], 64, "%" PRIu64, p[i].pages);
+		node_str(x.b[6], 64, p[i].node);
+		table_row(&tb, x.c);
+	}
+	return table_print(ctl, &tb, "Processes", np);
+}
+
+static int text_shm(struct hugeadm_ctl *ctl, const struct hk_usage *u)
+{
+	static const char *const cols[] = {"ID", "KEY", "OWNER", "SIZE", "PAGES", "ATTACHED"};
+	const struct hk_usage_shm *s;
+	size_t ns = hk_usage_shm(u, &s);
+	struct cells x;
+	struct table tb;
+
+	table_start(&tb, &x, cols, 6);
+	for (size_t i = 0; i < ns; i++) {
+		snprintf(x.b[0], 64, "%d", s[i].id);
+		snprintf(x.b[1], 64, "0x%08" PRIx32, (uint32_t)s[i].key);
+		user_name(ctl, x.b[2], 64, s[i].uid);
+		hkc_format_size(x.b[3], 64, s[i].page_size);
+		snprintf(x.b[4], 64, "%" PRIu64 "%s", s[i].pages, s[i].inferred ? "?" : "");
+		if (s[i].nattch)
+			snprintf(x.b[5], 64, "%" PRIu64, s[i].nattch);
+		else
+			snprintf(x.b[5], 64, "0 (detached)");
+		table_row(&tb, x.c);
+	}
+	return table_print(ctl, &tb, "SysV segments", ns);
+}
+
+static int text_files(struct hugeadm_ctl *ctl, const struct hk_usage *u)
+{
+	static const char *const cols[] = {"FILE", "OWNER", "SIZE", "PAGES", "MAPPED"};
+	const struct hk_usage_file *f;
+	size_t nf = hk_usage_files(u, &f);
+	struct cells x;
+	struct table tb;
+
+	table_start(&tb, &x, cols, 5);
+	for (size_t i = 0; i < nf; i++) {
+		x.c[0] = (char *)f[i].path;
+		user_name(ctl, x.b[1], 64, f[i].uid);
+		hkc_format_size(x.b[2], 64, f[i].page_size);
+		snprintf(x.b[3], 64, "%" PRIu64, f[i].pages);
+		snprintf(x.b[4], 64, "%s", f[i].mapped ? "yes" : "no (unmapped)");
+		table_row(&tb, x.c);
+	}
+	return table_print(ctl, &tb, "Files on hugetlbfs", nf);
+}
+
+/* Only when there are any: the title says v1's hierarchy, v2's is as it was. */
+static int text_cgroups(struct hugeadm_ctl *ctl, const struct hk_usage *u)
+{
+	static const char *const cols[] = {"CGROUP", "SIZE",	 "CURRENT", "MAX",
+					   "RSVD",   "RSVD_MAX", "FAILED"};
+	const struct hk_usage_cgroup *c;
+	size_t nc = hk_usage_cgroups(u, &c);
+	struct cells x;
+	struct table tb;
+
+	if (!nc)
+		return 0;
+	table_start(&tb, &x, cols, 7);
+	for (size_t i = 0; i < nc; i++) {
+		const uint64_t v[4] = {c[i].current, c[i].max, c[i].rsvd_current, c[i].rsvd_max};
+
+		x.c[0] = (char *)c[i].path;
+		hkc_format_size(x.b[1], 64, c[i].page_size);
+		for (int k = 0; k < 4; k++) {
+			if (v[k] == UINT64_MAX)
+				snprintf(x.b[2 + k], 64, "max");
+			else
+				snprintf(x.b[2 + k], 64, "%" PRIu64, v[k] / c[i].page_size);
+		}
+		/* Charges the limits refused (events "max"); "-" without the file. */
+		if (c[i].events_max == UINT64_MAX)
+			snprintf(x.b[6], 64, "-");
+		else
+			snprintf(x.b[6], 64, "%" PRIu64, c[i].events_max);
+		table_row(&tb, x.c);
+	}
+	return table_print(
+		ctl, &tb, c[0].version == 1 ? "Cgroups (cgroup v1, pages)" : "Cgroups (pages)", nc);
+}
+
+static int text_totals(struct hugeadm_ctl *ctl, const struct hk_usage *u)
+{
+	static const char *const cols[] = {"SIZE",    "USED",	    "ACCOUNTED", "RESERVED",
+					   "SURPLUS", "DIFFERENCE", "REASON"};
+	const struct hk_usage_total *t;
+	size_t nt = hk_usage_totals(u, &t);
+	char why[128];
+	struct cells x;
+	struct table tb;
+
+	table_start(&tb, &x, cols, 7);
+	for (size_t i = 0; i < nt; i++) {
+		hkc_format_size(x.b[0], 64, t[i].page_size);
+		snprintf(x.b[1], 64, "%" PRIu64, t[i].used);
+		snprintf(x.b[2], 64, "%" PRIu64, t[i].accounted);
+		snprintf(x.b[3], 64, "%" PRIu64, t[i].reserved);
+		snprintf(x.b[4], 64, "%" PRIu64, t[i].surplus);
+		snprintf(x.b[5], 64, "%" PRId64, t[i].difference);
+		x.c[6] = (char *)difference_reason(why, sizeof(why), u, &t[i]);
+		table_row(&tb, x.c);
+	}
+	return table_print(ctl, &tb, "Totals (pages)", nt);
+}
+
 static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 {
-	static const char *const pcols[] = {"PID",  "COMMAND", "USER", "SIZE",
-					    "KIND", "PAGES",   "NODE"};
-	static const char *const scols[] = {"ID", "KEY", "OWNER", "SIZE", "PAGES", "ATTACHED"};
-	static const char *const fcols[] = {"FILE", "OWNER", "SIZE", "PAGES", "MAPPED"};
-	static const char *const ccols[] = {"CGROUP", "SIZE",	  "CURRENT", "MAX",
-					    "RSVD",   "RSVD_MAX", "FAILED"};
-	static const char *const tcols[] = {"SIZE",    "USED",	     "ACCOUNTED", "RESERVED",
-					    "SURPLUS", "DIFFERENCE", "REASON"};
-	char why[128];
-	const struct hk_usage_process *p;
 	const struct hk_usage_shm *s;
-	const struct hk_usage_file *f;
-	const struct hk_usage_cgroup *c;
-	const struct hk_usage_total *t;
-	size_t np = hk_usage_processes(u, &p), ns = hk_usage_shm(u, &s), nf = hk_usage_files(u, &f),
-	       nc = hk_usage_cgroups(u, &c), nt = hk_usage_totals(u, &t);
-	char b[7][64];
-	char *cells[7] = {b[0], b[1], b[2], b[3], b[4], b[5], b[6]};
-	struct table tb;
+	size_t ns = hk_usage_shm(u, &s);
 	int rc = 0;
 
 	printf("Huge page usage:\n");
-	table_new(&tb, pcols, 7);
-	for (size_t i = 0; i < np; i++) {
-		snprintf(b[0], 64, "%d", p[i].pid);
-		snprintf(b[1], 64, "%s", p[i].comm);
-		user_name(ctl, b[2], 64, p[i].uid);
-		hkc_format_size(b[3], 64, p[i].page_size);
-		snprintf(b[4], 64, "%s", kind_names[p[i].kind]);
-		snprintf(b[5], 64, "%" PRIu64, p[i].pages);
-		node_str(b[6], 64, p[i].node);
-		table_row(&tb, cells);
-	}
-	rc |= table_print(ctl, &tb, "Processes", np);
-	table_new(&tb, scols, 6);
-	for (size_t i = 0; i < ns; i++) {
-		snprintf(b[0], 64, "%d", s[i].id);
-		snprintf(b[1], 64, "0x%08" PRIx32, (uint32_t)s[i].key);
-		user_name(ctl, b[2], 64, s[i].uid);
-		hkc_format_size(b[3], 64, s[i].page_size);
-		snprintf(b[4], 64, "%" PRIu64 "%s", s[i].pages, s[i].inferred ? "?" : "");
-		if (s[i].nattch)
-			snprintf(b[5], 64, "%" PRIu64, s[i].nattch);
-		else
-			snprintf(b[5], 64, "0 (detached)");
-		table_row(&tb, cells);
-	}
-	rc |= table_print(ctl, &tb, "SysV segments", ns);
-	table_new(&tb, fcols, 5);
-	for (size_t i = 0; i < nf; i++) {
-		char *path = (char *)f[i].path;
-
-		cells[0] = path;
-		user_name(ctl, b[1], 64, f[i].uid);
-		hkc_format_size(b[2], 64, f[i].page_size);
-		snprintf(b[3], 64, "%" PRIu64, f[i].pages);
-		snprintf(b[4], 64, "%s", f[i].mapped ? "yes" : "no (unmapped)");
-		cells[1] = b[1];
-		cells[2] = b[2];
-		cells[3] = b[3];
-		cells[4] = b[4];
-		table_row(&tb, cells);
-	}
-	rc |= table_print(ctl, &tb, "Files on hugetlbfs", nf);
-	for (size_t k = 0; k < 7; k++)
-		cells[k] = b[k];
-	if (nc) {
-		table_new(&tb, ccols, 7);
-		for (size_t i = 0; i < nc; i++) {
-			const uint64_t v[4] = {c[i].current, c[i].max, c[i].rsvd_current,
-					       c[i].rsvd_max};
-
-			cells[0] = (char *)c[i].path;
-			hkc_format_size(b[1], 64, c[i].page_size);
-			for (int k = 0; k < 4; k++) {
-				if (v[k] == UINT64_MAX)
-					snprintf(b[2 + k], 64, "max");
-				else
-					snprintf(b[2 + k], 64, "%" PRIu64, v[k] / c[i].page_size);
-			}
-			/* Charges the limits refused (events "max"); "-" without the file. */
-			if (c[i].events_max == UINT64_MAX)
-				snprintf(b[6], 64, "-");
-			else
-				snprintf(b[6], 64, "%" PRIu64, c[i].events_max);
-			table_row(&tb, cells);
-		}
-		cells[0] = b[0];
-		/* The hierarchy is said where it is v1's; v2's title is as it was. */
-		rc |= table_print(
-			ctl, &tb,
-			c[0].version == 1 ? "Cgroups (cgroup v1, pages)" : "Cgroups (pages)", nc);
-	}
-	table_new(&tb, tcols, 7);
-	for (size_t i = 0; i < nt; i++) {
-		hkc_format_size(b[0], 64, t[i].page_size);
-		snprintf(b[1], 64, "%" PRIu64, t[i].used);
-		snprintf(b[2], 64, "%" PRIu64, t[i].accounted);
-		snprintf(b[3], 64, "%" PRIu64, t[i].reserved);
-		snprintf(b[4], 64, "%" PRIu64, t[i].surplus);
-		snprintf(b[5], 64, "%" PRId64, t[i].difference);
-		cells[6] = (char *)difference_reason(why, sizeof(why), u, &t[i]);
-		table_row(&tb, cells);
-	}
-	cells[6] = b[6];
-	rc |= table_print(ctl, &tb, "Totals (pages)", nt);
+	rc |= text_processes(ctl, u);
+	rc |= text_shm(ctl, u);
+	rc |= text_files(ctl, u);
+	rc |= text_cgroups(ctl, u);
+	rc |= text_totals(ctl, u);
 	for (size_t i = 0; i < ns; i++)
 		if (s[i].inferred) {
 			printf("\n?: a segment no readable process maps: possibly on huge pages, of the\n"
@@ -252,19 +296,11 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 	return rc;
 }
 
-static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_usage *u)
+static void json_processes(struct hk_json *j, const struct hk_usage *u)
 {
 	const struct hk_usage_process *p;
-	const struct hk_usage_shm *s;
-	const struct hk_usage_file *f;
-	const struct hk_usage_cgroup *c;
-	const struct hk_usage_total *t;
-	size_t np = hk_usage_processes(u, &p), ns = hk_usage_shm(u, &s), nf = hk_usage_files(u, &f),
-	       nc = hk_usage_cgroups(u, &c), nt = hk_usage_totals(u, &t);
-	char why[128];
+	size_t np = hk_usage_processes(u, &p);
 
-	(void)ctl;
-	hk_json_open_object(j, "usage");
 	hk_json_open_array(j, "processes");
 	for (size_t i = 0; i < np; i++) {
 		hk_json_open_object(j, NULL);
@@ -282,6 +318,14 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 		hk_json_close_object(j);
 	}
 	hk_json_close_array(j);
+}
+
+static void json_shm_files(struct hk_json *j, const struct hk_usage *u)
+{
+	const struct hk_usage_shm *s;
+	const struct hk_usage_file *f;
+	size_t ns = hk_usage_shm(u, &s), nf = hk_usage_files(u, &f);
+
 	hk_json_open_array(j, "shm");
 	for (size_t i = 0; i < ns; i++) {
 		hk_json_open_object(j, NULL);
@@ -309,9 +353,17 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 		hk_json_close_object(j);
 	}
 	hk_json_close_array(j);
+}
+
+/* The cgroups, and the hierarchy they were read from: 1 or 2; null when none is listed. */
+static void json_cgroups(struct hk_json *j, const struct hk_usage *u)
+{
+	static const char *const keys[4] = {"usage", "limit", "reserved", "reserved_limit"};
+	const struct hk_usage_cgroup *c;
+	size_t nc = hk_usage_cgroups(u, &c);
+
 	hk_json_open_array(j, "cgroups");
 	for (size_t i = 0; i < nc; i++) {
-		const char *keys[4] = {"usage", "limit", "reserved", "reserved_limit"};
 		const uint64_t v[4] = {c[i].current, c[i].max, c[i].rsvd_current, c[i].rsvd_max};
 
 		hk_json_open_object(j, NULL);
@@ -330,11 +382,18 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 		hk_json_close_object(j);
 	}
 	hk_json_close_array(j);
-	/* The hierarchy the cgroups were read from: 1 or 2; null when none is listed. */
 	if (nc)
 		hk_json_int(j, "cgroup_version", c[0].version);
 	else
 		hk_json_null(j, "cgroup_version");
+}
+
+static void json_totals(struct hk_json *j, const struct hk_usage *u)
+{
+	const struct hk_usage_total *t;
+	size_t nt = hk_usage_totals(u, &t);
+	char why[128];
+
 	hk_json_open_array(j, "totals");
 	for (size_t i = 0; i < nt; i++) {
 		hk_json_open_object(j, NULL);
@@ -350,6 +409,16 @@ static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct 
 		hk_json_close_object(j);
 	}
 	hk_json_close_array(j);
+}
+
+static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_usage *u)
+{
+	(void)ctl;
+	hk_json_open_object(j, "usage");
+	json_processes(j, u);
+	json_shm_files(j, u);
+	json_cgroups(j, u);
+	json_totals(j, u);
 	hk_json_open_object(j, "unreadable");
 	hk_json_u64(j, "processes", hk_usage_unread_count(u, HK_USAGE_UNREAD_PROCESSES));
 	hk_json_u64(j, "directories", hk_usage_unread_count(u, HK_USAGE_UNREAD_DIRS));

@@ -376,261 +376,286 @@ static void nodes_have(char *buf, size_t sz)
 			n += (size_t)snprintf(buf + n, sz - n, "%s%d", n ? "," : "", i);
 }
 
-int main(int argc, char **argv)
+/* A mapping option (--text, --data, --bss, --disable, --heap, --shm); false for another. */
+static bool map_option(struct hugectl *c, int ch)
 {
-	struct hugectl c = {.verbose = 2};
-	struct bitmask *nodes = NULL;
-	struct hk_getopt g;
-	struct hk_ctx *ctx = NULL;
-	uint64_t heap_size = UINT64_MAX;
-	bool preload, segments;
-	char buf[64];
-	int ch, rc;
-
-	hk_close_stdout_atexit();
-	/* Privileged for someone else (privilege.h): never; it runs what its caller names. */
-	if (hk_privileged_for_other()) {
-		fprintf(stderr,
-			"%s: not run set-user-ID, set-group-ID or with file capabilities for "
-			"another user: it runs the program its caller names, with its environment\n",
-			hk_prog());
-		return HK_EXIT_FAILURE;
+	switch (ch) {
+	case OPT_TEXT:
+		c->text = true;
+		c->text_size = optarg;
+		break;
+	case OPT_DATA:
+		c->data = true;
+		c->data_size = optarg;
+		break;
+	case OPT_BSS:
+		c->bss = true;
+		c->bss_size = optarg;
+		break;
+	case OPT_DISABLE:
+		c->disable = true;
+		break;
+	case OPT_HEAP:
+		c->heap = optarg ? optarg : "yes";
+		c->heap_shm++;
+		break;
+	case OPT_SHM:
+		c->shm = true;
+		if (optarg)
+			msg(c, L_WARNING,
+			    "shm segments may only be mapped in the default hugepage size");
+		c->heap_shm++;
+		break;
+	default:
+		return false;
 	}
-	c.verbose =
-		hkc_verbosity_env(getenv("HUGETLB_VERBOSE"), getenv("HUGETLB_DEBUG"), c.verbose);
+	c->maps++;
+	return true;
+}
+
+/* The verbosity options (--verbose, -v, -q); false for another. */
+static bool level_option(struct hugectl *c, int ch)
+{
+	if (ch == OPT_VERBOSE) {
+		c->verbose = parse_level(c, optarg);
+	} else if (ch == 'v') {
+		if (c->verbose < 99)
+			c->verbose++;
+		else
+			msg(c, L_WARNING, "verbosity must be at most 99");
+	} else if (ch == 'q') {
+		if (c->verbose > 0)
+			c->verbose--;
+		else
+			msg(c, L_WARNING, "verbosity must be at least 0");
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The command line into c; on return optind is the program's name (or argc). */
+static void parse_options(struct hugectl *c, int argc, char **argv)
+{
+	struct hk_getopt g;
+	int ch;
+
 	if (hk_getopt_init(&g, opts, "+") < 0)
-		return HK_EXIT_FAILURE;
+		exit(HK_EXIT_FAILURE);
 	while ((ch = hk_getopt_next(&g, argc, argv)) != -1) {
+		if (map_option(c, ch) || level_option(c, ch))
+			continue;
 		switch (ch) {
-		case OPT_TEXT:
-			c.text = true;
-			c.text_size = optarg;
-			c.maps++;
-			break;
-		case OPT_DATA:
-			c.data = true;
-			c.data_size = optarg;
-			c.maps++;
-			break;
-		case OPT_BSS:
-			c.bss = true;
-			c.bss_size = optarg;
-			c.maps++;
-			break;
-		case OPT_DISABLE:
-			c.disable = true;
-			c.maps++;
-			break;
-		case OPT_HEAP:
-			c.heap = optarg ? optarg : "yes";
-			c.maps++;
-			c.heap_shm++;
-			break;
-		case OPT_SHM:
-			c.shm = true;
-			if (optarg)
-				msg(&c, L_WARNING,
-				    "shm segments may only be mapped in the default hugepage size");
-			c.maps++;
-			c.heap_shm++;
-			break;
 		case OPT_THP:
-			c.thp = true;
+			c->thp = true;
 			break;
 		case OPT_NO_RESERVE:
-			c.no_reserve = true;
+			c->no_reserve = true;
 			break;
 		case OPT_SHARE_TEXT:
-			c.share = true;
+			c->share = true;
 			break;
 		case OPT_NO_PRELOAD:
-			c.no_preload = true;
+			c->no_preload = true;
 			break;
 		case OPT_FORCE_PRELOAD:
-			c.force_preload = true;
+			c->force_preload = true;
 			break;
 		case OPT_LIBRARY_USE_PATH:
 			break;
 		case OPT_LIBRARY_PATH:
-			c.library_path = optarg;
+			c->library_path = optarg;
 			break;
 		case OPT_DRY_RUN:
-			c.dry_run = true;
-			break;
-		case OPT_VERBOSE:
-			c.verbose = parse_level(&c, optarg);
-			break;
-		case 'v':
-			if (c.verbose < 99)
-				c.verbose++;
-			else
-				msg(&c, L_WARNING, "verbosity must be at most 99");
-			break;
-		case 'q':
-			if (c.verbose > 0)
-				c.verbose--;
-			else
-				msg(&c, L_WARNING, "verbosity must be at least 0");
+			c->dry_run = true;
 			break;
 		case OPT_MEMBIND:
-			c.membind = optarg;
+			c->membind = optarg;
 			break;
 		case OPT_REPORT:
 			if (optarg && strcmp(optarg, "all") != 0) {
-				msg(&c, L_ERROR, "%s: invalid value for --report (only 'all')",
+				msg(c, L_ERROR, "%s: invalid value for --report (only 'all')",
 				    optarg);
 				exit(HK_EXIT_FAILURE);
 			}
-			c.report = optarg ? "all" : "1";
+			c->report = optarg ? "all" : "1";
 			break;
 		default:
 			hk_opts_standard(ch, opts, &g, usage);
 		}
 	}
 	hk_getopt_fini(&g);
+}
 
-	/* Everything is checked before anything is set or run. */
-	if (optind >= argc && !c.dry_run) {
-		fprintf(stderr, "%s: no program to run\n", hk_prog());
-		hk_errtryhelp();
-	}
-	rc = hk_new(NULL, &ctx);
-	if (rc < 0) {
-		msg(&c, L_ERROR, "%s", strerror(-rc));
-		return HK_EXIT_FAILURE;
-	}
-	if (c.thp)
-		heap_size = 0;
-	else if (c.heap && strcmp(c.heap, "yes") == 0)
-		heap_size = 1;
-	else if (c.heap && !(heap_size = page_size_arg(&c, ctx, c.heap, "--heap")))
-		return hk_unref(ctx), HK_EXIT_FAILURE;
-	if (c.membind) {
-		if (!*c.membind) {
-			msg(&c, L_ERROR, "--membind: an empty node list");
-			return hk_unref(ctx), HK_EXIT_FAILURE;
-		}
-		if (numa_available() < 0) {
-			msg(&c, L_ERROR, "--membind: this kernel has no NUMA support");
-			return hk_unref(ctx), HK_EXIT_FAILURE;
-		}
-		nodes = numa_parse_nodestring(c.membind);
-		if (!nodes) {
-			char have[256];
+/* --membind's nodes, or NULL after saying what is wrong with them. */
+static struct bitmask *membind_nodes(struct hugectl *c)
+{
+	struct bitmask *nodes;
+	char have[256];
 
-			nodes_have(have, sizeof(have));
-			msg(&c, L_ERROR,
-			    "%s: invalid or unknown NUMA nodes for --membind (this machine has %s)",
-			    c.membind, have);
-			return hk_unref(ctx), HK_EXIT_FAILURE;
-		}
+	if (!*c->membind) {
+		msg(c, L_ERROR, "--membind: an empty node list");
+		return NULL;
 	}
-	if (!segment_size_ok(&c, ctx, c.text_size, "--text") ||
-	    !segment_size_ok(&c, ctx, w_size(&c), c.data ? "--data" : "--bss"))
-		return hk_unref(ctx), HK_EXIT_FAILURE;
-	segments = (c.text || c.data || c.bss) && !c.disable;
-	if (c.share && c.thp && !(c.text_size && strcasecmp(c.text_size, "thp") != 0))
-		msg(&c, L_WARNING,
+	if (numa_available() < 0) {
+		msg(c, L_ERROR, "--membind: this kernel has no NUMA support");
+		return NULL;
+	}
+	nodes = numa_parse_nodestring(c->membind);
+	if (!nodes) {
+		nodes_have(have, sizeof(have));
+		msg(c, L_ERROR,
+		    "%s: invalid or unknown NUMA nodes for --membind (this machine has %s)",
+		    c->membind, have);
+	}
+	return nodes;
+}
+
+/*
+ * Everything is checked before anything is set or run: the heap's page size
+ * (UINT64_MAX: no heap; 0: THP; 1: the default size), the nodes, the segment
+ * sizes. False after a message.
+ */
+static bool validate(struct hugectl *c, struct hk_ctx *ctx, uint64_t *heap_size,
+		     struct bitmask **nodes)
+{
+	if (c->thp)
+		*heap_size = 0;
+	else if (c->heap && strcmp(c->heap, "yes") == 0)
+		*heap_size = 1;
+	else if (c->heap && !(*heap_size = page_size_arg(c, ctx, c->heap, "--heap")))
+		return false;
+	if (c->membind && !(*nodes = membind_nodes(c)))
+		return false;
+	if (!segment_size_ok(c, ctx, c->text_size, "--text") ||
+	    !segment_size_ok(c, ctx, w_size(c), c->data ? "--data" : "--bss"))
+		return false;
+	if (c->share && c->thp && !(c->text_size && strcasecmp(c->text_size, "thp") != 0))
+		msg(c, L_WARNING,
 		    "--share-text with --thp: text on transparent huge pages is private to "
 		    "each process (--text=SIZE puts it on shared hugetlb pages)");
+	return true;
+}
 
-	/* libhugetlbfs 2.23's variables, in its order. */
-	if (c.verbose >= 99)
-		put(&c, "HUGETLB_DEBUG", "yes");
-	snprintf(buf, sizeof(buf), "%d", c.verbose);
-	put(&c, "HUGETLB_VERBOSE", buf);
-	if (c.library_path) {
-		char *dirs, *v;
-		char probe[PATH_MAX];
+/* LD_LIBRARY_PATH for --library-path: DIR itself if the runtime is there, else DIR/lib:DIR/lib64. */
+static void put_library_path(struct hugectl *c)
+{
+	char *dirs, *v;
+	char probe[PATH_MAX];
 
-		snprintf(probe, sizeof(probe), "%s/libhugekit-rt.so.0", c.library_path);
-		if (access(probe, F_OK) == 0)
-			dirs = strdup(c.library_path);
-		else if (asprintf(&dirs, "%s/lib:%s/lib64", c.library_path, c.library_path) < 0)
-			dirs = NULL;
-		v = dirs ? join(dirs, ":", getenv("LD_LIBRARY_PATH")) : NULL;
-		if (v)
-			put(&c, "LD_LIBRARY_PATH", v);
-		free(dirs);
-		free(v);
-	}
-	if (c.text || c.data || c.bss) {
+	snprintf(probe, sizeof(probe), "%s/libhugekit-rt.so.0", c->library_path);
+	if (access(probe, F_OK) == 0)
+		dirs = strdup(c->library_path);
+	else if (asprintf(&dirs, "%s/lib:%s/lib64", c->library_path, c->library_path) < 0)
+		dirs = NULL;
+	v = dirs ? join(dirs, ":", getenv("LD_LIBRARY_PATH")) : NULL;
+	if (v)
+		put(c, "LD_LIBRARY_PATH", v);
+	free(dirs);
+	free(v);
+}
+
+/* HUGETLB_ELFMAP for --text, --data and --bss ("R=2M:W"), or "no" for --disable. */
+static void put_elfmap(struct hugectl *c)
+{
+	if (c->text || c->data || c->bss) {
 		char elf[128];
 		int n = 0;
 
-		if (c.text)
-			n = snprintf(elf, sizeof(elf), "R%s%s", c.text_size ? "=" : "",
-				     c.text_size ? c.text_size : "");
-		if (c.data || c.bss) {
-			const char *w = w_size(&c);
+		if (c->text)
+			n = snprintf(elf, sizeof(elf), "R%s%s", c->text_size ? "=" : "",
+				     c->text_size ? c->text_size : "");
+		if (c->data || c->bss) {
+			const char *w = w_size(c);
 
 			/* 2.23 warns unless both are given, without a size. */
-			if (!c.data || !c.bss || c.data_size || c.bss_size)
-				msg(&c, L_WARNING, "data and bss remapped together in %s",
+			if (!c->data || !c->bss || c->data_size || c->bss_size)
+				msg(c, L_WARNING, "data and bss remapped together in %s",
 				    w ? w : "the default hugepage size");
 			snprintf(elf + n, sizeof(elf) - (size_t)n, "%sW%s%s", n ? ":" : "",
 				 w ? "=" : "", w ? w : "");
 		}
-		put(&c, "HUGETLB_ELFMAP", elf);
+		put(c, "HUGETLB_ELFMAP", elf);
 	}
-	if (c.disable) {
-		if (c.text || c.data || c.bss)
-			msg(&c, L_WARNING, "--disable masks requested remap");
-		put(&c, "HUGETLB_ELFMAP", "no");
+	if (c->disable) {
+		if (c->text || c->data || c->bss)
+			msg(c, L_WARNING, "--disable masks requested remap");
+		put(c, "HUGETLB_ELFMAP", "no");
 	}
-	if (c.heap)
-		put(&c, "HUGETLB_MORECORE", c.heap);
-	if (c.shm)
-		put(&c, "HUGETLB_SHM", "yes");
-	/*
-	 * 2.23 preloaded for --heap and --shm alone: its segment remapping needed
-	 * a program relinked against the library. hugekit's runtime remaps any
-	 * program, from inside it, so it is preloaded for the segments too.
-	 */
-	preload = !c.no_preload && (c.force_preload || c.heap_shm == c.maps || segments);
-	if (!c.no_preload && !preload)
-		msg(&c, L_WARNING, "LD_PRELOAD not appropriate for this map combination");
-	if (preload) {
-		char *rt = runtime_path(), *v;
+}
 
-		if (!rt) {
-			msg(&c, L_WARNING,
-			    "the runtime library libhugekit-rt.so.0 is not installed: "
-			    "shared memory and program segments stay on base pages");
-		} else {
-			/* Ours first; what the user preloads stays. */
-			v = join(rt, " ", getenv("LD_PRELOAD"));
-			if (v)
-				put(&c, "LD_PRELOAD", v);
-			free(v);
-			free(rt);
-		}
+/*
+ * LD_PRELOAD: the runtime, before what the user preloads. 2.23 preloaded for
+ * --heap and --shm alone: its segment remapping needed a program relinked
+ * against the library. hugekit's runtime remaps any program, from inside
+ * it, so it is preloaded for the segments too. Whether it is preloaded.
+ */
+static bool put_preload(struct hugectl *c, bool segments)
+{
+	bool preload = !c->no_preload && (c->force_preload || c->heap_shm == c->maps || segments);
+	char *rt, *v;
+
+	if (!c->no_preload && !preload)
+		msg(c, L_WARNING, "LD_PRELOAD not appropriate for this map combination");
+	if (!preload)
+		return false;
+	rt = runtime_path();
+	if (!rt) {
+		msg(c, L_WARNING,
+		    "the runtime library libhugekit-rt.so.0 is not installed: "
+		    "shared memory and program segments stay on base pages");
+		return true;
 	}
-	if (c.no_reserve)
-		put(&c, "HUGETLB_NO_RESERVE", "yes");
-	if (c.share)
-		put(&c, "HUGETLB_SHARE", "1");
-	if (c.thp)
-		put(&c, "HUGETLB_MORECORE", "thp");
+	v = join(rt, " ", getenv("LD_PRELOAD"));
+	if (v)
+		put(c, "LD_PRELOAD", v);
+	free(v);
+	free(rt);
+	return true;
+}
+
+/* The environment, libhugetlbfs 2.23's variables in its order; whether the runtime is preloaded. */
+static bool put_environment(struct hugectl *c, uint64_t heap_size, bool segments)
+{
+	char buf[16];
+	bool preload;
+
+	if (c->verbose >= 99)
+		put(c, "HUGETLB_DEBUG", "yes");
+	snprintf(buf, sizeof(buf), "%d", c->verbose);
+	put(c, "HUGETLB_VERBOSE", buf);
+	if (c->library_path)
+		put_library_path(c);
+	put_elfmap(c);
+	if (c->heap)
+		put(c, "HUGETLB_MORECORE", c->heap);
+	if (c->shm)
+		put(c, "HUGETLB_SHM", "yes");
+	preload = put_preload(c, segments);
+	if (c->no_reserve)
+		put(c, "HUGETLB_NO_RESERVE", "yes");
+	if (c->share)
+		put(c, "HUGETLB_SHARE", "1");
+	if (c->thp)
+		put(c, "HUGETLB_MORECORE", "thp");
 	/* New: glibc's malloc does the heap itself, with the tunables set before exec. */
 	if (heap_size != UINT64_MAX) {
 		char *t = NULL;
 
 		if (hk_heap_tunables(getenv("GLIBC_TUNABLES"), heap_size, &t) == 0)
-			put(&c, "GLIBC_TUNABLES", t);
+			put(c, "GLIBC_TUNABLES", t);
 		free(t);
 	}
-	if (c.report)
-		put(&c, "HUGETLB_REPORT", c.report);
-	hk_unref(ctx);
-	if (segments && preload && optind < argc)
-		check_program(&c, argv[optind]);
+	if (c->report)
+		put(c, "HUGETLB_REPORT", c->report);
+	return preload;
+}
 
-	if (c.dry_run) {
-		if (nodes)
-			numa_bitmask_free(nodes);
-		return HK_EXIT_SUCCESS;
-	}
+/* Run the program: the memory policy, then exec. Returns only on failure. */
+static int launch(struct hugectl *c, struct bitmask *nodes, char **argv)
+{
+	char buf[32];
+
 	if (nodes) {
 		/* The policy stays with the program through exec, and the kernel takes its huge pages from these nodes. */
 		numa_set_membind(nodes);
@@ -644,7 +669,52 @@ int main(int argc, char **argv)
 	setenv("HK_RT_PID", buf, 1);
 	unsetenv("HK_RT_REEXEC");
 	fflush(stdout);
-	execvp(argv[optind], argv + optind);
-	msg(&c, L_ERROR, "exec failed: %s", strerror(errno));
+	execvp(argv[0], argv);
+	msg(c, L_ERROR, "exec failed: %s", strerror(errno));
 	return HK_EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+	struct hugectl c = {.verbose = 2};
+	struct bitmask *nodes = NULL;
+	struct hk_ctx *ctx = NULL;
+	uint64_t heap_size = UINT64_MAX;
+	bool preload, segments;
+	int rc;
+
+	hk_close_stdout_atexit();
+	/* Privileged for someone else (privilege.h): never; it runs what its caller names. */
+	if (hk_privileged_for_other()) {
+		fprintf(stderr,
+			"%s: not run set-user-ID, set-group-ID or with file capabilities for "
+			"another user: it runs the program its caller names, with its environment\n",
+			hk_prog());
+		return HK_EXIT_FAILURE;
+	}
+	c.verbose =
+		hkc_verbosity_env(getenv("HUGETLB_VERBOSE"), getenv("HUGETLB_DEBUG"), c.verbose);
+	parse_options(&c, argc, argv);
+	if (optind >= argc && !c.dry_run) {
+		fprintf(stderr, "%s: no program to run\n", hk_prog());
+		hk_errtryhelp();
+	}
+	rc = hk_new(NULL, &ctx);
+	if (rc < 0) {
+		msg(&c, L_ERROR, "%s", strerror(-rc));
+		return HK_EXIT_FAILURE;
+	}
+	if (!validate(&c, ctx, &heap_size, &nodes))
+		return hk_unref(ctx), HK_EXIT_FAILURE;
+	segments = (c.text || c.data || c.bss) && !c.disable;
+	preload = put_environment(&c, heap_size, segments);
+	hk_unref(ctx);
+	if (segments && preload && optind < argc)
+		check_program(&c, argv[optind]);
+	if (c.dry_run) {
+		if (nodes)
+			numa_bitmask_free(nodes);
+		return HK_EXIT_SUCCESS;
+	}
+	return launch(&c, nodes, argv + optind);
 }

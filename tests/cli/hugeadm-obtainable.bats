@@ -103,11 +103,15 @@ hugeadm:ERROR: cannot read the free page lists (buddyinfo): Invalid argument"
 	assert_line "THP: no huge page faults counted yet; 12 collapses by khugepaged"
 }
 
-@test "--explain --json: one document with pools, obtainable, gigantic advice and THP" {
+@test "--explain --json: the whole document (golden)" {
+	hk_need_root "hugetlb_shm_group.caller_member depends on the caller; the golden is root's"
 	golden "hugeadm/x86-2node-explain-json" "$HUGEADM" --sysroot "$(fixture x86-2node)" --explain --json
+}
+
+@test "--explain --json: one document with pools, obtainable, gigantic advice and THP" {
 	run --separate-stderr "$HUGEADM" --sysroot "$(fixture x86-1node)" --explain --json
 	assert_success
-	assert_equal "$(json 'sorted(d["explain"])')" "['hugetlb_cma', 'memory_total', 'min_free_kbytes', 'pools', 'thp', 'vmemmap_optimize']"
+	assert_equal "$(json 'sorted(d["explain"])')" "['configured_page_sizes', 'hugetlb_cma', 'hugetlb_shm_group', 'memory_total', 'min_free_kbytes', 'mounts', 'pools', 'shmmax', 'swap', 'thp', 'vmemmap_optimize']"
 	assert_equal "$(json 'd["explain"]["memory_total"]')" $((24683520 * 1024))
 	assert_equal "$(json '[(p["size"], p["obtainable"], p["gigantic"]) for p in d["explain"]["pools"]]')" \
 		"[(2097152, 1744, False), (1073741824, None, True)]"

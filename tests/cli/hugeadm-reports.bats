@@ -213,3 +213,158 @@ assert targets[3] == "/mnt/\u00ff\u0080\u00c0\u00af\u00e9", targets
 assert b'"/mnt/\\u00ff\\u0080\\u00c0\\u00af\xc3\xa9"' in raw, raw
 PY
 }
+
+# ej FILTER: jq -c FILTER over the JSON document in $output.
+ej() {
+	jq -c "$1" <<<"$output"
+}
+
+# explain_both ROOT: --explain (text in $text, stderr in $text_err), then
+# --explain --json in $output; both must succeed.
+explain_both() {
+	run --separate-stderr "$HUGEADM" --sysroot "$1" --explain
+	assert_success
+	text=$output text_err=$stderr
+	run --separate-stderr "$HUGEADM" --sysroot "$1" --explain --json
+	assert_success
+	assert_equal "$stderr" ""
+}
+
+# hugetlbfs_mounts ROOT: "TARGET PAGESIZE-IN-BYTES" for each hugetlbfs line of the tree's mountinfo.
+hugetlbfs_mounts() {
+	local _id _parent _dev _root target _rest fs _src opts ps
+	while read -r _id _parent _dev _root target _rest; do
+		_rest=${_rest#* - }
+		read -r fs _src opts <<<"$_rest"
+		[ "$fs" = hugetlbfs ] || continue
+		ps=$(tr , '\n' <<<"$opts" | sed -n 's/^pagesize=//p')
+		case $ps in
+		*M) ps=$((${ps%M} * 1048576)) ;;
+		*G) ps=$((${ps%G} * 1073741824)) ;;
+		esac
+		printf '%s %s\n' "$target" "$ps"
+	done < "$1/proc/self/mountinfo"
+}
+
+@test "--explain --json: mounts and configured sizes, with one hugetlbfs mount or none" {
+	local root
+	root=$(fixture x86-1node)
+	# Only /dev/hugepages (2M) left: 2M is configured, 1G has no mount.
+	sed -i '/pagesize-1GB/d' "$root/proc/self/mountinfo"
+	assert_equal "$(hugetlbfs_mounts "$root")" "/dev/hugepages 2097152"
+	explain_both "$root"
+	assert_equal "$(ej '[.explain.mounts[] | "\(.target) \(.pagesize)"] | join("\n")')" \
+		"\"$(hugetlbfs_mounts "$root")\""
+	assert_equal "$(ej '.explain.mounts[0].options')" '"rw,relatime,pagesize=2M"'
+	assert_equal "$(ej '.explain.configured_page_sizes')" "[2097152]"
+	grep -qxF "/dev/hugepages       rw,relatime,pagesize=2M" <<<"$text"
+	# The same mount objects as --list-all-mounts --json.
+	local mounts
+	mounts=$(ej '.explain.mounts')
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --list-all-mounts --json
+	assert_equal "$(ej '.mounts')" "$mounts"
+	# No hugetlbfs mount: the text says so, the JSON has [] and no configured size.
+	sed -i '/ - hugetlbfs /d' "$root/proc/self/mountinfo"
+	assert_equal "$(hugetlbfs_mounts "$root")" ""
+	explain_both "$root"
+	assert_equal "$(ej '.explain.mounts')" "[]"
+	assert_equal "$(ej '.explain.configured_page_sizes')" "[]"
+	[[ $text_err == *"No hugetlbfs mount points found"* ]] || fail "no mount error: $text_err"
+	# Both mounts of the fixture, and a 1G pool: both sizes configured.
+	root=$(fixture x86-1node)
+	echo 1 > "$root/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+	explain_both "$root"
+	assert_equal "$(ej '[.explain.mounts[] | "\(.target) \(.pagesize)"] | join("\n")')" \
+		"$(jq -Rsc 'rtrimstr("\n")' <<<"$(hugetlbfs_mounts "$root")")"
+	assert_equal "$(ej '.explain.configured_page_sizes')" "[2097152,1073741824]"
+}
+
+@test "--explain --json: shmmax now and recommended, as the text says them" {
+	local root hp
+	# The fixture's own value, above 2^53 (jq would round it): written exactly.
+	run --separate-stderr "$HUGEADM" --sysroot "$(fixture x86-1node)" --explain --json
+	assert_output --partial "\"current\": $(cat "$HK_FIXTURES/x86-1node/proc/sys/kernel/shmmax"),"
+	root=$(fixture x86-1node)
+	hp=$root/sys/kernel/mm/hugepages/hugepages-2048kB
+	echo 68719476736 > "$root/proc/sys/kernel/shmmax"
+	explain_both "$root"
+	assert_equal "$(ej '.explain.shmmax.current')" "$(cat "$root/proc/sys/kernel/shmmax")"
+	# 2M Maximum 20 (nr 10 + overcommit 10) x 2M; 1G Maximum 0.
+	assert_equal "$(ej '.explain.shmmax.recommended')" $((20 * 2097152))
+	grep -qxF "A /proc/sys/kernel/shmmax value of 68719476736 bytes may be sub-optimal. To maximise" <<<"$text"
+	grep -qxF "  kernel.shmmax = 41943040" <<<"$text"
+	# No pool configured: no recommendation (null), as the text warns.
+	echo 0 > "$hp/nr_overcommit_hugepages"
+	for f in nr_hugepages free_hugepages resv_hugepages; do echo 0 > "$hp/$f"; done
+	explain_both "$root"
+	assert_equal "$(ej '.explain.shmmax')" '{"current":68719476736,"recommended":null}'
+	[[ $text_err == *"We can't make a shmmax recommendation until huge pages are configured!"* ]] ||
+		fail "no shmmax warning: $text_err"
+	# Unreadable: null.
+	rm "$root/proc/sys/kernel/shmmax"
+	explain_both "$root"
+	assert_equal "$(ej '.explain.shmmax.current')" null
+}
+
+@test "--explain --json: hugetlb_shm_group's gid, group and whether the caller is in it" {
+	local root gid name member
+	root=$(fixture x86-1node)
+	explain_both "$root"
+	gid=$(cat "$root/proc/sys/vm/hugetlb_shm_group")
+	name=$(getent group "$gid" | cut -d: -f1)
+	assert_equal "$(ej '.explain.hugetlb_shm_group.gid')" "$gid"
+	assert_equal "$(ej '.explain.hugetlb_shm_group.group')" "\"$name\""
+	# Root, the caller's primary group, or a listed member (the password and group files).
+	member=false
+	if [ "$(id -u)" -eq 0 ] || [ "$(getent passwd "$(id -u)" | cut -d: -f4)" = "$gid" ] ||
+		getent group "$gid" | cut -d: -f4 | tr , '\n' | grep -qxF "$(id -un)"; then
+		member=true
+	fi
+	assert_equal "$(ej '.explain.hugetlb_shm_group.caller_member')" "$member"
+	if [ "$member" = true ]; then
+		grep -qxF "  vm.hugetlb_shm_group = $gid" <<<"$text"
+	else
+		[[ $text_err == *"is not a member of the hugetlb_shm_group $name (gid: $gid)!"* ]] || fail "$text_err"
+	fi
+	# A gid that names no group: group and caller_member null, as the text warns.
+	gid=54321
+	while getent group "$gid" > /dev/null; do gid=$((gid + 1)); done
+	echo "$gid" > "$root/proc/sys/vm/hugetlb_shm_group"
+	explain_both "$root"
+	assert_equal "$(ej '.explain.hugetlb_shm_group')" "{\"gid\":$gid,\"group\":null,\"caller_member\":null}"
+	[[ $text_err == *"Group ID $gid in hugetlb_shm_group doesn't appear to be a valid group!"* ]] || fail "$text_err"
+	# No such sysctl: all null.
+	rm "$root/proc/sys/vm/hugetlb_shm_group"
+	explain_both "$root"
+	assert_equal "$(ej '.explain.hugetlb_shm_group')" '{"gid":null,"group":null,"caller_member":null}'
+}
+
+@test "--explain --json: swap total and free, none or low as the text warns" {
+	local root kb
+	root=$(fixture x86-1node)
+	# The fixture has no swap.
+	explain_both "$root"
+	kb=$(awk '$1 == "SwapTotal:" { print $2 }' "$root/proc/meminfo")
+	assert_equal "$kb" 0
+	assert_equal "$(ej '.explain.swap')" '{"total":0,"free":0,"configured":false,"low":false}'
+	[[ $text_err == *"There is no swap space configured, resizing hugepage pool may fail"* ]] || fail "$text_err"
+	grep -qxF "Note: Permanent swap space should be preferred when dynamic huge page pools are used." <<<"$text"
+	# 8 GiB of swap, 4 GiB free: no warning.
+	sed -i -e 's/^SwapTotal:.*/SwapTotal:       8388608 kB/' -e 's/^SwapFree:.*/SwapFree:        4194304 kB/' \
+		"$root/proc/meminfo"
+	explain_both "$root"
+	assert_equal "$(ej '.explain.swap.total')" $(($(awk '$1 == "SwapTotal:" { print $2 }' "$root/proc/meminfo") * 1024))
+	assert_equal "$(ej '.explain.swap.free')" $(($(awk '$1 == "SwapFree:" { print $2 }' "$root/proc/meminfo") * 1024))
+	assert_equal "$(ej '[.explain.swap.configured, .explain.swap.low]')" "[true,false]"
+	[[ $text_err != *swap* ]] || fail "a swap warning: $text_err"
+	# 2048 kB free, one default (2M) page: low.
+	sed -i 's/^SwapFree:.*/SwapFree:           2048 kB/' "$root/proc/meminfo"
+	explain_both "$root"
+	assert_equal "$(ej '.explain.swap')" '{"total":8589934592,"free":2097152,"configured":true,"low":true}'
+	[[ $text_err == *"There is very little swap space free, resizing hugepage pool may fail"* ]] || fail "$text_err"
+	# No Swap lines: unknown (null), told as no swap.
+	sed -i '/^Swap/d' "$root/proc/meminfo"
+	explain_both "$root"
+	assert_equal "$(ej '.explain.swap')" '{"total":null,"free":null,"configured":false,"low":false}'
+	[[ $text_err == *"There is no swap space configured"* ]] || fail "$text_err"
+}

@@ -131,24 +131,16 @@ static int write_pool(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ui
 /* libhugetlbfs warned before growing a pool when swap was missing or short. */
 void ha_check_swap(struct hugeadm_ctl *ctl)
 {
-	uint64_t total = 0, free_kb = 0, def = 0;
+	struct ha_swap_state st;
 
-	hk_meminfo_read(ctl->ctx, "SwapTotal", &total);
-	hk_default_page_size(ctl->ctx, &def);
-	if (total == 0) {
-		ha_msg(ctl, HA_WARNING,
-		       "There is no swap space configured, resizing hugepage pool may fail");
-		ha_msg(ctl, HA_WARNING,
-		       "Use --add-temp-swap option to temporarily add swap during the resize");
+	ha_swap_state(ctl, &st);
+	if (!st.none && !st.low)
 		return;
-	}
-	hk_meminfo_read(ctl->ctx, "SwapFree", &free_kb);
-	if (free_kb * 1024 <= def) {
-		ha_msg(ctl, HA_WARNING,
-		       "There is very little swap space free, resizing hugepage pool may fail");
-		ha_msg(ctl, HA_WARNING,
-		       "Use --add-temp-swap option to temporarily add swap during the resize");
-	}
+	ha_msg(ctl, HA_WARNING,
+	       st.none ? "There is no swap space configured, resizing hugepage pool may fail"
+		       : "There is very little swap space free, resizing hugepage pool may fail");
+	ha_msg(ctl, HA_WARNING,
+	       "Use --add-temp-swap option to temporarily add swap during the resize");
 }
 
 static long long now_s(void)

@@ -315,6 +315,18 @@ struct ha_swap;
 int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **ret);
 void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *swap);
 int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl);
+/*
+ * What ha_check_swap's warnings say, as figures (for --explain --json):
+ * SwapTotal and SwapFree in bytes (have_*: read), none (no swap configured:
+ * SwapTotal 0 or unreadable) and low (SwapFree no more than one page of the
+ * default size).
+ */
+struct ha_swap_state {
+	bool have_total, have_free;
+	uint64_t total, free;
+	bool none, low;
+};
+void ha_swap_state(struct hugeadm_ctl *ctl, struct ha_swap_state *s);
 
 /*
  * obtain.c: pages the kernel could give now, and THP effectiveness.

@@ -251,15 +251,30 @@ static void explain_min_free_kbytes(struct hugeadm_ctl *ctl)
 	}
 }
 
+/* kernel.shmmax now and the recommended value (0: no pool configured), for text and JSON. */
+struct shmmax {
+	bool have_cur, have_rec;
+	uint64_t cur, rec;
+};
+
+static void shmmax_read(struct hugeadm_ctl *ctl, struct shmmax *s)
+{
+	s->have_cur = hk_sysctl_read(ctl->ctx, HK_SYSCTL_SHMMAX, &s->cur) == 0;
+	s->have_rec = hk_recommended_shmmax(ctl->ctx, &s->rec) == 0;
+}
+
 static void explain_shmmax(struct hugeadm_ctl *ctl)
 {
+	struct shmmax s;
 	uint64_t cur, rec;
 
-	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_SHMMAX, &cur) < 0 ||
-	    hk_recommended_shmmax(ctl->ctx, &rec) < 0) {
+	shmmax_read(ctl, &s);
+	if (!s.have_cur || !s.have_rec) {
 		ha_msg(ctl, HA_WARNING, "cannot read %s", hk_sysctl_path(HK_SYSCTL_SHMMAX));
 		return;
 	}
+	cur = s.cur;
+	rec = s.rec;
 	/* libhugetlbfs read shmmax as a signed long and showed 2^63-1; this is the real value. */
 	if (cur != rec) {
 		printf("\n");
@@ -292,44 +307,70 @@ static bool in_group(const struct group *gr, const char *name)
 	return false;
 }
 
+/*
+ * vm.hugetlb_shm_group, its group in the running system's database (gr, NULL
+ * when there is none), the caller (pw, NULL when not in the password file)
+ * and whether the caller may use the group: root, its primary group or a
+ * member. For text and JSON.
+ */
+struct shm_group {
+	bool have_gid;
+	uint64_t gid;
+	const struct group *gr;
+	const struct passwd *pw;
+	uid_t uid;
+	bool member;
+};
+
+static void shm_group_read(struct hugeadm_ctl *ctl, struct shm_group *g)
+{
+	*g = (struct shm_group){.uid = getuid()};
+	g->have_gid = hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGETLB_SHM_GROUP, &g->gid) == 0;
+	if (!g->have_gid)
+		return;
+	g->gr = getgrgid((gid_t)g->gid);
+	if (!g->gr)
+		return;
+	g->pw = getpwuid(g->uid);
+	g->member = g->pw && (g->uid == 0 || g->pw->pw_gid == (gid_t)g->gid ||
+			      in_group(g->gr, g->pw->pw_name));
+}
+
 static void explain_shm_group(struct hugeadm_ctl *ctl)
 {
-	const struct passwd *pw;
-	const struct group *gr;
-	uint64_t gid;
-	uid_t uid = getuid();
+	struct shm_group g;
 
-	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGETLB_SHM_GROUP, &gid) < 0) {
+	shm_group_read(ctl, &g);
+	if (!g.have_gid) {
 		ha_msg(ctl, HA_WARNING, "cannot read %s",
 		       hk_sysctl_path(HK_SYSCTL_HUGETLB_SHM_GROUP));
 		return;
 	}
-	gr = getgrgid((gid_t)gid);
-	if (!gr) {
+	if (!g.gr) {
 		printf("\n");
 		ha_msg(ctl, HA_WARNING,
 		       "Group ID %" PRIu64
 		       " in hugetlb_shm_group doesn't appear to be a valid group!",
-		       gid);
+		       g.gid);
 		return;
 	}
-	pw = getpwuid(uid);
-	if (!pw) {
+	if (!g.pw) {
 		printf("\n");
-		ha_msg(ctl, HA_WARNING, "User uid %u is not in the password file!", (unsigned)uid);
+		ha_msg(ctl, HA_WARNING, "User uid %u is not in the password file!",
+		       (unsigned)g.uid);
 		return;
 	}
-	if (uid != 0 && pw->pw_gid != (gid_t)gid && !in_group(gr, pw->pw_name)) {
+	if (!g.member) {
 		printf("\n");
 		ha_msg(ctl, HA_WARNING,
 		       "User %s (uid: %u) is not a member of the hugetlb_shm_group %s (gid: %" PRIu64
 		       ")!",
-		       pw->pw_name, (unsigned)uid, gr->gr_name, gid);
+		       g.pw->pw_name, (unsigned)g.uid, g.gr->gr_name, g.gid);
 		return;
 	}
 	printf("\n");
 	printf("To make your hugetlb_shm_group settings persistent, add the following line to /etc/sysctl.conf:\n");
-	printf("  vm.hugetlb_shm_group = %" PRIu64 "\n", gid);
+	printf("  vm.hugetlb_shm_group = %" PRIu64 "\n", g.gid);
 }
 
 /* What libhugetlbfs did not say: nodes, THP, gigantic pages. */
@@ -502,6 +543,41 @@ static void json_mount_details(struct hugeadm_ctl *ctl, struct hk_json *j,
 	hk_json_string(j, "mode", mode);
 }
 
+/* --list-all-mounts (and the mounts of --explain): every hugetlbfs mount, [] when none. */
+static void json_mounts(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_mounts *ms)
+{
+	hk_json_open_array(j, "mounts");
+	for (size_t i = 0; ms && i < hk_mounts_count(ms); i++) {
+		hk_json_open_object(j, NULL);
+		hk_json_string(j, "target", hk_mount_target(ms, i));
+		hk_json_u64(j, "pagesize", hk_mount_page_size(ms, i));
+		hk_json_string(j, "options", hk_mount_options(ms, i));
+		json_mount_details(ctl, j, ms, i);
+		hk_json_close_object(j);
+	}
+	hk_json_close_array(j);
+}
+
+/* The sizes of print_page_sizes: all of them, or those with a configured pool. */
+static void json_page_sizes(struct hugeadm_ctl *ctl, struct hk_json *j, const char *key,
+			    const struct pools *ps, const struct hk_mounts *ms, bool all)
+{
+	hk_json_open_array(j, key);
+	for (size_t i = 0; i < ps->n; i++)
+		if (all || configured(ctl, ms, ps->p[i]))
+			hk_json_u64(j, NULL, hk_pool_get(ps->p[i], HK_POOL_SIZE));
+	hk_json_close_array(j);
+}
+
+/* A number, or null when it was not read. */
+static void json_u64_or_null(struct hk_json *j, const char *key, bool have, uint64_t v)
+{
+	if (have)
+		hk_json_u64(j, key, v);
+	else
+		hk_json_null(j, key);
+}
+
 /* One node of one pool; the flat --per-node list also names the size. */
 static void json_node(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_pool *p, size_t k,
 		      bool with_size)
@@ -568,11 +644,17 @@ static void json_per_node(struct hugeadm_ctl *ctl, struct hk_json *j, const stru
 
 /*
  * --explain --json: the numbers behind the text, under "explain": memory,
- * min_free_kbytes (now and recommended), the pools with what a grow could
- * get now, and THP's counters with the verdict.
+ * the mounts, min_free_kbytes and shmmax (now and recommended), swap,
+ * hugetlb_shm_group, the pools with what a grow could get now, the sizes with
+ * configured pools, and THP's counters with the verdict. Each comes from the
+ * same reads as its text paragraph.
  */
-static void json_explain(struct hugeadm_ctl *ctl, struct hk_json *j, const struct pools *ps)
+static void json_explain(struct hugeadm_ctl *ctl, struct hk_json *j, const struct pools *ps,
+			 const struct hk_mounts *ms)
 {
+	struct ha_swap_state sw;
+	struct shm_group g;
+	struct shmmax sm;
 	uint64_t v;
 
 	hk_json_open_object(j, "explain");
@@ -580,6 +662,7 @@ static void json_explain(struct hugeadm_ctl *ctl, struct hk_json *j, const struc
 		hk_json_u64(j, "memory_total", v * 1024);
 	else
 		hk_json_null(j, "memory_total");
+	json_mounts(ctl, j, ms);
 	hk_json_open_object(j, "min_free_kbytes");
 	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_MIN_FREE_KBYTES, &v) == 0)
 		hk_json_u64(j, "current", v);
@@ -590,10 +673,40 @@ static void json_explain(struct hugeadm_ctl *ctl, struct hk_json *j, const struc
 	else
 		hk_json_null(j, "recommended");
 	hk_json_close_object(j);
+
+	/* The recommendation is null, as the text makes none, until a pool is configured. */
+	shmmax_read(ctl, &sm);
+	hk_json_open_object(j, "shmmax");
+	json_u64_or_null(j, "current", sm.have_cur, sm.cur);
+	json_u64_or_null(j, "recommended", sm.have_rec && sm.rec, sm.rec);
+	hk_json_close_object(j);
+
+	ha_swap_state(ctl, &sw);
+	hk_json_open_object(j, "swap");
+	json_u64_or_null(j, "total", sw.have_total, sw.total);
+	json_u64_or_null(j, "free", sw.have_free, sw.free);
+	hk_json_bool(j, "configured", !sw.none);
+	hk_json_bool(j, "low", sw.low);
+	hk_json_close_object(j);
+
+	shm_group_read(ctl, &g);
+	hk_json_open_object(j, "hugetlb_shm_group");
+	json_u64_or_null(j, "gid", g.have_gid, g.gid);
+	if (g.gr)
+		hk_json_string(j, "group", g.gr->gr_name);
+	else
+		hk_json_null(j, "group");
+	if (g.gr && g.pw)
+		hk_json_bool(j, "caller_member", g.member);
+	else
+		hk_json_null(j, "caller_member");
+	hk_json_close_object(j);
+
 	hk_json_open_array(j, "pools");
 	for (size_t i = 0; i < ps->n; i++)
 		json_pool(ctl, j, ps->p[i], true);
 	hk_json_close_array(j);
+	json_page_sizes(ctl, j, "configured_page_sizes", ps, ms, false);
 	ha_json_thp(ctl, j);
 	ha_json_kernel(ctl, j);
 	hk_json_close_object(j);
@@ -609,7 +722,7 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 
 	if (ctl->pages_needed && ha_pages_needed_read(ctl) < 0)
 		return HK_EXIT_FAILURE;
-	if ((ctl->list_mounts || ctl->page_sizes) && read_mounts(ctl, &ms) < 0)
+	if ((ctl->list_mounts || ctl->page_sizes || ctl->explain) && read_mounts(ctl, &ms) < 0)
 		return HK_EXIT_FAILURE;
 	if (pools_load(ctl, &ps) < 0) {
 		hk_mounts_unref(ms);
@@ -617,18 +730,8 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 	}
 	hk_json_init(&j, stdout);
 	hk_json_open_object(&j, NULL);
-	if (ctl->list_mounts) {
-		hk_json_open_array(&j, "mounts");
-		for (size_t i = 0; i < hk_mounts_count(ms); i++) {
-			hk_json_open_object(&j, NULL);
-			hk_json_string(&j, "target", hk_mount_target(ms, i));
-			hk_json_u64(&j, "pagesize", hk_mount_page_size(ms, i));
-			hk_json_string(&j, "options", hk_mount_options(ms, i));
-			json_mount_details(ctl, &j, ms, i);
-			hk_json_close_object(&j);
-		}
-		hk_json_close_array(&j);
-	}
+	if (ctl->list_mounts)
+		json_mounts(ctl, &j, ms);
 	if (ctl->pool_list && ctl->per_node) {
 		json_per_node(ctl, &j, &ps);
 	} else if (ctl->pool_list) {
@@ -639,25 +742,18 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 	}
 	if (ctl->page_sizes || ctl->page_sizes_all) {
 		/* Both asked for: the configured ones under their own key. */
-		if (ctl->page_sizes_all) {
-			hk_json_open_array(&j, "page_sizes");
-			for (size_t i = 0; i < ps.n; i++)
-				hk_json_u64(&j, NULL, hk_pool_get(ps.p[i], HK_POOL_SIZE));
-			hk_json_close_array(&j);
-		}
-		if (ctl->page_sizes) {
-			hk_json_open_array(&j, ctl->page_sizes_all ? "configured_page_sizes"
-								   : "page_sizes");
-			for (size_t i = 0; i < ps.n; i++)
-				if (configured(ctl, ms, ps.p[i]))
-					hk_json_u64(&j, NULL, hk_pool_get(ps.p[i], HK_POOL_SIZE));
-			hk_json_close_array(&j);
-		}
+		if (ctl->page_sizes_all)
+			json_page_sizes(ctl, &j, "page_sizes", &ps, ms, true);
+		if (ctl->page_sizes)
+			json_page_sizes(ctl, &j,
+					ctl->page_sizes_all ? "configured_page_sizes"
+							    : "page_sizes",
+					&ps, ms, false);
 	}
 	if (ctl->list_text)
 		rc = ha_list_shared_text(ctl, &j);
 	if (ctl->explain)
-		json_explain(ctl, &j, &ps);
+		json_explain(ctl, &j, &ps, ms);
 	if (ctl->usage && ha_usage_report(ctl, &j) < 0)
 		rc = -1;
 	if (ctl->pages_needed && ha_pages_needed_report(ctl, &j) < 0)

@@ -433,3 +433,22 @@ void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *s)
 		close(s->dirfd);
 	free(s);
 }
+
+void ha_swap_state(struct hugeadm_ctl *ctl, struct ha_swap_state *s)
+{
+	uint64_t kb, def = 0;
+
+	*s = (struct ha_swap_state){0};
+	if (hk_meminfo_read(ctl->ctx, "SwapTotal", &kb) == 0) {
+		s->have_total = true;
+		s->total = kb * 1024;
+	}
+	if (hk_meminfo_read(ctl->ctx, "SwapFree", &kb) == 0) {
+		s->have_free = true;
+		s->free = kb * 1024;
+	}
+	hk_default_page_size(ctl->ctx, &def);
+	/* A SwapTotal that cannot be read is no swap; a SwapFree, none free (ha_check_swap's rule). */
+	s->none = s->total == 0;
+	s->low = !s->none && s->free <= def;
+}

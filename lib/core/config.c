@@ -517,97 +517,95 @@ static bool same_section(const struct hk_config_entry *e, const char *type, cons
 	return strcmp(e->name, name) == 0;
 }
 
-static int handler(void *user, const char *section, const char *key, const char *value)
+/* A key of a [pool SIZE] (name: the SIZE) and its value: said when wrong. */
+static void check_pool_key(struct parse *p, unsigned line, const char *sec, const char *name,
+			   const char *key, const char *value)
 {
-	struct parse *p = user;
-	struct hk_config *c = p->cfg;
-	const char *name;
-	char type[16], sec[LINE_MAX_LEN + 16];
-	unsigned line = p->line;
-	struct hk_config_entry *ne;
-	unsigned *sl;
+	uint64_t size = 0, total;
 
-	if (p->bad_header)
-		return 1; /* said at the header */
-	if (!*section) {
-		problem(p, line, "'%s' is outside any section", key);
-		return 1;
-	}
-	/* The reader's whole copy of the section (libinih's may be cut short). */
-	section = p->section;
-	if (strcmp(value, LONG_VALUE) == 0)
-		value = p->long_value;
-	if (!split_section(p, section, type, sizeof(type), &name))
-		return 1;
-	snprintf(sec, sizeof(sec), "%s", section);
-	if (!*value) {
-		problem(p, line, "[%s] %s: no value", sec, key);
-		return 1;
-	}
-	if (strcmp(type, "pool") == 0) {
-		uint64_t size = 0, total;
+	hk_parse_size(name, &size);
+	if (strcmp(key, "minimum") == 0)
+		check_minimum(p, line, sec, value, size, true, &total);
+	else if (strcmp(key, "maximum") == 0)
+		check_minimum(p, line, sec, value, size, false, &total);
+	else if (strcmp(key, "demote_size") == 0) {
+		uint64_t to;
 
-		hk_parse_size(name, &size);
-		if (strcmp(key, "minimum") == 0)
-			check_minimum(p, line, sec, value, size, true, &total);
-		else if (strcmp(key, "maximum") == 0)
-			check_minimum(p, line, sec, value, size, false, &total);
-		else if (strcmp(key, "demote_size") == 0) {
-			uint64_t to;
-
-			if (hk_parse_size(value, &to) < 0 || !to)
-				problem(p, line, "[%s] demote_size '%s': not a page size", sec,
-					value);
-			else if (to >= size)
-				problem(p, line, "[%s] demote_size %s: not below the pool's size",
-					sec, value);
-		} else if (strcmp(key, "demote") == 0) {
-			if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
-				problem(p, line, "[%s] demote '%s': yes or no", sec, value);
-		} else {
-			problem(p, line,
-				"unknown key '%s' in [%s] (minimum, maximum, demote_size, demote)",
-				key, sec);
-		}
-	} else if (strcmp(type, "mount") == 0) {
-		if (strcmp(key, "pagesize") == 0) {
-			if (!is_size(value))
-				problem(p, line, "[%s] pagesize '%s': not a page size", sec, value);
-		} else if (strcmp(key, "user") == 0 || strcmp(key, "group") == 0) {
-			if (!is_account(value))
-				problem(p, line, "[%s] %s '%s': not a name or a number", sec, key,
-					value);
-		} else if (strcmp(key, "mode") == 0) {
-			char *end;
-			unsigned long m;
-
-			errno = 0;
-			m = strtoul(value, &end, 8);
-			if (errno || *end || !isdigit((unsigned char)*value) || m > 07777)
-				problem(p, line, "[%s] mode '%s': not an octal mode (0000-7777)",
-					sec, value);
-		} else if (strcmp(key, "size") == 0 || strcmp(key, "min_size") == 0) {
-			if (!is_mount_size(value))
-				problem(p, line, "[%s] %s '%s': not a size or a percentage (N%%)",
-					sec, key, value);
-		} else if (strcmp(key, "nr_inodes") == 0) {
-			if (!is_number(value) && !is_size(value))
-				problem(p, line, "[%s] nr_inodes '%s': not a number", sec, value);
-		} else {
-			problem(p, line,
-				"unknown key '%s' in [%s] (pagesize, user, group, mode, size, "
-				"min_size, nr_inodes)",
-				key, sec);
-		}
-	} else if (strcmp(type, "thp") == 0) {
-		check_thp(p, line, key, value);
-	} else if (strcmp(type, "sysctl") == 0) {
-		check_sysctl(p, line, key, value);
-	} else if (strcmp(type, "boot") == 0) {
-		check_boot(p, line, key, value);
+		if (hk_parse_size(value, &to) < 0 || !to)
+			problem(p, line, "[%s] demote_size '%s': not a page size", sec, value);
+		else if (to >= size)
+			problem(p, line, "[%s] demote_size %s: not below the pool's size", sec,
+				value);
+	} else if (strcmp(key, "demote") == 0) {
+		if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+			problem(p, line, "[%s] demote '%s': yes or no", sec, value);
 	} else {
-		check_cgroup_key(p, line, sec, key, value);
+		problem(p, line, "unknown key '%s' in [%s] (minimum, maximum, demote_size, demote)",
+			key, sec);
 	}
+}
+
+/* A key of a [mount PATH] and its value: said when wrong. */
+static void check_mount_key(struct parse *p, unsigned line, const char *sec, const char *key,
+			    const char *value)
+{
+	if (strcmp(key, "pagesize") == 0) {
+		if (!is_size(value))
+			problem(p, line, "[%s] pagesize '%s': not a page size", sec, value);
+	} else if (strcmp(key, "user") == 0 || strcmp(key, "group") == 0) {
+		if (!is_account(value))
+			problem(p, line, "[%s] %s '%s': not a name or a number", sec, key, value);
+	} else if (strcmp(key, "mode") == 0) {
+		char *end;
+		unsigned long m;
+
+		errno = 0;
+		m = strtoul(value, &end, 8);
+		if (errno || *end || !isdigit((unsigned char)*value) || m > 07777)
+			problem(p, line, "[%s] mode '%s': not an octal mode (0000-7777)", sec,
+				value);
+	} else if (strcmp(key, "size") == 0 || strcmp(key, "min_size") == 0) {
+		if (!is_mount_size(value))
+			problem(p, line, "[%s] %s '%s': not a size or a percentage (N%%)", sec, key,
+				value);
+	} else if (strcmp(key, "nr_inodes") == 0) {
+		if (!is_number(value) && !is_size(value))
+			problem(p, line, "[%s] nr_inodes '%s': not a number", sec, value);
+	} else {
+		problem(p, line,
+			"unknown key '%s' in [%s] (pagesize, user, group, mode, size, "
+			"min_size, nr_inodes)",
+			key, sec);
+	}
+}
+
+/* A key and its value, by the type of its section: said when wrong. */
+static void check_key(struct parse *p, unsigned line, const char *type, const char *sec,
+		      const char *name, const char *key, const char *value)
+{
+	if (strcmp(type, "pool") == 0)
+		check_pool_key(p, line, sec, name, key, value);
+	else if (strcmp(type, "mount") == 0)
+		check_mount_key(p, line, sec, key, value);
+	else if (strcmp(type, "thp") == 0)
+		check_thp(p, line, key, value);
+	else if (strcmp(type, "sysctl") == 0)
+		check_sysctl(p, line, key, value);
+	else if (strcmp(type, "boot") == 0)
+		check_boot(p, line, key, value);
+	else
+		check_cgroup_key(p, line, sec, key, value);
+}
+
+/*
+ * The key already set in its section: said if in this file, or to another
+ * value by an earlier file; true when it is not to be kept again.
+ */
+static bool set_before(struct parse *p, unsigned line, const char *type, const char *name,
+		       const char *sec, const char *key, const char *value)
+{
+	const struct hk_config *c = p->cfg;
+
 	/* Once per section and file; another file may say it again, the same way. */
 	for (size_t i = 0; i < c->n; i++) {
 		const struct hk_config_entry *e = &c->entries[i];
@@ -617,15 +615,26 @@ static int handler(void *user, const char *section, const char *key, const char 
 		if (i >= p->first) {
 			problem(p, line, "key '%s' is set twice in [%s] (line %u)", key, sec,
 				e->line);
-			return 1;
+			return true;
 		}
 		if (strcmp(e->value, value) != 0) {
 			problem(p, line, "[%s] %s is set to %s in %s:%u and to %s here", sec, key,
 				e->value, e->file, e->line, value);
-			return 1;
+			return true;
 		}
-		return 1; /* the same value again: kept once, at its first place */
+		return true; /* the same value again: kept once, at its first place */
 	}
+	return false;
+}
+
+/* The entry kept, with the line of its section: 1, or 0 out of memory. */
+static int store_entry(struct parse *p, unsigned line, const char *type, const char *name,
+		       const char *key, const char *value)
+{
+	struct hk_config *c = p->cfg;
+	struct hk_config_entry *ne;
+	unsigned *sl;
+
 	ne = realloc(c->entries, (c->n + 1) * sizeof(*ne));
 	if (!ne) {
 		p->oom = 1;
@@ -650,6 +659,36 @@ static int handler(void *user, const char *section, const char *key, const char 
 	if (!p->oom)
 		c->n++;
 	return !p->oom;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse *p = user;
+	const char *name;
+	char type[16], sec[LINE_MAX_LEN + 16];
+	unsigned line = p->line;
+
+	if (p->bad_header)
+		return 1; /* said at the header */
+	if (!*section) {
+		problem(p, line, "'%s' is outside any section", key);
+		return 1;
+	}
+	/* The reader's whole copy of the section (libinih's may be cut short). */
+	section = p->section;
+	if (strcmp(value, LONG_VALUE) == 0)
+		value = p->long_value;
+	if (!split_section(p, section, type, sizeof(type), &name))
+		return 1;
+	snprintf(sec, sizeof(sec), "%s", section);
+	if (!*value) {
+		problem(p, line, "[%s] %s: no value", sec, key);
+		return 1;
+	}
+	check_key(p, line, type, sec, name, key, value);
+	if (set_before(p, line, type, name, sec, key, value))
+		return 1;
+	return store_entry(p, line, type, name, key, value);
 }
 
 /*

@@ -411,151 +411,217 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 	}
 }
 
+/* One [pool SIZE] being planned: its keys, and the pool as the plan finds it. */
+struct pool_plan {
+	const struct pool_keys *k;
+	uint64_t size;
+	ssize_t si; /* size's index in the machine's sizes */
+	struct hk_pool *pool;
+	bool gigantic, demote; /* demote = yes */
+	uint64_t demote_to;    /* the size its demoted pages become */
+	uint64_t cur_min;      /* its minimum now, with what a larger pool's demote brings in */
+};
+
+/* A part of a minimum: its pages, on a node (HK_NODE_ALL: of the pool). */
+struct part {
+	int node;
+	uint64_t pages;
+};
+
+/* A pool's minimum as read: its parts (max at most), their total, whether bad (said). */
+struct minimum {
+	struct part *parts;
+	size_t n, max;
+	bool per_node, bad;
+	uint64_t total;
+};
+
+/* The build's pool of size; NULL after a system error. */
+static struct hk_pool *build_pool(struct build *b, uint64_t size, ssize_t si)
+{
+	int rc;
+
+	/* The build's pool (sizes are the machine's: plan_entries checked). */
+	if (si >= 0 && b->pools[si])
+		return b->pools[si];
+	/* Not read at the start: once more, for its error. */
+	rc = si >= 0 ? hk_pool_read(b->ctx, size, &b->pools[si]) : -ENOENT;
+	if (rc < 0) {
+		sys_error(b, rc);
+		return NULL;
+	}
+	return b->pools[si];
+}
+
+/* The parts of minimum's value (s, a copy it cuts up) into m, summed: false after a problem. */
+static bool minimum_parts(struct build *b, const struct pool_plan *pp, char *s, struct minimum *m)
+{
+	const struct hk_config_entry *e = pp->k->minimum;
+	char *save = NULL;
+
+	m->total = 0;
+	for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *at = strchr(tok, '@');
+		uint64_t pages, node = 0;
+
+		if (at)
+			*at = '\0';
+		if (parse_pages(hkc_trim(tok), pp->size, &pages) < 0 ||
+		    (at && hk_parse_u64_strict(hkc_trim(at + 1), &node) < 0) || node > INT_MAX ||
+		    m->n == m->max) {
+			problem(b, e, "[pool] minimum '%s': not understood", e->value);
+			return false;
+		}
+		if (at && node_index(b, (int)node) < 0) {
+			problem(b, e,
+				"minimum %" PRIu64 "@%" PRIu64
+				": this machine has no NUMA node %" PRIu64,
+				pages, node, node);
+			return false;
+		}
+		m->parts[m->n].node = at ? (int)node : HK_NODE_ALL;
+		m->parts[m->n++].pages = pages;
+		m->total = hkc_sat_add(m->total, pages);
+	}
+	return true;
+}
+
+/* Nodes a per-node minimum leaves out keep their pages: the pool's minimum (m's total) has them. */
+static void add_unlisted(const struct build *b, const struct pool_plan *pp, struct minimum *m)
+{
+	for (size_t j = 0; j < hk_pool_node_count(pp->pool); j++) {
+		bool listed = false;
+
+		for (size_t i = 0; i < m->n; i++)
+			listed |= m->parts[i].node == hk_pool_node_id(pp->pool, j);
+		if (!listed)
+			m->total = hkc_sat_add(
+				hkc_sat_add(m->total,
+					    hk_pool_node_get(pp->pool, j, HK_POOL_MINIMUM)),
+				incoming_of(b, pp->si, hk_pool_node_id(pp->pool, j)));
+	}
+}
+
+/* minimum read into m, its parts allocated: -ENOMEM (said), else 0 (m->bad after a problem). */
+static int read_minimum(struct build *b, const struct pool_plan *pp, struct minimum *m)
+{
+	const char *value = pp->k->minimum->value;
+	char *copy = strdup(value);
+
+	m->per_node = strchr(copy ? copy : "", '@') != NULL;
+	/* One part per comma-separated piece: as many as the machine has nodes, or more. */
+	m->max = 1;
+	for (const char *c = value; *c; c++)
+		m->max += *c == ',';
+	m->parts = calloc(m->max, sizeof(*m->parts));
+	if (!copy || !m->parts) {
+		free(copy);
+		free(m->parts);
+		m->parts = NULL;
+		sys_error(b, -ENOMEM);
+		return -ENOMEM;
+	}
+	m->bad = !minimum_parts(b, pp, copy, m);
+	free(copy);
+	if (m->per_node && !m->bad)
+		add_unlisted(b, pp, m);
+	/* A bad minimum: said; the maximum and demote_size are still checked. */
+	if (m->bad)
+		m->n = 0;
+	return 0;
+}
+
+/* What part i of the minimum demotes from: its node's minimum with what comes in, or the pool's. */
+static uint64_t part_have(const struct build *b, const struct pool_plan *pp,
+			  const struct minimum *m, size_t i)
+{
+	uint64_t have = pp->cur_min;
+
+	for (size_t j = 0; m->per_node && j < hk_pool_node_count(pp->pool); j++)
+		if (hk_pool_node_id(pp->pool, j) == m->parts[i].node)
+			have = hkc_sat_add(hk_pool_node_get(pp->pool, j, HK_POOL_MINIMUM),
+					   incoming_of(b, pp->si, m->parts[i].node));
+	return have;
+}
+
+/* The minimum's items, after demote_size and the demotes (demote = yes) that shrink to it. */
+static void plan_minimum(struct build *b, const struct pool_plan *pp, const struct minimum *m)
+{
+	/* Demoting needs its size first: demote_size, then what is demoted. */
+	if (pp->demote && pp->k->demote_size && !m->bad)
+		plan_demote_size(b, pp->size, pp->k);
+	for (size_t i = 0; pp->demote && i < m->n; i++)
+		plan_demote(b, pp->size, pp->k, m->per_node ? m->parts[i].node : HK_NODE_ALL,
+			    part_have(b, pp, m, i), m->parts[i].pages, pp->demote_to);
+	for (size_t i = 0; i < m->n; i++)
+		pool_item(b, pp->k->minimum, pp->size, m->per_node ? m->parts[i].node : HK_NODE_ALL,
+			  HK_POOL_MINIMUM, m->parts[i].pages);
+}
+
+/* The maximum, checked against the minimum the plan leaves (m's total); *oc the overcommit it gives. */
+static void plan_maximum(struct build *b, const struct pool_plan *pp, const struct minimum *m,
+			 uint64_t *oc)
+{
+	const struct hk_config_entry *e = pp->k->maximum;
+	uint64_t max;
+
+	if (parse_pages(e->value, pp->size, &max) < 0) {
+		problem(b, e, "maximum '%s': not a page count or a size", e->value);
+	} else if (m->bad) {
+		/* Nothing to compare with: the minimum's problem is said. */
+	} else if (max < m->total && pp->si >= 0 && b->incoming[pp->si] && !pp->k->minimum) {
+		problem(b, e,
+			"maximum %" PRIu64 " is below the minimum %" PRIu64
+			" the pool has after the demote of a larger pool (%" PRIu64
+			" pages come in): set a minimum for it",
+			max, m->total, b->incoming[pp->si]);
+	} else if (max < m->total) {
+		problem(b, e, "maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", max,
+			m->total, pp->k->minimum ? "" : " the pool has now");
+	} else if (pp->gigantic && max != m->total) {
+		problem(b, e,
+			"maximum %" PRIu64 ": gigantic pages cannot be overcommitted; the "
+			"maximum of this pool is its minimum (%" PRIu64 ")",
+			max, m->total);
+	} else if (!pp->gigantic) {
+		pool_item(b, e, pp->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, max - m->total);
+		*oc = max - m->total;
+	}
+}
+
 static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 {
-	ssize_t si = size_index(b, size);
-	/* The build's pool (sizes are the machine's: plan_entries checked). */
-	struct hk_pool *pool = si >= 0 ? b->pools[si] : NULL;
-	uint64_t min_total = 0, cur_oc = 0, cur_min = 0;
-	bool gigantic = false, demote, min_bad = false;
-	uint64_t demote_to;
+	struct pool_plan pp = {.k = k, .size = size, .si = size_index(b, size)};
+	struct minimum m = {0};
+	uint64_t cur_oc;
 
-	if (!pool) {
-		/* Not read at the start: once more, for its error. */
-		int rc = si >= 0 ? hk_pool_read(b->ctx, size, &b->pools[si]) : -ENOENT;
-
-		if (rc < 0) {
-			sys_error(b, rc);
-			return;
-		}
-		pool = b->pools[si];
-	}
-	gigantic = hk_pool_is_gigantic(pool);
-	demote = k->demote && strcmp(k->demote->value, "yes") == 0;
+	pp.pool = build_pool(b, size, pp.si);
+	if (!pp.pool)
+		return;
+	pp.gigantic = hk_pool_is_gigantic(pp.pool);
+	pp.demote = k->demote && strcmp(k->demote->value, "yes") == 0;
 	/* The size demoted pages become: the configured one, else the kernel's. */
-	demote_to = hk_pool_get(pool, HK_POOL_DEMOTE_SIZE);
-	if (k->demote_size && hk_parse_size(k->demote_size->value, &demote_to) < 0)
-		demote_to = 0;
-	cur_oc = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
+	pp.demote_to = hk_pool_get(pp.pool, HK_POOL_DEMOTE_SIZE);
+	if (k->demote_size && hk_parse_size(k->demote_size->value, &pp.demote_to) < 0)
+		pp.demote_to = 0;
+	cur_oc = hk_pool_get(pp.pool, HK_POOL_OVERCOMMIT);
 	/* With the pages a larger pool's demote brings in (planned before this one). */
-	cur_min = hkc_sat_add(hk_pool_get(pool, HK_POOL_MINIMUM), si >= 0 ? b->incoming[si] : 0);
-	min_total = cur_min;
+	pp.cur_min = hkc_sat_add(hk_pool_get(pp.pool, HK_POOL_MINIMUM),
+				 pp.si >= 0 ? b->incoming[pp.si] : 0);
+	m.total = pp.cur_min;
 	if (k->minimum) {
-		char *copy = strdup(k->minimum->value), *save = NULL;
-		bool per_node = strchr(copy ? copy : "", '@') != NULL, bad = false;
-		/* One part per comma-separated piece: as many as the machine has nodes, or more. */
-		size_t max_parts = 1, n = 0;
-		struct part {
-			int node;
-			uint64_t pages;
-		} * parts;
-
-		for (const char *c = k->minimum->value; *c; c++)
-			max_parts += *c == ',';
-		parts = calloc(max_parts, sizeof(*parts));
-		if (!copy || !parts) {
-			free(copy);
-			free(parts);
-			sys_error(b, -ENOMEM);
+		if (read_minimum(b, &pp, &m) < 0)
 			return;
-		}
-		min_total = 0;
-		for (char *tok = strtok_r(copy, ",", &save); tok && !bad;
-		     tok = strtok_r(NULL, ",", &save)) {
-			char *at = strchr(tok, '@');
-			uint64_t pages, node = 0;
-
-			if (at)
-				*at = '\0';
-			if (parse_pages(hkc_trim(tok), size, &pages) < 0 ||
-			    (at && hk_parse_u64_strict(hkc_trim(at + 1), &node) < 0) ||
-			    node > INT_MAX || n == max_parts) {
-				problem(b, k->minimum, "[pool] minimum '%s': not understood",
-					k->minimum->value);
-				bad = true;
-				break;
-			}
-			if (at && node_index(b, (int)node) < 0) {
-				problem(b, k->minimum,
-					"minimum %" PRIu64 "@%" PRIu64
-					": this machine has no NUMA node %" PRIu64,
-					pages, node, node);
-				bad = true;
-				break;
-			}
-			parts[n].node = at ? (int)node : HK_NODE_ALL;
-			parts[n++].pages = pages;
-			min_total = hkc_sat_add(min_total, pages);
-		}
-		free(copy);
-		/* Nodes a per-node minimum leaves out keep their pages: the pool's minimum has them. */
-		for (size_t j = 0; per_node && !bad && j < hk_pool_node_count(pool); j++) {
-			bool listed = false;
-
-			for (size_t i = 0; i < n; i++)
-				listed |= parts[i].node == hk_pool_node_id(pool, j);
-			if (!listed)
-				min_total = hkc_sat_add(
-					hkc_sat_add(min_total,
-						    hk_pool_node_get(pool, j, HK_POOL_MINIMUM)),
-					incoming_of(b, si, hk_pool_node_id(pool, j)));
-		}
-		/* A bad minimum: said; the maximum and demote_size are still checked. */
-		min_bad = bad;
-		n = bad ? 0 : n;
-		/* Demoting needs its size first: demote_size, then what is demoted. */
-		if (demote && k->demote_size && !bad)
-			plan_demote_size(b, size, k);
-		for (size_t i = 0; demote && i < n; i++) {
-			uint64_t have = cur_min;
-
-			for (size_t j = 0; per_node && j < hk_pool_node_count(pool); j++)
-				if (hk_pool_node_id(pool, j) == parts[i].node)
-					have = hkc_sat_add(
-						hk_pool_node_get(pool, j, HK_POOL_MINIMUM),
-						incoming_of(b, si, parts[i].node));
-			plan_demote(b, size, k, per_node ? parts[i].node : HK_NODE_ALL, have,
-				    parts[i].pages, demote_to);
-		}
-		for (size_t i = 0; i < n; i++)
-			pool_item(b, k->minimum, size, per_node ? parts[i].node : HK_NODE_ALL,
-				  HK_POOL_MINIMUM, parts[i].pages);
-		free(parts);
-	} else if (demote) {
+		plan_minimum(b, &pp, &m);
+		free(m.parts);
+	} else if (pp.demote) {
 		problem(b, k->demote, "demote = yes: no minimum in [pool] to shrink to");
 	}
-	if (k->maximum) {
-		uint64_t max;
-
-		if (parse_pages(k->maximum->value, size, &max) < 0) {
-			problem(b, k->maximum, "maximum '%s': not a page count or a size",
-				k->maximum->value);
-		} else if (min_bad) {
-			/* Nothing to compare with: the minimum's problem is said. */
-		} else if (max < min_total && si >= 0 && b->incoming[si] && !k->minimum) {
-			problem(b, k->maximum,
-				"maximum %" PRIu64 " is below the minimum %" PRIu64
-				" the pool has after the demote of a larger pool (%" PRIu64
-				" pages come in): set a minimum for it",
-				max, min_total, b->incoming[si]);
-		} else if (max < min_total) {
-			problem(b, k->maximum,
-				"maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", max,
-				min_total, k->minimum ? "" : " the pool has now");
-		} else if (gigantic && max != min_total) {
-			problem(b, k->maximum,
-				"maximum %" PRIu64 ": gigantic pages cannot be overcommitted; the "
-				"maximum of this pool is its minimum (%" PRIu64 ")",
-				max, min_total);
-		} else if (!gigantic) {
-			pool_item(b, k->maximum, size, HK_NODE_ALL, HK_POOL_OVERCOMMIT,
-				  max - min_total);
-			cur_oc = max - min_total;
-		}
-	}
-	if (si >= 0)
-		b->planned_max[si] = gigantic ? min_total : hkc_sat_add(min_total, cur_oc);
-	if (k->demote_size && !(demote && k->minimum && !min_bad))
+	if (k->maximum)
+		plan_maximum(b, &pp, &m, &cur_oc);
+	if (pp.si >= 0)
+		b->planned_max[pp.si] = pp.gigantic ? m.total : hkc_sat_add(m.total, cur_oc);
+	if (k->demote_size && !(pp.demote && k->minimum && !m.bad))
 		plan_demote_size(b, size, k);
 }
 
@@ -727,12 +793,69 @@ static bool mount_size_ok(struct build *b, const struct hk_config_entry *e, uint
 	return true;
 }
 
+/* The mount's owner, mode and options checked (size: its page size, 0 if none): said when bad. */
+static void check_mount_keys(struct build *b, const struct mount_keys *k, uint64_t size, long *uid,
+			     long *gid, uint64_t *mode)
+{
+	if (k->user && (*uid = account_id(k->user->value, false)) < 0)
+		problem(b, k->user, "user '%s': no such user", k->user->value);
+	if (k->group && (*gid = account_id(k->group->value, true)) < 0)
+		problem(b, k->group, "group '%s': no such group", k->group->value);
+	if (k->user && !k->group && *uid > 0) {
+		struct passwd *pw = getpwuid((uid_t)*uid);
+
+		*gid = pw ? (long)pw->pw_gid : 0;
+	}
+	if (k->mode) {
+		char *end;
+
+		errno = 0;
+		*mode = strtoull(k->mode->value, &end, 8);
+		if (errno || *end || end == k->mode->value || *mode > 07777)
+			problem(b, k->mode, "mode '%s': not an octal mode", k->mode->value);
+	}
+	if (size && k->size)
+		mount_size_ok(b, k->size, size);
+	if (size && k->min_size)
+		mount_size_ok(b, k->min_size, size);
+	if (k->nr_inodes) {
+		uint64_t v;
+
+		if (hk_parse_u64_strict(k->nr_inodes->value, &v) < 0 &&
+		    hk_parse_size(k->nr_inodes->value, &v) < 0)
+			problem(b, k->nr_inodes, "nr_inodes '%s': not a number",
+				k->nr_inodes->value);
+	}
+}
+
+/* The mount's options string in opts: its length as snprintf counts it (sz or more: cut short). */
+static int mount_options(const struct mount_keys *k, uint64_t size, long uid, long gid,
+			 uint64_t mode, char *opts, size_t sz)
+{
+	char sname[32];
+	int n;
+
+	hkc_format_size(sname, sizeof(sname), size);
+	/* Each part only while it fits: values padded with zeros can fill a line each. */
+	n = snprintf(opts, sz, "pagesize=%s", sname);
+	if (k->size && n < (int)sz)
+		n += snprintf(opts + n, sz - (size_t)n, ",size=%s", k->size->value);
+	if (k->min_size && n < (int)sz)
+		n += snprintf(opts + n, sz - (size_t)n, ",min_size=%s", k->min_size->value);
+	if (k->nr_inodes && n < (int)sz)
+		n += snprintf(opts + n, sz - (size_t)n, ",nr_inodes=%s", k->nr_inodes->value);
+	/* The mount's flags, as hk_mount_hugetlbfs_fd() sets them: said, and checked. */
+	if (n < (int)sz)
+		n += snprintf(opts + n, sz - (size_t)n, ",uid=%ld,gid=%ld,mode=0%o,nosuid,nodev",
+			      uid, gid, (unsigned)mode);
+	return n;
+}
+
 static void plan_mount(struct build *b, const char *target, const struct mount_keys *k)
 {
 	uint64_t size = 0, mode = 0755;
 	long uid = 0, gid = 0;
-	char opts[512], sname[32], item[PATH_MAX + 16];
-	int n;
+	char opts[512], item[PATH_MAX + 16];
 	struct hk_plan_item *it;
 	struct hk_config_entry h;
 	unsigned before = b->errors;
@@ -748,53 +871,10 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 			return;
 		}
 	}
-	if (k->user && (uid = account_id(k->user->value, false)) < 0)
-		problem(b, k->user, "user '%s': no such user", k->user->value);
-	if (k->group && (gid = account_id(k->group->value, true)) < 0)
-		problem(b, k->group, "group '%s': no such group", k->group->value);
-	if (k->user && !k->group && uid > 0) {
-		struct passwd *pw = getpwuid((uid_t)uid);
-
-		gid = pw ? (long)pw->pw_gid : 0;
-	}
-	if (k->mode) {
-		char *end;
-
-		errno = 0;
-		mode = strtoull(k->mode->value, &end, 8);
-		if (errno || *end || end == k->mode->value || mode > 07777)
-			problem(b, k->mode, "mode '%s': not an octal mode", k->mode->value);
-	}
-	if (size && k->size)
-		mount_size_ok(b, k->size, size);
-	if (size && k->min_size)
-		mount_size_ok(b, k->min_size, size);
-	if (k->nr_inodes) {
-		uint64_t v;
-
-		if (hk_parse_u64_strict(k->nr_inodes->value, &v) < 0 &&
-		    hk_parse_size(k->nr_inodes->value, &v) < 0)
-			problem(b, k->nr_inodes, "nr_inodes '%s': not a number",
-				k->nr_inodes->value);
-	}
+	check_mount_keys(b, k, size, &uid, &gid, &mode);
 	if (!size || b->errors != before)
 		return;
-	hkc_format_size(sname, sizeof(sname), size);
-	/* Each part only while it fits: values padded with zeros can fill a line each. */
-	n = snprintf(opts, sizeof(opts), "pagesize=%s", sname);
-	if (k->size && n < (int)sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",size=%s", k->size->value);
-	if (k->min_size && n < (int)sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",min_size=%s",
-			      k->min_size->value);
-	if (k->nr_inodes && n < (int)sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n, ",nr_inodes=%s",
-			      k->nr_inodes->value);
-	/* The mount's flags, as hk_mount_hugetlbfs_fd() sets them: said, and checked. */
-	if (n < (int)sizeof(opts))
-		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
-			      ",uid=%ld,gid=%ld,mode=0%o,nosuid,nodev", uid, gid, (unsigned)mode);
-	if (n >= (int)sizeof(opts)) {
+	if (mount_options(k, size, uid, gid, mode, opts, sizeof(opts)) >= (int)sizeof(opts)) {
 		problem(b, at_section(b, k->head, &h),
 			"[mount %s]: the mount options are longer than %zu characters", target,
 			sizeof(opts) - 1);
@@ -957,6 +1037,77 @@ static void order_pools(struct names *pools, const struct hk_config_entry *es, s
 	}
 }
 
+/* One [pool NAME]: its keys gathered, its size checked against the machine, planned. */
+static void pool_section(struct build *b, const struct hk_config_entry *es, size_t n,
+			 const char *name)
+{
+	struct pool_keys k = {0};
+	const struct hk_config_entry *head = NULL;
+	struct hk_config_entry h;
+	uint64_t size;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!is(&es[i], "pool", name))
+			continue;
+		head = head ? head : &es[i];
+		if (strcmp(es[i].key, "minimum") == 0)
+			k.minimum = &es[i];
+		else if (strcmp(es[i].key, "maximum") == 0)
+			k.maximum = &es[i];
+		else if (strcmp(es[i].key, "demote_size") == 0)
+			k.demote_size = &es[i];
+		else if (strcmp(es[i].key, "demote") == 0)
+			k.demote = &es[i];
+	}
+	size = machine_size(b, at_section(b, head, &h), "[pool]", name);
+	if (size)
+		plan_pool(b, size, &k);
+}
+
+/* One [mount NAME]: its keys gathered, planned. */
+static void mount_section(struct build *b, const struct hk_config_entry *es, size_t n,
+			  const char *name)
+{
+	struct mount_keys k = {0};
+	const struct {
+		const char *key;
+		const struct hk_config_entry **slot;
+	} keys[] = {
+		{"pagesize", &k.pagesize},   {"user", &k.user}, {"group", &k.group},
+		{"mode", &k.mode},	     {"size", &k.size}, {"min_size", &k.min_size},
+		{"nr_inodes", &k.nr_inodes},
+	};
+
+	for (size_t i = 0; i < n; i++) {
+		if (!is(&es[i], "mount", name))
+			continue;
+		k.head = k.head ? k.head : &es[i];
+		for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
+			if (strcmp(es[i].key, keys[j].key) == 0)
+				*keys[j].slot = &es[i];
+	}
+	plan_mount(b, name, &k);
+}
+
+/* One [cgroup NAME]: its directories once, then each of its limits (none without a controller). */
+static void cgroup_section(struct build *b, const struct hk_config_entry *es, size_t n,
+			   const char *name)
+{
+	bool dirs = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!is(&es[i], "cgroup", name))
+			continue;
+		if (cgroup_root(b, &es[i]) < 0)
+			break;
+		if (!dirs) {
+			plan_cgroup_dirs(b, &es[i], name);
+			dirs = true;
+		}
+		plan_cgroup_limit(b, &es[i]);
+	}
+}
+
 static void plan_entries(struct build *b, const struct hk_config_entry *es, size_t n)
 {
 	struct names pools = {0}, mounts = {0}, cgroups = {0};
@@ -981,68 +1132,15 @@ static void plan_entries(struct build *b, const struct hk_config_entry *es, size
 	 * join are planned (and applied) with those pages.
 	 */
 	order_pools(&pools, es, n);
-	for (size_t p = 0; p < pools.n; p++) {
-		struct pool_keys k = {0};
-		const struct hk_config_entry *head = NULL;
-		struct hk_config_entry h;
-		uint64_t size;
-
-		for (size_t i = 0; i < n; i++) {
-			if (!is(&es[i], "pool", pools.v[p]))
-				continue;
-			head = head ? head : &es[i];
-			if (strcmp(es[i].key, "minimum") == 0)
-				k.minimum = &es[i];
-			else if (strcmp(es[i].key, "maximum") == 0)
-				k.maximum = &es[i];
-			else if (strcmp(es[i].key, "demote_size") == 0)
-				k.demote_size = &es[i];
-			else if (strcmp(es[i].key, "demote") == 0)
-				k.demote = &es[i];
-		}
-		size = machine_size(b, at_section(b, head, &h), "[pool]", pools.v[p]);
-		if (size)
-			plan_pool(b, size, &k);
-	}
+	for (size_t p = 0; p < pools.n; p++)
+		pool_section(b, es, n, pools.v[p]);
 	for (size_t i = 0; i < n; i++)
 		if (is(&es[i], "sysctl", NULL))
 			plan_sysctl(b, &es[i]);
-	for (size_t m = 0; m < mounts.n; m++) {
-		struct mount_keys k = {0};
-		const struct {
-			const char *key;
-			const struct hk_config_entry **slot;
-		} keys[] = {
-			{"pagesize", &k.pagesize},   {"user", &k.user}, {"group", &k.group},
-			{"mode", &k.mode},	     {"size", &k.size}, {"min_size", &k.min_size},
-			{"nr_inodes", &k.nr_inodes},
-		};
-
-		for (size_t i = 0; i < n; i++) {
-			if (!is(&es[i], "mount", mounts.v[m]))
-				continue;
-			k.head = k.head ? k.head : &es[i];
-			for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++)
-				if (strcmp(es[i].key, keys[j].key) == 0)
-					*keys[j].slot = &es[i];
-		}
-		plan_mount(b, mounts.v[m], &k);
-	}
-	for (size_t c = 0; c < cgroups.n; c++) {
-		bool dirs = false;
-
-		for (size_t i = 0; i < n; i++) {
-			if (!is(&es[i], "cgroup", cgroups.v[c]))
-				continue;
-			if (cgroup_root(b, &es[i]) < 0)
-				break;
-			if (!dirs) {
-				plan_cgroup_dirs(b, &es[i], cgroups.v[c]);
-				dirs = true;
-			}
-			plan_cgroup_limit(b, &es[i]);
-		}
-	}
+	for (size_t m = 0; m < mounts.n; m++)
+		mount_section(b, es, n, mounts.v[m]);
+	for (size_t c = 0; c < cgroups.n; c++)
+		cgroup_section(b, es, n, cgroups.v[c]);
 	free(pools.v);
 	free(mounts.v);
 	free(cgroups.v);

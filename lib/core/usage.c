@@ -434,6 +434,58 @@ static void shm_mark_base(struct shm_table *shm, uint64_t inode)
 			shm->l[k].base_mapped = true;
 }
 
+/*
+ * Whether any of the n mappings is on huge pages; SysV segments that a
+ * mapping has on base pages are marked as such.
+ */
+static bool scan_maps(const struct hkc_smap *maps, size_t n, struct shm_table *shm,
+		      uint64_t base_kb)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		any |= hkc_smap_is_hugetlb(&maps[i], base_kb) && hkc_smap_hugetlb_kb(&maps[i]) > 0;
+		if (hkc_smap_sysv_key(&maps[i]) >= 0 && !hkc_smap_is_hugetlb(&maps[i], base_kb) &&
+		    maps[i].kernel_page_kb == base_kb)
+			shm_mark_base(shm, maps[i].inode);
+	}
+	return any;
+}
+
+/*
+ * A huge page mapping's kind (its pages of ps bytes: pages); *matched when a
+ * SysV segment or a file of the usage has it (and counts its pages).
+ */
+static enum hk_usage_kind map_kind(struct hk_usage *u, const struct hk_ctx *ctx,
+				   struct shm_table *shm, const struct hkc_smap *m, uint64_t ps,
+				   uint64_t pages, bool *matched)
+{
+	if (hkc_smap_sysv_key(m) >= 0) {
+		/* The segment's inode number is its id; counted via the segment. */
+		for (size_t k = 0; k < shm->n; k++) {
+			struct shm_line *sl = &shm->l[k];
+
+			if ((uint64_t)sl->id != m->inode)
+				continue;
+			*matched = true;
+			sl->page_size = ps;
+			if (pages > sl->mapped_pages)
+				sl->mapped_pages = pages;
+		}
+		return HK_USAGE_SYSV;
+	}
+	if (strncmp(m->name, "/anon_hugepage", 14) == 0 || strncmp(m->name, "/memfd:", 7) == 0 ||
+	    m->name[0] != '/')
+		return m->perms[3] == 'p' ? HK_USAGE_PRIVATE : HK_USAGE_SHARED;
+	for (size_t f = 0; f < u->n_files; f++) {
+		if (same_id(&u->file_ids[f], m, hk_is_live(ctx))) {
+			u->files[f].mapped = true;
+			*matched = true;
+		}
+	}
+	return HK_USAGE_FILE;
+}
+
 /* One process, its directory open. */
 static int add_process_at(struct hk_usage *u, const struct proc_dir *pd, int pid,
 			  struct shm_table *shm, uint64_t base_kb)
@@ -443,7 +495,6 @@ static int add_process_at(struct hk_usage *u, const struct proc_dir *pd, int pid
 	size_t n = 0;
 	char *buf = NULL, *comm = NULL;
 	uint32_t uid = 0;
-	bool any = false;
 	size_t first = u->n_procs;
 	int rc = proc_read(pd, "smaps", &buf);
 
@@ -459,13 +510,7 @@ static int add_process_at(struct hk_usage *u, const struct proc_dir *pd, int pid
 		hk_warn(ctx, "cannot parse the smaps of process %d: %s", pid, strerror(-rc));
 		return rc == -ENOMEM ? rc : 0;
 	}
-	for (size_t i = 0; i < n; i++) {
-		any |= hkc_smap_is_hugetlb(&maps[i], base_kb) && hkc_smap_hugetlb_kb(&maps[i]) > 0;
-		if (hkc_smap_sysv_key(&maps[i]) >= 0 && !hkc_smap_is_hugetlb(&maps[i], base_kb) &&
-		    maps[i].kernel_page_kb == base_kb)
-			shm_mark_base(shm, maps[i].inode);
-	}
-	if (!any)
+	if (!scan_maps(maps, n, shm, base_kb))
 		goto out;
 	/* Read after smaps: a pid reused meanwhile shows up here as gone or as another name. */
 	if (proc_identity(pd, &uid, &comm) < 0)
@@ -479,31 +524,7 @@ static int add_process_at(struct hk_usage *u, const struct proc_dir *pd, int pid
 		if (!hkc_smap_is_hugetlb(m, base_kb) || hkc_smap_hugetlb_kb(m) == 0 || ps == 0)
 			continue;
 		pages = hkc_smap_hugetlb_kb(m) * 1024 / ps;
-		if (hkc_smap_sysv_key(m) >= 0) {
-			kind = HK_USAGE_SYSV;
-			/* The segment's inode number is its id; counted via the segment. */
-			for (size_t k = 0; k < shm->n; k++) {
-				struct shm_line *sl = &shm->l[k];
-
-				if ((uint64_t)sl->id != m->inode)
-					continue;
-				matched = true;
-				sl->page_size = ps;
-				if (pages > sl->mapped_pages)
-					sl->mapped_pages = pages;
-			}
-		} else if (strncmp(m->name, "/anon_hugepage", 14) == 0 ||
-			   strncmp(m->name, "/memfd:", 7) == 0 || m->name[0] != '/') {
-			kind = m->perms[3] == 'p' ? HK_USAGE_PRIVATE : HK_USAGE_SHARED;
-		} else {
-			kind = HK_USAGE_FILE;
-			for (size_t f = 0; f < u->n_files; f++) {
-				if (same_id(&u->file_ids[f], m, hk_is_live(ctx))) {
-					u->files[f].mapped = true;
-					matched = true;
-				}
-			}
-		}
+		kind = map_kind(u, ctx, shm, m, ps, pages, &matched);
 		if (!matched)
 			rc = count_once(u, m, pages, &acc);
 		if (rc == 0)

@@ -715,167 +715,208 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
-static int do_count(struct plan *p, const char *argv0)
-{
-	struct hk_tlb_counts cnt = {0};
-	struct hk_tlb_estimate est;
-	struct counters c;
-	struct threads th = {0};
-	size_t nthreads;
-	int gate[2] = {-1, -1}, rc;
-	pid_t pid = p->pid;
-	double t0, hz = 0;
+/* What do_count counts: the command, behind its start gate, or each thread of --pid's process. */
+struct target {
+	pid_t pid;
+	int gate[2];	   /* the command's start gate (spawn) */
+	struct counters c; /* the command's counters */
+	struct threads th; /* --pid's, one set per thread */
+	size_t nthreads;   /* --pid's threads counted */
+};
 
-	if (p->cmd) {
-		if (pipe2(gate, O_CLOEXEC) < 0) {
-			fprintf(stderr, "%s: pipe: %s\n", hk_prog(), strerror(errno));
+/* The command started, waiting at its gate, or --pid's process found; -1 after a message. */
+static int target_start(struct target *t, const struct plan *p)
+{
+	if (!p->cmd) {
+		if (kill(t->pid, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)t->pid);
 			return -1;
 		}
-		pid = spawn(p->cmd, gate);
-		close(gate[0]);
-		if (pid < 0) {
-			fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
-			close(gate[1]);
-			return -1;
-		}
-	} else if (kill(pid, 0) < 0 && errno == ESRCH) {
-		fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)pid);
+		return 0;
+	}
+	if (pipe2(t->gate, O_CLOEXEC) < 0) {
+		fprintf(stderr, "%s: pipe: %s\n", hk_prog(), strerror(errno));
 		return -1;
 	}
+	t->pid = spawn(p->cmd, t->gate);
+	close(t->gate[0]);
+	if (t->pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-t->pid));
+		close(t->gate[1]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The target's counters opened; -1 after a message, the command killed and reaped. */
+static int target_open(struct target *t, const struct plan *p)
+{
+	int rc;
+
 	if (p->cmd) {
-		rc = counters_open(&c, pid, true, p->walk_raw);
+		rc = counters_open(&t->c, t->pid, true, p->walk_raw);
 	} else {
-		rc = threads_open(&th, pid, p->walk_raw);
+		rc = threads_open(&t->th, t->pid, p->walk_raw);
 		if (rc == -ESRCH) {
-			fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)pid);
+			fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)t->pid);
 			return -1;
 		}
 	}
 	if (rc < 0) {
 		say_no_counters(rc, p->json);
 		if (p->cmd) {
-			kill(pid, SIGKILL);
-			close(gate[1]);
-			waitpid(pid, NULL, 0);
+			kill(t->pid, SIGKILL);
+			close(t->gate[1]);
+			waitpid(t->pid, NULL, 0);
 		}
 		return -1;
 	}
-	t0 = hk_now();
+	return 0;
+}
+
+/*
+ * Count: the command from its exec to its end, or --pid's process for
+ * --time seconds (or until it ends); the counts added to *cnt, the counters
+ * closed. -1 after a message when the command failed.
+ */
+static int target_count(struct target *t, const struct plan *p, struct hk_tlb_counts *cnt)
+{
+	double t0 = hk_now();
+
 	if (p->cmd) {
-		close(gate[1]); /* the child execs; its counters start there */
-		if (reap(pid, p->cmd[0]) < 0) {
-			counters_close(&c);
+		close(t->gate[1]); /* the child execs; its counters start there */
+		if (reap(t->pid, p->cmd[0]) < 0) {
+			counters_close(&t->c);
 			return -1;
 		}
 	} else {
-		threads_ioctl(&th, PERF_EVENT_IOC_ENABLE);
-		for (uint64_t i = 0; i < p->time_s * 10 && kill(pid, 0) == 0; i++)
+		threads_ioctl(&t->th, PERF_EVENT_IOC_ENABLE);
+		for (uint64_t i = 0; i < p->time_s * 10 && kill(t->pid, 0) == 0; i++)
 			nanosleep(&(struct timespec){0, 100000000}, NULL);
-		threads_ioctl(&th, PERF_EVENT_IOC_DISABLE);
+		threads_ioctl(&t->th, PERF_EVENT_IOC_DISABLE);
 	}
-	cnt.seconds = hk_now() - t0;
-	nthreads = th.n;
+	cnt->seconds = hk_now() - t0;
+	t->nthreads = t->th.n;
 	if (p->cmd) {
-		counters_read(&c, &cnt);
-		counters_close(&c);
+		counters_read(&t->c, cnt);
+		counters_close(&t->c);
 	} else {
-		threads_read(&th, &cnt);
-		threads_close(&th);
+		threads_read(&t->th, cnt);
+		threads_close(&t->th);
 	}
+	return 0;
+}
+
+/* A count under key, or null where the counter was not had. */
+static void json_count(struct hk_json *j, const char *key, bool has, uint64_t v)
+{
+	if (has)
+		hk_json_u64(j, key, v);
+	else
+		hk_json_null(j, key);
+}
+
+/* The report of a count as JSON. */
+static void count_json(const struct plan *p, const struct target *t,
+		       const struct hk_tlb_counts *cnt, const struct hk_tlb_estimate *est)
+{
+	struct hk_json j;
+
+	hk_json_init(&j, stdout);
+	hk_json_open_object(&j, NULL);
+	hk_json_open_object(&j, "cpupcstat");
+	hk_json_string(&j, "mode", "count");
+	hk_json_bool(&j, "counters", true);
+	hk_json_int(&j, "pid", t->pid);
+	if (!p->cmd)
+		hk_json_u64(&j, "threads", t->nthreads);
+	hk_json_double(&j, "seconds", cnt->seconds, 3);
+	hk_json_u64(&j, "dtlb_load_misses", cnt->dtlb_misses);
+	json_count(&j, "itlb_load_misses", cnt->has_itlb, cnt->itlb_misses);
+	json_count(&j, "walk_cycles", cnt->has_walk, cnt->walk_cycles);
+	json_count(&j, "cycles", cnt->has_cycles, cnt->cycles);
+	json_count(&j, "instructions", cnt->has_instructions, cnt->instructions);
+	hk_json_double(&j, "misses_per_sec", est->misses_per_sec, 0);
+	hk_json_double(&j, "misses_per_kinstr", est->misses_per_kinstr, 3);
+	hk_json_double(&j, "tlb_miss_cost", est->from_walk ? NAN : p->cost, 1);
+	hk_json_string(&j, "estimate_from", est->from_walk ? "walk_cycles" : "misses_x_cost");
+	hk_json_double(&j, "tlb_miss_time_pct", est->time_pct, 2);
+	hk_json_close_object(&j);
+	hk_json_close_object(&j);
+	hk_json_end(&j);
+}
+
+/* The report of a count as text. */
+static void count_text(const struct hk_tlb_counts *cnt, const struct hk_tlb_estimate *est)
+{
+	printf("%-28s %" PRIu64 "\n", "dTLB load misses:", cnt->dtlb_misses);
+	if (cnt->has_itlb)
+		printf("%-28s %" PRIu64 "\n", "iTLB load misses:", cnt->itlb_misses);
+	printf("%-28s %.0f\n", "misses/s:", est->misses_per_sec);
+	if (!isnan(est->misses_per_kinstr))
+		printf("%-28s %.3f\n", "misses/1000 instructions:", est->misses_per_kinstr);
+	if (isnan(est->time_pct))
+		printf("%-28s unknown (no cost of a miss, see --cost; or no cycles counted)\n",
+		       "time in TLB misses:");
+	else
+		printf("%-28s %.2f %% (%s)\n", "time in TLB misses:", est->time_pct,
+		       est->from_walk ? "walk cycles" : "misses x cost");
+}
+
+/* Count the command or --pid's process with the hardware counters and report; -1 (said). */
+static int do_count(struct plan *p, const char *argv0)
+{
+	struct target t = {.pid = p->pid, .gate = {-1, -1}};
+	struct hk_tlb_counts cnt = {0};
+	struct hk_tlb_estimate est;
+	double hz = 0;
+
+	if (target_start(&t, p) < 0 || target_open(&t, p) < 0 || target_count(&t, p, &cnt) < 0)
+		return -1;
 	if (!cnt.has_walk && !(p->cost > 0))
 		p->cost = measure_cost(argv0);
 	if (hk_tlb_estimate(&cnt, p->cost, hz, &est) < 0) {
 		fprintf(stderr, "%s: the TLB counters could not be read\n", hk_prog());
 		return -1;
 	}
-	if (p->json) {
-		struct hk_json j;
-
-		hk_json_init(&j, stdout);
-		hk_json_open_object(&j, NULL);
-		hk_json_open_object(&j, "cpupcstat");
-		hk_json_string(&j, "mode", "count");
-		hk_json_bool(&j, "counters", true);
-		hk_json_int(&j, "pid", pid);
-		if (!p->cmd)
-			hk_json_u64(&j, "threads", nthreads);
-		hk_json_double(&j, "seconds", cnt.seconds, 3);
-		hk_json_u64(&j, "dtlb_load_misses", cnt.dtlb_misses);
-		if (cnt.has_itlb)
-			hk_json_u64(&j, "itlb_load_misses", cnt.itlb_misses);
-		else
-			hk_json_null(&j, "itlb_load_misses");
-		if (cnt.has_walk)
-			hk_json_u64(&j, "walk_cycles", cnt.walk_cycles);
-		else
-			hk_json_null(&j, "walk_cycles");
-		if (cnt.has_cycles)
-			hk_json_u64(&j, "cycles", cnt.cycles);
-		else
-			hk_json_null(&j, "cycles");
-		if (cnt.has_instructions)
-			hk_json_u64(&j, "instructions", cnt.instructions);
-		else
-			hk_json_null(&j, "instructions");
-		hk_json_double(&j, "misses_per_sec", est.misses_per_sec, 0);
-		hk_json_double(&j, "misses_per_kinstr", est.misses_per_kinstr, 3);
-		hk_json_double(&j, "tlb_miss_cost", est.from_walk ? NAN : p->cost, 1);
-		hk_json_string(&j, "estimate_from",
-			       est.from_walk ? "walk_cycles" : "misses_x_cost");
-		hk_json_double(&j, "tlb_miss_time_pct", est.time_pct, 2);
-		hk_json_close_object(&j);
-		hk_json_close_object(&j);
-		hk_json_end(&j);
-	} else {
-		printf("%-28s %" PRIu64 "\n", "dTLB load misses:", cnt.dtlb_misses);
-		if (cnt.has_itlb)
-			printf("%-28s %" PRIu64 "\n", "iTLB load misses:", cnt.itlb_misses);
-		printf("%-28s %.0f\n", "misses/s:", est.misses_per_sec);
-		if (!isnan(est.misses_per_kinstr))
-			printf("%-28s %.3f\n", "misses/1000 instructions:", est.misses_per_kinstr);
-		if (isnan(est.time_pct))
-			printf("%-28s unknown (no cost of a miss, see --cost; or no cycles counted)\n",
-			       "time in TLB misses:");
-		else
-			printf("%-28s %.2f %% (%s)\n", "time in TLB misses:", est.time_pct,
-			       est.from_walk ? "walk cycles" : "misses x cost");
-	}
+	if (p->json)
+		count_json(p, &t, &cnt, &est);
+	else
+		count_text(&cnt, &est);
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The options and the command into *p; exits on a usage error, -1 when getopt cannot start. */
+static int parse_options(int argc, char **argv, struct plan *p, bool *have_pid)
 {
-	struct plan p = {.time_s = 10, .runs = 30, .budget_s = 60};
-	bool have_pid = false;
 	struct hk_getopt g;
 	int c;
 
-	hk_close_stdout_atexit();
 	if (hk_getopt_init(&g, opts, "+") < 0)
-		return HK_EXIT_FAILURE;
+		return -1;
 	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
-			p.pid = (pid_t)parse_num("--pid", optarg, INT32_MAX);
-			have_pid = true;
+			p->pid = (pid_t)parse_num("--pid", optarg, INT32_MAX);
+			*have_pid = true;
 			break;
 		case 't':
-			p.time_s = parse_num("--time", optarg, MAX_TIME);
+			p->time_s = parse_num("--time", optarg, MAX_TIME);
 			break;
 		case 'c':
-			p.cost = (double)parse_num("--cost", optarg, 1000000);
+			p->cost = (double)parse_num("--cost", optarg, 1000000);
 			break;
 		case OPT_WALK_EVENT:
-			p.walk_raw = parse_raw_event("--walk-event", optarg);
+			p->walk_raw = parse_raw_event("--walk-event", optarg);
 			break;
 		case OPT_COMPARE:
-			p.compare = true;
+			p->compare = true;
 			break;
 		case 'n':
-			p.runs = parse_num("--runs", optarg, MAX_RUNS);
+			p->runs = parse_num("--runs", optarg, MAX_RUNS);
 			break;
 		case OPT_BUDGET:
-			if (hk_parse_seconds(optarg, 0.1, MAX_TIME, &p.budget_s) < 0) {
+			if (hk_parse_seconds(optarg, 0.1, MAX_TIME, &p->budget_s) < 0) {
 				fprintf(stderr,
 					"%s: --budget: '%s' is not a number of seconds from 0.1 to %d\n",
 					hk_prog(), optarg, MAX_TIME);
@@ -888,14 +929,14 @@ int main(int argc, char **argv)
 		case OPT_DATA:
 		case OPT_BSS:
 		case OPT_THP:
-			add_huge_opt(&p, hugectl_flag[c - OPT_HEAP]);
+			add_huge_opt(p, hugectl_flag[c - OPT_HEAP]);
 			break;
 		case 'S':
 			for (int i = OPT_TEXT; i <= OPT_BSS; i++)
-				add_huge_opt(&p, hugectl_flag[i - OPT_HEAP]);
+				add_huge_opt(p, hugectl_flag[i - OPT_HEAP]);
 			break;
 		case 'J':
-			p.json = true;
+			p->json = true;
 			break;
 		default:
 			hk_opts_standard(c, opts, &g, usage);
@@ -903,25 +944,42 @@ int main(int argc, char **argv)
 	}
 	hk_getopt_fini(&g);
 	if (optind < argc)
-		p.cmd = argv + optind;
-	if (have_pid && p.cmd) {
+		p->cmd = argv + optind;
+	return 0;
+}
+
+/* The options that go together, or exit; hugectl --heap where none is named. */
+static void check_plan(struct plan *p, bool have_pid)
+{
+	if (have_pid && p->cmd) {
 		fprintf(stderr, "%s: --pid and a command: give one of them\n", hk_prog());
 		hk_errtryhelp();
 	}
-	if (!have_pid && !p.cmd) {
+	if (!have_pid && !p->cmd) {
 		fprintf(stderr, "%s: no command and no --pid\n", hk_prog());
 		hk_errtryhelp();
 	}
-	if (p.compare && !p.cmd) {
+	if (p->compare && !p->cmd) {
 		fprintf(stderr, "%s: --compare runs a command; it cannot take --pid\n", hk_prog());
 		hk_errtryhelp();
 	}
-	if (!p.compare && p.n_huge) {
-		fprintf(stderr, "%s: %s is for --compare\n", hk_prog(), p.huge_opts[0]);
+	if (!p->compare && p->n_huge) {
+		fprintf(stderr, "%s: %s is for --compare\n", hk_prog(), p->huge_opts[0]);
 		hk_errtryhelp();
 	}
-	if (p.n_huge == 0)
-		add_huge_opt(&p, "--heap");
+	if (p->n_huge == 0)
+		add_huge_opt(p, "--heap");
+}
+
+int main(int argc, char **argv)
+{
+	struct plan p = {.time_s = 10, .runs = 30, .budget_s = 60};
+	bool have_pid = false;
+
+	hk_close_stdout_atexit();
+	if (parse_options(argc, argv, &p, &have_pid) < 0)
+		return HK_EXIT_FAILURE;
+	check_plan(&p, have_pid);
 	if (p.compare)
 		return do_compare(&p, argv[0]) < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;
 	return do_count(&p, argv[0]) < 0 ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;

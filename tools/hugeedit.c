@@ -159,20 +159,10 @@ static void classify(struct seg *s, GElf_Half machine)
 	s->data = rwx == (machine == EM_PPC ? RWX : (PF_R | PF_W));
 }
 
-/*
- * Everything hugeedit relies on, checked before anything is written: an ELF
- * executable or shared object whose headers, sections and loadable segments
- * all lie inside the file. -1 (said) when not.
- */
-static int parse(struct image *im)
+/* The identification bytes: ELF magic, a known class and byte order, a whole header. */
+static int check_ident(struct image *im)
 {
 	const char *f = im->name;
-	uint64_t addr_max;
-	GElf_Ehdr eh;
-	size_t phnum, shnum, shentsize, n = 0;
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int rc = -1;
 
 	if (im->size < EI_NIDENT || memcmp(im->buf, ELFMAG, SELFMAG) != 0) {
 		err_msg("%s: not an ELF file", f);
@@ -191,109 +181,156 @@ static int parse(struct image *im)
 		err_msg("%s: truncated ELF header (%zu bytes)", f, im->size);
 		return -1;
 	}
-	elf = elf_memory((char *)im->buf, im->size);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err_msg("%s: not an ELF file: %s", f, elf_errmsg(-1));
-		goto out;
-	}
-	if (!gelf_getehdr(elf, &eh)) {
+	return 0;
+}
+
+/*
+ * The ELF header into *eh and the program header count into *phnum: an
+ * executable or shared object whose program header table lies in the file.
+ */
+static int check_ehdr(struct image *im, Elf *elf, GElf_Ehdr *eh, size_t *phnum)
+{
+	const char *f = im->name;
+
+	if (!gelf_getehdr(elf, eh)) {
 		err_msg("%s: truncated or corrupt ELF header: %s", f, elf_errmsg(-1));
-		goto out;
+		return -1;
 	}
-	if (eh.e_version != EV_CURRENT || im->buf[EI_VERSION] != EV_CURRENT) {
-		err_msg("%s: unknown ELF version %u", f, eh.e_version);
-		goto out;
+	if (eh->e_version != EV_CURRENT || im->buf[EI_VERSION] != EV_CURRENT) {
+		err_msg("%s: unknown ELF version %u", f, eh->e_version);
+		return -1;
 	}
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		err_msg("%s: not an executable or shared object (ELF type %u)", f, eh.e_type);
-		goto out;
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) {
+		err_msg("%s: not an executable or shared object (ELF type %u)", f, eh->e_type);
+		return -1;
 	}
 	/*
 	 * The counts from the header (libelf pretends that a table which does
 	 * not fit has no entries), from section 0 only where they overflow.
 	 */
-	phnum = eh.e_phnum;
-	if (phnum == PN_XNUM && elf_getphdrnum(elf, &phnum) != 0) {
+	*phnum = eh->e_phnum;
+	if (*phnum == PN_XNUM && elf_getphdrnum(elf, phnum) != 0) {
 		err_msg("%s: corrupt program header count: %s", f, elf_errmsg(-1));
-		goto out;
+		return -1;
 	}
-	if (phnum == 0) {
+	if (*phnum == 0) {
 		err_msg("%s: no program headers", f);
-		goto out;
+		return -1;
 	}
-	im->type = eh.e_type;
-	im->phoff = eh.e_phoff;
+	im->type = eh->e_type;
+	im->phoff = eh->e_phoff;
 	im->phentsize = gelf_fsize(elf, ELF_T_PHDR, 1, EV_CURRENT);
-	if (eh.e_phentsize != im->phentsize || phnum > SIZE_MAX / im->phentsize ||
-	    !fits(eh.e_phoff, phnum * im->phentsize, im->size)) {
+	if (eh->e_phentsize != im->phentsize || *phnum > SIZE_MAX / im->phentsize ||
+	    !fits(eh->e_phoff, *phnum * im->phentsize, im->size)) {
 		err_msg("%s: the program header table does not fit in the file (truncated?)", f);
-		goto out;
+		return -1;
 	}
-	shnum = eh.e_shnum;
-	shentsize = gelf_fsize(elf, ELF_T_SHDR, 1, EV_CURRENT);
-	if ((eh.e_shoff || shnum) &&
-	    (eh.e_shentsize != shentsize || !fits(eh.e_shoff, shentsize, im->size))) {
+	return 0;
+}
+
+/* The section header table and every section with content lie in the file. */
+static int check_sections(const struct image *im, Elf *elf, const GElf_Ehdr *eh)
+{
+	const char *f = im->name;
+	size_t shnum = eh->e_shnum, shentsize = gelf_fsize(elf, ELF_T_SHDR, 1, EV_CURRENT);
+	Elf_Scn *scn = NULL;
+
+	if ((eh->e_shoff || shnum) &&
+	    (eh->e_shentsize != shentsize || !fits(eh->e_shoff, shentsize, im->size))) {
 		err_msg("%s: the section header table does not fit in the file (truncated?)", f);
-		goto out;
+		return -1;
 	}
-	if (eh.e_shoff && shnum == 0 && elf_getshdrnum(elf, &shnum) != 0) {
+	if (eh->e_shoff && shnum == 0 && elf_getshdrnum(elf, &shnum) != 0) {
 		err_msg("%s: corrupt section header count: %s", f, elf_errmsg(-1));
-		goto out;
+		return -1;
 	}
-	if (shnum > SIZE_MAX / shentsize || !fits(eh.e_shoff, shnum * shentsize, im->size)) {
+	if (shnum > SIZE_MAX / shentsize || !fits(eh->e_shoff, shnum * shentsize, im->size)) {
 		err_msg("%s: the section header table does not fit in the file (truncated?)", f);
-		goto out;
+		return -1;
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh)) {
 			err_msg("%s: corrupt section header: %s", f, elf_errmsg(-1));
-			goto out;
+			return -1;
 		}
 		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
 		    !fits(sh.sh_offset, sh.sh_size, im->size)) {
 			err_msg("%s: section %zu ends past the end of the file (truncated?)", f,
 				elf_ndxscn(scn));
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The PT_LOAD entries of the phnum program headers into im->segs, each in the file. */
+static int load_segs(struct image *im, Elf *elf, size_t phnum, GElf_Half machine)
+{
+	const char *f = im->name;
+	uint64_t addr_max = im->cls == ELFCLASS32 ? UINT32_MAX : UINT64_MAX;
+	size_t n = 0;
 
 	im->segs = calloc(phnum, sizeof(*im->segs));
 	if (!im->segs) {
 		err_msg("%s: %s", f, strerror(ENOMEM));
-		goto out;
+		return -1;
 	}
-	addr_max = im->cls == ELFCLASS32 ? UINT32_MAX : UINT64_MAX;
 	for (size_t i = 0; i < phnum; i++) {
 		struct seg *s = &im->segs[n];
 
 		if (!gelf_getphdr(elf, (int)i, &s->ph)) {
 			err_msg("%s: corrupt program header %zu: %s", f, i, elf_errmsg(-1));
-			goto out;
+			return -1;
 		}
 		if (s->ph.p_type != PT_LOAD)
 			continue;
 		if (!fits(s->ph.p_offset, s->ph.p_filesz, im->size)) {
 			err_msg("%s: segment %zu ends past the end of the file (truncated?)", f, i);
-			goto out;
+			return -1;
 		}
 		if (s->ph.p_filesz > s->ph.p_memsz ||
 		    !fits(s->ph.p_vaddr, s->ph.p_memsz, addr_max)) {
 			err_msg("%s: segment %zu has impossible sizes", f, i);
-			goto out;
+			return -1;
 		}
 		s->index = i;
 		s->flags = s->ph.p_flags;
 		s->align = s->ph.p_align;
-		classify(s, eh.e_machine);
+		classify(s, machine);
 		n++;
 	}
 	if (n == 0) {
 		err_msg("%s: no loadable segment (PT_LOAD)", f);
-		goto out;
+		return -1;
 	}
 	im->nsegs = n;
+	return 0;
+}
+
+/*
+ * Everything hugeedit relies on, checked before anything is written: an ELF
+ * executable or shared object whose headers, sections and loadable segments
+ * all lie inside the file. -1 (said) when not.
+ */
+static int parse(struct image *im)
+{
+	GElf_Ehdr eh;
+	size_t phnum;
+	Elf *elf;
+	int rc = -1;
+
+	if (check_ident(im) < 0)
+		return -1;
+	elf = elf_memory((char *)im->buf, im->size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err_msg("%s: not an ELF file: %s", im->name, elf_errmsg(-1));
+		goto out;
+	}
+	if (check_ehdr(im, elf, &eh, &phnum) < 0 || check_sections(im, elf, &eh) < 0 ||
+	    load_segs(im, elf, phnum, eh.e_machine) < 0)
+		goto out;
 	rc = 0;
 out:
 	elf_end(elf);
@@ -700,6 +737,124 @@ static int path_step(char **path, const char *comp)
 	return 0;
 }
 
+/* Where open_edit's walk stands: the names still to go and the directory they start from. */
+struct walk {
+	char *todo; /* the name being walked (owned) */
+	char *p;    /* the rest of it, in todo */
+	int cur;    /* the directory reached (O_PATH) */
+	int links;  /* symbolic links followed */
+};
+
+/* The walk's start: all of FILE to go, from / or the working directory. */
+static int walk_begin(struct edit *e, struct walk *w)
+{
+	w->todo = strdup(e->name);
+	e->path = e->name[0] == '/' ? strdup("") : getcwd(NULL, 0);
+	if (!w->todo || !e->path) {
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	if (!strcmp(e->path, "/"))
+		e->path[0] = '\0';
+	w->p = w->todo;
+	w->cur = open(e->name[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->cur < 0) {
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The symbolic link COMP (opened as fd, st its status) met on the walk: its
+ * content takes its place before the rest of the name, from / where it is
+ * absolute. -1 (said) on a loop, a link not root's for root, or an error.
+ */
+static int walk_link(struct edit *e, struct walk *w, int fd, const struct stat *st,
+		     const char *comp)
+{
+	char target[PATH_MAX], *todo;
+	ssize_t n;
+
+	if (++w->links > 40) {
+		errno = ELOOP;
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	if (geteuid() == 0 && st->st_uid != 0) {
+		err_msg("%s: the symbolic link %s/%s belongs to user %ju, not root: not followed",
+			e->name, e->path, comp, (uintmax_t)st->st_uid);
+		return -1;
+	}
+	n = readlinkat(fd, "", target, sizeof(target));
+	if (n < 0 || (size_t)n == sizeof(target)) {
+		if (n >= 0)
+			errno = ENAMETOOLONG;
+		err_msg("Reading the symbolic link %s/%s failed: %m", e->path, comp);
+		return -1;
+	}
+	/* The rest of the name, after the link's content. */
+	todo = malloc((size_t)n + 1 + strlen(w->p) + 1);
+	if (!todo) {
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	memcpy(todo, target, (size_t)n);
+	todo[n] = '/';
+	strcpy(todo + n + 1, w->p);
+	free(w->todo);
+	w->p = w->todo = todo;
+	if (*w->p == '/') {
+		close(w->cur);
+		w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		e->path[0] = '\0';
+		if (w->cur < 0) {
+			err_msg("Opening %s failed: %m", e->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The walk's end: the regular file COMP (st its status when looked up) in
+ * the directory reached, opened for reading, with the directory and the
+ * file's resolved path. -1 (said) when it is not, or not the same file.
+ */
+static int walk_finish(struct edit *e, int cur, const char *comp, const struct stat *st)
+{
+	struct stat opened;
+	size_t len;
+
+	/* Not opened (a FIFO would wait, a device could act) unless a regular file. */
+	if (!S_ISREG(st->st_mode)) {
+		err_msg("%s: not a regular file", e->name);
+		return -1;
+	}
+	e->dirfd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (e->dirfd < 0) {
+		err_msg("Opening the directory of %s failed: %m", e->name);
+		return -1;
+	}
+	e->fd = openat(e->dirfd, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (e->fd < 0) {
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	if (fstat(e->fd, &opened) < 0 || opened.st_dev != st->st_dev ||
+	    opened.st_ino != st->st_ino) {
+		err_msg("%s changed while being opened; not edited", e->name);
+		return -1;
+	}
+	len = strlen(e->path);
+	if (path_step(&e->path, comp) < 0) {
+		err_msg("Opening %s failed: %m", e->name);
+		return -1;
+	}
+	e->base = e->path + len + 1;
+	return 0;
+}
+
 /*
  * Open FILE to edit it: the file a symbolic link leads to, by its directory
  * (where the copy is made) and its name there. One walk, name by name, each
@@ -711,85 +866,38 @@ static int path_step(char **path, const char *comp)
  */
 static int open_edit(struct edit *e)
 {
-	char *todo = NULL, *p, *comp, *next, target[PATH_MAX];
-	int cur = -1, fd = -1, links = 0, rc = -1;
-	struct stat st, opened;
-	ssize_t n;
+	struct walk w = {.cur = -1};
+	int fd = -1, rc = -1;
+	char *comp, *next;
+	struct stat st;
 	bool last;
 
-	todo = strdup(e->name);
-	e->path = e->name[0] == '/' ? strdup("") : getcwd(NULL, 0);
-	if (!todo || !e->path) {
-		err_msg("Opening %s failed: %m", e->name);
+	if (walk_begin(e, &w) < 0)
 		goto out;
-	}
-	if (!strcmp(e->path, "/"))
-		e->path[0] = '\0';
-	cur = open(e->name[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0) {
-		err_msg("Opening %s failed: %m", e->name);
-		goto out;
-	}
-	for (p = todo;;) {
-		p += strspn(p, "/");
-		if (!*p) {
+	for (;;) {
+		w.p += strspn(w.p, "/");
+		if (!*w.p) {
 			/* "", "/" or a name ending in a directory. */
 			errno = *e->name ? EISDIR : ENOENT;
 			err_msg("Opening %s failed: %m", e->name);
 			goto out;
 		}
-		comp = p;
-		p += strcspn(p, "/");
-		next = p + strspn(p, "/");
+		comp = w.p;
+		w.p += strcspn(w.p, "/");
+		next = w.p + strspn(w.p, "/");
 		last = !*next;
-		if (*p)
-			*p++ = '\0';
-		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (*w.p)
+			*w.p++ = '\0';
+		fd = openat(w.cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st) < 0) {
 			err_msg("Opening %s failed: %m", e->name);
 			goto out;
 		}
 		if (S_ISLNK(st.st_mode)) {
-			if (++links > 40) {
-				errno = ELOOP;
-				err_msg("Opening %s failed: %m", e->name);
+			if (walk_link(e, &w, fd, &st, comp) < 0)
 				goto out;
-			}
-			if (geteuid() == 0 && st.st_uid != 0) {
-				err_msg("%s: the symbolic link %s/%s belongs to user %ju, not root: not followed",
-					e->name, e->path, comp, (uintmax_t)st.st_uid);
-				goto out;
-			}
-			n = readlinkat(fd, "", target, sizeof(target));
-			if (n < 0 || (size_t)n == sizeof(target)) {
-				if (n >= 0)
-					errno = ENAMETOOLONG;
-				err_msg("Reading the symbolic link %s/%s failed: %m", e->path,
-					comp);
-				goto out;
-			}
 			close(fd);
 			fd = -1;
-			/* The rest of the name, after the link's content. */
-			comp = malloc((size_t)n + 1 + strlen(p) + 1);
-			if (!comp) {
-				err_msg("Opening %s failed: %m", e->name);
-				goto out;
-			}
-			memcpy(comp, target, (size_t)n);
-			comp[n] = '/';
-			strcpy(comp + n + 1, p);
-			free(todo);
-			p = todo = comp;
-			if (*p == '/') {
-				close(cur);
-				cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-				e->path[0] = '\0';
-				if (cur < 0) {
-					err_msg("Opening %s failed: %m", e->name);
-					goto out;
-				}
-			}
 			continue;
 		}
 		if (last)
@@ -803,55 +911,149 @@ static int open_edit(struct edit *e)
 			err_msg("Opening %s failed: %m", e->name);
 			goto out;
 		}
-		close(cur);
-		cur = fd;
+		close(w.cur);
+		w.cur = fd;
 		fd = -1;
 	}
-	/* Not opened (a FIFO would wait, a device could act) unless a regular file. */
-	if (!S_ISREG(st.st_mode)) {
-		err_msg("%s: not a regular file", e->name);
-		goto out;
-	}
-	e->dirfd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (e->dirfd < 0) {
-		err_msg("Opening the directory of %s failed: %m", e->name);
-		goto out;
-	}
-	e->fd = openat(e->dirfd, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (e->fd < 0) {
-		err_msg("Opening %s failed: %m", e->name);
-		goto out;
-	}
-	if (fstat(e->fd, &opened) < 0 || opened.st_dev != st.st_dev || opened.st_ino != st.st_ino) {
-		err_msg("%s changed while being opened; not edited", e->name);
-		goto out;
-	}
-	n = (ssize_t)strlen(e->path);
-	if (path_step(&e->path, comp) < 0) {
-		err_msg("Opening %s failed: %m", e->name);
-		goto out;
-	}
-	e->base = e->path + n + 1;
-	rc = 0;
+	rc = walk_finish(e, w.cur, comp, &st);
 out:
 	if (fd >= 0)
 		close(fd);
-	if (cur >= 0)
-		close(cur);
-	free(todo);
+	if (w.cur >= 0)
+		close(w.cur);
+	free(w.todo);
 	return rc;
+}
+
+/* What the command line asks for. */
+struct args {
+	bool text, data, disable, dry_run, json;
+	uint64_t align; /* --align's size, 0 without */
+	const char *file;
+};
+
+/* Whether the command line changes the file (else it only shows it). */
+static bool editing(const struct args *a)
+{
+	return a->text || a->data || a->disable || a->align;
+}
+
+/* The options and FILE into *a; exits on a usage error, -1 (said) on another. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	const char *align_arg = NULL;
+	struct hk_getopt g;
+	int c;
+
+	if (hk_getopt_init(&g, opts, "") < 0)
+		return -1;
+	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
+		switch (c) {
+		case OPT_TEXT:
+			a->text = true;
+			break;
+		case OPT_DATA:
+			a->data = true;
+			break;
+		case OPT_DISABLE:
+			a->disable = true;
+			break;
+		case OPT_ALIGN:
+			align_arg = optarg;
+			a->align = optarg ? 0 : default_huge_size();
+			break;
+		case OPT_DRY_RUN:
+			a->dry_run = true;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
+		default:
+			hk_opts_standard(c, opts, &g, usage);
+		}
+	}
+	hk_getopt_fini(&g);
+	if (align_arg && (hkc_parse_size(align_arg, &a->align) < 0 || !hkc_is_pow2(a->align) ||
+			  a->align < (uint64_t)sysconf(_SC_PAGESIZE) || a->align > (16ull << 30))) {
+		err_msg("--align=%s: not a size such as 2M or 1G (a power of two, the page size "
+			"to 16G)",
+			align_arg);
+		return -1;
+	}
+	if (a->disable && (a->text || a->data)) {
+		err_msg("--disable is not compatible with --text or --data");
+		return -1;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s: %s\n", hk_prog(),
+			optind == argc ? "no FILE given" : "more than one FILE given");
+		hk_errtryhelp();
+	}
+	if (a->dry_run && !editing(a)) {
+		fprintf(stderr, "%s: --dry-run needs --text, --data, --disable or --align\n",
+			hk_prog());
+		hk_errtryhelp();
+	}
+	a->file = argv[optind];
+	return 0;
+}
+
+/* FILE opened (to show or to edit), read and parsed into *im; -1 (said) on failure. */
+static int load(struct edit *e, struct image *im, bool edit)
+{
+	if ((edit ? open_edit(e) : open_show(e)) < 0)
+		return -1;
+	if (fstat(e->fd, &e->st) < 0) {
+		err_msg("%s: %m", e->name);
+		return -1;
+	}
+	if (!S_ISREG(e->st.st_mode)) {
+		err_msg("%s: not a regular file", e->name);
+		return -1;
+	}
+	if (read_all(e->fd, e->name, &e->st, im) < 0 || parse(im) < 0)
+		return -1;
+	return 0;
+}
+
+/* The new flags and alignments of the segments; whether any differs from the file's. */
+static bool apply(struct image *im, const struct args *a)
+{
+	bool change = false;
+
+	for (size_t i = 0; i < im->nsegs; i++) {
+		struct seg *s = &im->segs[i];
+
+		if (a->text || a->data || a->disable) {
+			s->flags = s->ph.p_flags & ~(Elf64_Word)PF_LINUX_HUGETLB;
+			if ((a->text && s->text) || (a->data && s->data))
+				s->flags |= PF_LINUX_HUGETLB;
+		}
+		change |= s->flags != s->ph.p_flags || s->align != s->ph.p_align;
+	}
+	return change;
+}
+
+/* What an edit and its image hold, given back. */
+static void edit_fini(struct edit *e, struct image *im)
+{
+	if (e->tmpfd >= 0)
+		close(e->tmpfd);
+	if (e->fd >= 0)
+		close(e->fd);
+	if (e->dirfd >= 0)
+		close(e->dirfd);
+	free(e->path);
+	free(im->segs);
+	free(im->buf);
 }
 
 int main(int argc, char **argv)
 {
-	bool text = false, data = false, disable = false, dry_run = false, json = false;
-	uint64_t align = 0;
-	const char *align_arg = NULL;
+	struct args a = {0};
 	struct edit e = {.dirfd = -1, .fd = -1, .tmpfd = -1};
 	struct image im = {0};
-	struct hk_getopt g;
-	bool editing, change = false;
-	int c, rc = HK_EXIT_FAILURE;
+	int rc = HK_EXIT_FAILURE;
 
 	hk_close_stdout_atexit();
 	/* Privileged for someone else (privilege.h): never; it rewrites what its caller names. */
@@ -862,89 +1064,20 @@ int main(int argc, char **argv)
 			hk_prog());
 		return HK_EXIT_FAILURE;
 	}
-	if (hk_getopt_init(&g, opts, "") < 0)
+	if (parse_args(argc, argv, &a) < 0)
 		return HK_EXIT_FAILURE;
-	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_TEXT:
-			text = true;
-			break;
-		case OPT_DATA:
-			data = true;
-			break;
-		case OPT_DISABLE:
-			disable = true;
-			break;
-		case OPT_ALIGN:
-			align_arg = optarg;
-			align = optarg ? 0 : default_huge_size();
-			break;
-		case OPT_DRY_RUN:
-			dry_run = true;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		default:
-			hk_opts_standard(c, opts, &g, usage);
-		}
-	}
-	hk_getopt_fini(&g);
-	if (align_arg && (hkc_parse_size(align_arg, &align) < 0 || !hkc_is_pow2(align) ||
-			  align < (uint64_t)sysconf(_SC_PAGESIZE) || align > (16ull << 30))) {
-		err_msg("--align=%s: not a size such as 2M or 1G (a power of two, the page size "
-			"to 16G)",
-			align_arg);
-		return HK_EXIT_FAILURE;
-	}
-	if (disable && (text || data)) {
-		err_msg("--disable is not compatible with --text or --data");
-		return HK_EXIT_FAILURE;
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "%s: %s\n", hk_prog(),
-			optind == argc ? "no FILE given" : "more than one FILE given");
-		hk_errtryhelp();
-	}
-	editing = text || data || disable || align;
-	if (dry_run && !editing) {
-		fprintf(stderr, "%s: --dry-run needs --text, --data, --disable or --align\n",
-			hk_prog());
-		hk_errtryhelp();
-	}
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		err_msg("libelf: %s", elf_errmsg(-1));
 		return HK_EXIT_FAILURE;
 	}
 
-	e.name = argv[optind];
+	e.name = a.file;
 	im.name = e.name;
-	if ((editing ? open_edit(&e) : open_show(&e)) < 0)
+	if (load(&e, &im, editing(&a)) < 0)
 		goto out;
-	if (fstat(e.fd, &e.st) < 0) {
-		err_msg("%s: %m", e.name);
+	if (a.align && set_align(&im, a.align) < 0)
 		goto out;
-	}
-	if (!S_ISREG(e.st.st_mode)) {
-		err_msg("%s: not a regular file", e.name);
-		goto out;
-	}
-	if (read_all(e.fd, e.name, &e.st, &im) < 0 || parse(&im) < 0)
-		goto out;
-
-	if (align && set_align(&im, align) < 0)
-		goto out;
-	for (size_t i = 0; editing && i < im.nsegs; i++) {
-		struct seg *s = &im.segs[i];
-
-		if (text || data || disable) {
-			s->flags = s->ph.p_flags & ~(Elf64_Word)PF_LINUX_HUGETLB;
-			if ((text && s->text) || (data && s->data))
-				s->flags |= PF_LINUX_HUGETLB;
-		}
-		change |= s->flags != s->ph.p_flags || s->align != s->ph.p_align;
-	}
-	if (change && !dry_run) {
+	if (editing(&a) && apply(&im, &a) && !a.dry_run) {
 		/* A second name would keep the old content: the rename breaks the link. */
 		if (e.st.st_nlink > 1) {
 			err_msg("%s has %ju hard links; the edit would reach this name only: not edited",
@@ -954,20 +1087,12 @@ int main(int argc, char **argv)
 		if (write_copy(&e, &im) < 0)
 			goto out;
 	}
-	if (json)
+	if (a.json)
 		print_json(&im);
 	else
 		print_table(&im);
 	rc = HK_EXIT_SUCCESS;
 out:
-	if (e.tmpfd >= 0)
-		close(e.tmpfd);
-	if (e.fd >= 0)
-		close(e.fd);
-	if (e.dirfd >= 0)
-		close(e.dirfd);
-	free(e.path);
-	free(im.segs);
-	free(im.buf);
+	edit_fini(&e, &im);
 	return rc;
 }

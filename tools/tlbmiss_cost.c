@@ -389,6 +389,17 @@ static double clock_now(void *ctx)
 	return hk_now();
 }
 
+/* One measurement: its sizes and clock, its two regions and the chases over them. */
+struct bench {
+	uint64_t size; /* of each region, whole huge pages */
+	uint64_t huge; /* the huge page size */
+	size_t page, line;
+	const char *clock;    /* CLOCK_NAME, or "fake" */
+	double hz;	      /* ticks a second */
+	struct region rb, rh; /* on base pages, on huge pages */
+	struct chases ch;
+};
+
 #ifdef HK_MEASURE_FAKE
 /*
  * The test copy's hooks (tests/CMakeLists.txt builds it; never installed):
@@ -419,7 +430,58 @@ static int test_hooks(struct hk_fake *f, struct hk_measure_cfg *cfg, struct chas
 }
 #endif
 
-/* The cost and its interval on stderr (nothing with --quiet but a verdict), TLB_MISS_COST=N. */
+/* One untimed pass over each region: the page tables and the caches settle. */
+static void warm_up(struct bench *b)
+{
+	b->ch.pb = chase(b->rb.mem, WARMUP_HOPS);
+	b->ch.ph = chase(b->rh.mem, WARMUP_HOPS);
+#ifdef HK_MEASURE_FAKE
+	if (secure_getenv("HK_MEASURE_INPAGE")) {
+		for (size_t i = 0; i < b->page / b->line; i++)
+			*(void **)(b->rh.mem + i * b->line) =
+				b->rh.mem + (i + 1) % (b->page / b->line) * b->line;
+		b->ch.ph = chase(b->rh.mem, WARMUP_HOPS);
+		b->rh.backing = "inpage";
+	}
+#endif
+}
+
+/*
+ * The measurement's sizes (the cache line, the huge page, the region of size
+ * bytes rounded up to whole huge pages) and, but in a fake run, its clock and
+ * both regions, mapped with the chase built and warmed up. -1 after a message.
+ */
+static int setup(struct hk_path *path, struct bench *b, uint64_t size, const char *backing,
+		 bool fake)
+{
+	uint64_t free_pages = 0, v;
+
+	if (hk_path_read_u64f(path, &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v >= 16 && v <= b->page &&
+	    (v & (v - 1)) == 0)
+		b->line = v;
+	/* The PMD size: the default hugetlb size, which is also THP's. */
+	if (fake)
+		b->huge = 2 << 20;
+	else if (hkc_default_page_size(path, &b->huge) < 0 || b->huge <= b->page) {
+		fprintf(stderr, "%s: ERROR: no huge page size on this machine\n", hk_prog());
+		return -1;
+	}
+	b->size = (size + b->huge - 1) / b->huge * b->huge;
+	(void)hk_path_read_u64f(path, &free_pages, HK_SYS_HUGEPAGES_SIZE "/free_hugepages",
+				b->huge / 1024);
+	if (fake) {
+		b->clock = "fake";
+		b->rh.backing = "fake";
+		return 0;
+	}
+	b->hz = tick_hz();
+	if (map_pair(path, &b->rb, &b->rh, b->size, b->huge, b->page, b->line, backing,
+		     free_pages) < 0)
+		return -1;
+	warm_up(b);
+	return 0;
+}
+
 /* The clock's name for people. noipa: at -O2 gcc would see, in the test copy,
  * which short array the name comes from and warn (-Wstring-compare). */
 __attribute__((noipa)) static const char *clock_label(const char *clock)
@@ -431,9 +493,9 @@ __attribute__((noipa)) static const char *clock_label(const char *clock)
 	return clock;
 }
 
+/* The cost and its interval on stderr (nothing with --quiet but a verdict), TLB_MISS_COST=N. */
 static void print_text(const struct hk_measure *m, const struct hk_measure_cfg *cfg,
-		       const char *clock, double hz, uint64_t size, uint64_t hops, const char *used,
-		       bool quiet)
+		       const struct bench *b, bool quiet)
 {
 	const char *why = hk_measure_why_not(m, cfg);
 
@@ -441,11 +503,12 @@ static void print_text(const struct hk_measure *m, const struct hk_measure_cfg *
 		fprintf(stderr,
 			"%s: chase of %" PRIu64 " hops a side over %" PRIu64
 			" MiB a round; clock %s at %.0f MHz\n",
-			hk_prog(), hops, size >> 20, clock_label(clock), hz / 1e6);
+			hk_prog(), b->ch.hops, b->size >> 20, clock_label(b->clock), b->hz / 1e6);
 		fprintf(stderr,
 			"%s: base pages %.1f cycles/hop, huge pages (%s) %.1f cycles/hop "
 			"(medians of the rounds kept)\n",
-			hk_prog(), hk_median(m->a, m->kept), used, hk_median(m->b, m->kept));
+			hk_prog(), hk_median(m->a, m->kept), b->rh.backing,
+			hk_median(m->b, m->kept));
 		fprintf(stderr,
 			"%s: %zu rounds: %zu kept, %zu discarded (%zu switched out, %zu stalled); "
 			"%.2f s of %.2f s; stopped: %s\n",
@@ -466,9 +529,9 @@ static void print_text(const struct hk_measure *m, const struct hk_measure_cfg *
 	printf("TLB_MISS_COST=%lld\n", m->measurable ? llround(m->iv.est) : UNMEASURABLE_COST);
 }
 
+/* The measurement as JSON. */
 static void print_json(const struct hk_measure *m, const struct hk_measure_cfg *cfg,
-		       const char *clock, double hz, uint64_t size, uint64_t hops, uint64_t page,
-		       uint64_t huge, uint64_t line, const char *used, uint64_t huge_kb)
+		       const struct bench *b)
 {
 	struct hk_json j;
 
@@ -478,15 +541,15 @@ static void print_json(const struct hk_measure *m, const struct hk_measure_cfg *
 	hk_json_string(&j, "method",
 		       "random dependent pointer chase, one hop per base page and cache line, "
 		       "base pages vs huge pages, in paired rounds");
-	hk_json_u64(&j, "size", size);
-	hk_json_u64(&j, "base_page_size", page);
-	hk_json_u64(&j, "huge_page_size", huge);
-	hk_json_u64(&j, "line_size", line);
-	hk_json_string(&j, "backing", used);
-	hk_json_u64(&j, "huge_kb", huge_kb);
-	hk_json_string(&j, "clock", clock);
-	hk_json_double(&j, "clock_hz", hz, 0);
-	hk_json_u64(&j, "hops", hops);
+	hk_json_u64(&j, "size", b->size);
+	hk_json_u64(&j, "base_page_size", b->page);
+	hk_json_u64(&j, "huge_page_size", b->huge);
+	hk_json_u64(&j, "line_size", b->line);
+	hk_json_string(&j, "backing", b->rh.backing);
+	hk_json_u64(&j, "huge_kb", b->rh.huge_kb);
+	hk_json_string(&j, "clock", b->clock);
+	hk_json_double(&j, "clock_hz", b->hz, 0);
+	hk_json_u64(&j, "hops", b->ch.hops);
 	hk_json_double(&j, "base_cycles_per_hop", hk_median(m->a, m->kept), 2);
 	hk_json_double(&j, "huge_cycles_per_hop", hk_median(m->b, m->kept), 2);
 	hk_json_double(&j, "estimate", m->iv.est, 2);
@@ -498,58 +561,43 @@ static void print_json(const struct hk_measure *m, const struct hk_measure_cfg *
 	hk_json_end(&j);
 }
 
-int main(int argc, char **argv)
-{
-	uint64_t size = 512ull << 20, huge = 0, free_pages = 0, v;
-	const char *backing = "auto", *clock = CLOCK_NAME;
-	struct region rb = {0}, rh = {0};
-	struct chases ch = {.hops = 2000};
-	struct hk_measure_cfg cfg = {
-		.kind = HK_VALUE_DIFF,
-		.bound = {BOUND_CYCLES, BOUND_PCT},
-		.positive = true,
-		.min_rounds = MIN_ROUNDS,
-		.max_rounds = 1000000,
-		.budget_s = 5,
-		.sample = round_sample,
-		.clock = clock_now,
-		.ctx = &ch,
-	};
-	struct hk_measure m = {0};
-	bool json = false, quiet = false, fake = false;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), line = 64;
-	struct hk_path path;
-	struct hk_getopt g;
-	double hz = 1e9;
-	int c, rc;
-#ifdef HK_MEASURE_FAKE
-	struct hk_fake f = {0};
-#endif
+/* What the command line asks for. */
+struct options {
+	uint64_t size, runs, hops;
+	double budget_s;
+	const char *backing;
+	bool json, quiet;
+};
 
-	hk_close_stdout_atexit();
+/* The options into *o; exits on a usage error, -1 when getopt cannot start. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	struct hk_getopt g;
+	int c;
+
 	if (hk_getopt_init(&g, opts, "+") < 0)
-		return HK_EXIT_FAILURE;
+		return -1;
 	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
-			if (hk_parse_size(optarg, &size) < 0 || size < (4ull << 20) ||
-			    size > (64ull << 30)) {
+			if (hk_parse_size(optarg, &o->size) < 0 || o->size < (4ull << 20) ||
+			    o->size > (64ull << 30)) {
 				fprintf(stderr, "%s: --size: '%s' is not a size from 4M to 64G\n",
 					hk_prog(), optarg);
 				hk_errtryhelp();
 			}
 			break;
 		case 'r':
-			if (hk_parse_u64_strict(optarg, &v) < 0 || v < 6 || v > MAX_ROUNDS) {
+			if (hk_parse_u64_strict(optarg, &o->runs) < 0 || o->runs < 6 ||
+			    o->runs > MAX_ROUNDS) {
 				fprintf(stderr, "%s: --runs: '%s' is not a number from 6 to %d\n",
 					hk_prog(), optarg, MAX_ROUNDS);
 				hk_errtryhelp();
 			}
-			cfg.max_rounds = v;
 			break;
 		case OPT_HOPS:
-			if (hk_parse_u64_strict(optarg, &ch.hops) < 0 || ch.hops < 100 ||
-			    ch.hops > 1000000) {
+			if (hk_parse_u64_strict(optarg, &o->hops) < 0 || o->hops < 100 ||
+			    o->hops > 1000000) {
 				fprintf(stderr,
 					"%s: --hops: '%s' is not a number from 100 to 1000000\n",
 					hk_prog(), optarg);
@@ -557,7 +605,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_BUDGET:
-			if (hk_parse_seconds(optarg, 0.1, 3600, &cfg.budget_s) < 0) {
+			if (hk_parse_seconds(optarg, 0.1, 3600, &o->budget_s) < 0) {
 				fprintf(stderr,
 					"%s: --budget: '%s' is not a number of seconds from 0.1 to "
 					"3600\n",
@@ -573,13 +621,13 @@ int main(int argc, char **argv)
 					hk_prog(), optarg);
 				hk_errtryhelp();
 			}
-			backing = optarg;
+			o->backing = optarg;
 			break;
 		case 'J':
-			json = true;
+			o->json = true;
 			break;
 		case 'q':
-			quiet = true;
+			o->quiet = true;
 			break;
 		default:
 			hk_opts_standard(c, opts, &g, usage);
@@ -590,76 +638,80 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
 		hk_errtryhelp();
 	}
+	return 0;
+}
 
+/* The rounds, the regions unmapped after them, and the report; -1 after a message. */
+static int measure(struct hk_measure_cfg *cfg, struct bench *b, const struct options *o)
+{
+	struct hk_measure m = {0};
+	int rc = hk_measure_run(cfg, &m);
+
+	unmap(&b->rb);
+	unmap(&b->rh);
+	if (rc < 0)
+		fprintf(stderr, "%s: ERROR: measuring: %s\n", hk_prog(), strerror(-rc));
+	else if (o->json)
+		print_json(&m, cfg, b);
+	else
+		print_text(&m, cfg, b, o->quiet);
+	hk_measure_fini(&m);
+	return rc < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {
+		.size = 512ull << 20,
+		.runs = 1000000,
+		.hops = 2000,
+		.budget_s = 5,
+		.backing = "auto",
+	};
+	struct bench b = {
+		.page = (size_t)sysconf(_SC_PAGESIZE),
+		.line = 64,
+		.clock = CLOCK_NAME,
+		.hz = 1e9,
+	};
+	struct hk_measure_cfg cfg = {
+		.kind = HK_VALUE_DIFF,
+		.bound = {BOUND_CYCLES, BOUND_PCT},
+		.positive = true,
+		.min_rounds = MIN_ROUNDS,
+		.sample = round_sample,
+		.clock = clock_now,
+		.ctx = &b.ch,
+	};
+	int rc, status = HK_EXIT_FAILURE;
+	struct hk_path path;
+	bool fake = false;
+#ifdef HK_MEASURE_FAKE
+	struct hk_fake f = {0};
+#endif
+
+	hk_close_stdout_atexit();
+	if (parse_options(argc, argv, &o) < 0)
+		return HK_EXIT_FAILURE;
+	cfg.max_rounds = o.runs;
+	cfg.budget_s = o.budget_s;
+	b.ch.hops = o.hops;
 	rc = hk_path_init(&path, NULL);
 	if (rc < 0) {
 		fprintf(stderr, "%s: ERROR: cannot open /: %s\n", hk_prog(), strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
 #ifdef HK_MEASURE_FAKE
-	rc = test_hooks(&f, &cfg, &ch);
-	if (rc < 0)
-		goto fail;
+	rc = test_hooks(&f, &cfg, &b.ch);
 	fake = rc > 0;
 #endif
-	if (hk_path_read_u64f(&path, &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v >= 16 && v <= page &&
-	    (v & (v - 1)) == 0)
-		line = v;
-	/* The PMD size: the default hugetlb size, which is also THP's. */
-	if (fake)
-		huge = 2 << 20;
-	else if (hkc_default_page_size(&path, &huge) < 0 || huge <= page) {
-		fprintf(stderr, "%s: ERROR: no huge page size on this machine\n", hk_prog());
-		goto fail;
-	}
-	size = (size + huge - 1) / huge * huge;
-	(void)hk_path_read_u64f(&path, &free_pages, HK_SYS_HUGEPAGES_SIZE "/free_hugepages",
-				huge / 1024);
-	if (fake) {
-		clock = "fake";
-		rh.backing = "fake";
-	} else {
-		hz = tick_hz();
-		if (map_pair(&path, &rb, &rh, size, huge, page, line, backing, free_pages) < 0)
-			goto fail;
-		/* One untimed pass over each: the page tables and the caches settle. */
-		ch.pb = chase(rb.mem, WARMUP_HOPS);
-		ch.ph = chase(rh.mem, WARMUP_HOPS);
-#ifdef HK_MEASURE_FAKE
-		if (secure_getenv("HK_MEASURE_INPAGE")) {
-			for (size_t i = 0; i < page / line; i++)
-				*(void **)(rh.mem + i * line) =
-					rh.mem + (i + 1) % (page / line) * line;
-			ch.ph = chase(rh.mem, WARMUP_HOPS);
-			rh.backing = "inpage";
-		}
-#endif
-	}
-	rc = hk_measure_run(&cfg, &m);
-	unmap(&rb);
-	unmap(&rh);
-	if (rc < 0) {
-		fprintf(stderr, "%s: ERROR: measuring: %s\n", hk_prog(), strerror(-rc));
-		goto fail;
-	}
-	if (json)
-		print_json(&m, &cfg, clock, hz, size, ch.hops, page, huge, line, rh.backing,
-			   rh.huge_kb);
-	else
-		print_text(&m, &cfg, clock, hz, size, ch.hops, rh.backing, quiet);
-	hk_measure_fini(&m);
+	if (rc >= 0 && setup(&path, &b, o.size, o.backing, fake) == 0 && measure(&cfg, &b, &o) == 0)
+		status = HK_EXIT_SUCCESS;
 #ifdef HK_MEASURE_FAKE
 	hk_fake_fini(&f);
 #endif
+	unmap(&b.rb);
+	unmap(&b.rh);
 	hk_path_fini(&path);
-	return HK_EXIT_SUCCESS;
-fail:
-	hk_measure_fini(&m);
-#ifdef HK_MEASURE_FAKE
-	hk_fake_fini(&f);
-#endif
-	unmap(&rb);
-	unmap(&rh);
-	hk_path_fini(&path);
-	return HK_EXIT_FAILURE;
+	return status;
 }

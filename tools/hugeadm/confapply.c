@@ -18,6 +18,20 @@
 /* Exit status of --check when the machine differs from the configuration. */
 #define HA_EXIT_DRIFT 3
 
+/*
+ * libhugetlbfs began every dry run with the verbosity it would hand on; here
+ * only once the whole command line is valid, so that a refused dry run prints
+ * nothing on stdout.
+ */
+void ha_dry_run_header(const struct hugeadm_ctl *ctl)
+{
+	if (!ctl->dry_run || ctl->json)
+		return;
+	if (ctl->verbose >= 99)
+		printf("HUGETLB_DEBUG='yes'\n");
+	printf("HUGETLB_VERBOSE='%d'\n", ctl->verbose);
+}
+
 void ha_config_error(void *data, const char *file, unsigned line, const char *msg)
 {
 	const struct hugeadm_ctl *ctl = data;

@@ -304,20 +304,6 @@ static int reports_as_caller(const struct hugeadm_ctl *ctl)
 	return rc < 0 ? -1 : 0;
 }
 
-/*
- * libhugetlbfs began every dry run with the verbosity it would hand on; here
- * only once the whole command line is valid, so that a refused dry run prints
- * nothing on stdout.
- */
-void ha_dry_run_header(const struct hugeadm_ctl *ctl)
-{
-	if (!ctl->dry_run || ctl->json)
-		return;
-	if (ctl->verbose >= 99)
-		printf("HUGETLB_DEBUG='yes'\n");
-	printf("HUGETLB_VERBOSE='%d'\n", ctl->verbose);
-}
-
 /* A modifier of the pool options (--hard, the swap options, --obey-mempolicy). */
 static bool pool_modifiers(const struct hugeadm_ctl *c)
 {

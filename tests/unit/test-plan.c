@@ -483,6 +483,44 @@ static void test_apply_check(void **state)
 	tree_close(&t);
 }
 
+/* Every item the builder made is the configuration's own: name, file, value, numbers. */
+static void same_as_config(struct hk_plan *cfg, struct hk_plan *plan)
+{
+	const struct hk_plan_item *a, *b;
+	size_t n = hk_plan_items(plan, &b);
+
+	for (size_t i = 0; i < n; i++) {
+		a = find(cfg, b[i].item, NULL);
+		assert_string_equal(a->path, b[i].path);
+		assert_string_equal(a->value, b[i].value);
+		assert_int_equal(a->kind, b[i].kind);
+		assert_int_equal(a->page_size, b[i].page_size);
+		assert_int_equal(a->node, b[i].node);
+		assert_int_equal(a->field, b[i].field);
+		assert_int_equal(a->number, b[i].number);
+	}
+}
+
+/* What the builder refuses, leaving plan as it was. */
+static void builder_refuses(struct tree *t, struct hk_plan *plan)
+{
+	/* Refused: a node's overcommit, a node through the policy, an unknown field or size, a knob out of the directory. */
+	assert_int_equal(hk_plan_add_pool(t->ctx, plan, 2 << 20, 0, HK_POOL_OVERCOMMIT, 1, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(hk_plan_add_pool(t->ctx, plan, 2 << 20, 0, HK_POOL_MINIMUM, 1,
+					  HK_POOL_SET_MEMPOLICY, NULL),
+			 -EINVAL);
+	assert_int_equal(
+		hk_plan_add_pool(t->ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_FREE, 1, 0, NULL),
+		-EINVAL);
+	assert_true(hk_plan_add_pool(t->ctx, plan, 4 << 20, HK_NODE_ALL, HK_POOL_MINIMUM, 1, 0,
+				     NULL) < 0);
+	assert_int_equal(hk_plan_add_thp(t->ctx, plan, "../../../proc/sys/vm/x", "1", NULL),
+			 -EINVAL);
+	assert_int_equal(hk_plan_add_sysctl(t->ctx, plan, HK_SYSCTL_COMPACT_MEMORY, 1, NULL),
+			 -EINVAL);
+}
+
 /*
  * The builder (HK_1.3): the items hugeadm's options make are the config's
  * items, file for file and name for name; bad combinations are refused; what
@@ -503,8 +541,7 @@ static void test_builder(void **state)
 	struct tree t;
 	struct errs errs;
 	struct hk_plan *cfg, *plan;
-	const struct hk_plan_item *a, *b;
-	size_t n;
+	const struct hk_plan_item *b;
 	int rc;
 
 	(void)state;
@@ -530,18 +567,8 @@ static void test_builder(void **state)
 			 5);
 	assert_int_equal(hk_plan_add_sysctl(t.ctx, plan, HK_SYSCTL_HUGETLB_SHM_GROUP, 0, NULL), 6);
 	/* Same names, files, values and numbers as the configuration's. */
-	n = hk_plan_items(plan, &b);
-	assert_int_equal(n, 7);
-	for (size_t i = 0; i < n; i++) {
-		a = find(cfg, b[i].item, NULL);
-		assert_string_equal(a->path, b[i].path);
-		assert_string_equal(a->value, b[i].value);
-		assert_int_equal(a->kind, b[i].kind);
-		assert_int_equal(a->page_size, b[i].page_size);
-		assert_int_equal(a->node, b[i].node);
-		assert_int_equal(a->field, b[i].field);
-		assert_int_equal(a->number, b[i].number);
-	}
+	assert_int_equal(hk_plan_items(plan, &b), 7);
+	same_as_config(cfg, plan);
 	assert_string_equal(b[0].why, "--thp-never");
 	assert_string_equal(b[1].why, "implied");
 	assert_null(b[1].file);
@@ -557,21 +584,7 @@ static void test_builder(void **state)
 	hk_plan_items(plan, &b);
 	assert_string_equal(b[7].path, "/proc/sys/vm/nr_hugepages_mempolicy");
 	assert_int_equal(b[7].flags, HK_POOL_SET_MEMPOLICY);
-	/* Refused: a node's overcommit, a node through the policy, an unknown field or size, a knob out of the directory. */
-	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 2 << 20, 0, HK_POOL_OVERCOMMIT, 1, 0, NULL),
-			 -EINVAL);
-	assert_int_equal(hk_plan_add_pool(t.ctx, plan, 2 << 20, 0, HK_POOL_MINIMUM, 1,
-					  HK_POOL_SET_MEMPOLICY, NULL),
-			 -EINVAL);
-	assert_int_equal(
-		hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_FREE, 1, 0, NULL),
-		-EINVAL);
-	assert_true(hk_plan_add_pool(t.ctx, plan, 4 << 20, HK_NODE_ALL, HK_POOL_MINIMUM, 1, 0,
-				     NULL) < 0);
-	assert_int_equal(hk_plan_add_thp(t.ctx, plan, "../../../proc/sys/vm/x", "1", NULL),
-			 -EINVAL);
-	assert_int_equal(hk_plan_add_sysctl(t.ctx, plan, HK_SYSCTL_COMPACT_MEMORY, 1, NULL),
-			 -EINVAL);
+	builder_refuses(&t, plan);
 	assert_int_equal(hk_plan_items(plan, NULL), 8);
 	/* What it built applies on the tree and checks true afterwards. */
 	for (size_t i = 0; i < 7; i++) {

@@ -88,6 +88,20 @@ static int write_file(struct hugeadm_ctl *ctl, int dirfd, const char *dir,
 	return rc;
 }
 
+/* path when absolute, else the working directory's path before it; malloc'd, NULL on error. */
+static char *absolute(const char *path)
+{
+	char *cwd, *abs = NULL;
+
+	if (path[0] == '/')
+		return strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (cwd && asprintf(&abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
+}
+
 /*
  * --output DIR: opened without following a symbolic link anywhere in its
  * path (a relative DIR from the working directory's own path), and only when
@@ -100,21 +114,15 @@ static int open_output(struct hugeadm_ctl *ctl, const char *dir, const char *dis
 {
 	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	char *cwd = NULL, *path = NULL;
+	char *path = absolute(dir);
 	struct stat st;
 	int fd, err;
 
-	if (dir[0] != '/') {
-		cwd = getcwd(NULL, 0);
-		if (!cwd || asprintf(&path, "%s/%s", cwd, dir) < 0) {
-			err = errno;
-			free(cwd);
-			ha_msg(ctl, HA_ERROR, "--output %s: %s", disp, strerror(err));
-			return -1;
-		}
-		free(cwd);
+	if (!path) {
+		ha_msg(ctl, HA_ERROR, "--output %s: %s", disp, strerror(errno));
+		return -1;
 	}
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, path ? path : dir, &how, sizeof(how));
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 	err = errno;
 	free(path);
 	if (fd < 0 && err == ELOOP) {
@@ -157,20 +165,6 @@ static int open_output(struct hugeadm_ctl *ctl, const char *dir, const char *dis
 	}
 	close(fd);
 	return -1;
-}
-
-/* path when absolute, else the working directory's path before it; malloc'd, NULL on error. */
-static char *absolute(const char *path)
-{
-	char *cwd, *abs = NULL;
-
-	if (path[0] == '/')
-		return strdup(path);
-	cwd = getcwd(NULL, 0);
-	if (cwd && asprintf(&abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path) < 0)
-		abs = NULL;
-	free(cwd);
-	return abs;
 }
 
 /*

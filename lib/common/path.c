@@ -549,17 +549,15 @@ bool hk_path_existsf(const struct hk_path *p, const char *fmt, ...)
 	return rc == 0 && exists_rel(p, path) == 0;
 }
 
-int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...)
+/* mkdirat() (rmdir: unlinkat(AT_REMOVEDIR)) of the path's last name, in its parent as every open finds it. */
+static int vdirop(const struct hk_path *p, bool rmdir, mode_t mode, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX], *slash;
 	const char *name = path;
 	int dirfd = p->rootfd, rc;
 	size_t len;
-	va_list ap;
 
-	va_start(ap, fmt);
 	rc = vformat(path, sizeof(path), fmt, ap);
-	va_end(ap);
 	if (rc < 0)
 		return rc;
 	rc = fault_err(FAULT_OPEN, path);
@@ -576,11 +574,33 @@ int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...)
 			return dirfd;
 	}
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		rc = -EEXIST;
-	else if (mkdirat(dirfd, name, mode) < 0)
+		rc = rmdir ? -EINVAL : -EEXIST;
+	else if ((rmdir ? unlinkat(dirfd, name, AT_REMOVEDIR) : mkdirat(dirfd, name, mode)) < 0)
 		rc = -errno;
 	if (slash)
 		close(dirfd);
+	return rc;
+}
+
+int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vdirop(p, false, mode, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int hk_path_rmdirf(const struct hk_path *p, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vdirop(p, true, 0, fmt, ap);
+	va_end(ap);
 	return rc;
 }
 

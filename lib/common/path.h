@@ -62,6 +62,8 @@ int hk_path_opendirf(const struct hk_path *p, DIR **ret, const char *fmt, ...) H
 bool hk_path_existsf(const struct hk_path *p, const char *fmt, ...) HK_PRINTF(2, 3);
 /* mkdirat() in the path's parent directory, found as every open finds it; -EEXIST as mkdir. */
 int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...) HK_PRINTF(3, 4);
+/* The same with unlinkat(AT_REMOVEDIR): an empty directory removed. */
+int hk_path_rmdirf(const struct hk_path *p, const char *fmt, ...) HK_PRINTF(2, 3);
 
 /* Whole file into a NUL-terminated malloc'd buffer (any length). */
 int hk_path_read_allf(const struct hk_path *p, char **ret, size_t *ret_len, const char *fmt, ...)

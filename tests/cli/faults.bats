@@ -8,13 +8,14 @@
 #
 # Expected results, on a copy of a fixture tree (in a tree a write that fails
 # leaves the file as it was, as the kernel does; every message names the file
-# and the error; "stays" = left where the run got to, not put back):
+# and the error). A change that fails puts back every file the run wrote
+# before it (libhugekit's journal, hk_run_put_back): all or nothing.
 #
 # option (fault)                               exit  message                                                   left changed
 # --pool-pages-min 2M:30 (EIO on nr_hugepages)    1  /proc/sys/vm/nr_hugepages: cannot write 30: I/O error    nothing
-# --pool-pages-min 2M:30 (ENOSPC, 2nd write)      1  /proc/sys/vm/nr_overcommit_hugepages: cannot write 0: ... nr_hugepages=30 stays; overcommit as it was
+# --pool-pages-min 2M:30 (ENOSPC, 2nd write)      1  /proc/sys/vm/nr_overcommit_hugepages: cannot write 0: ... nothing (nr_hugepages put back)
 # --pool-pages-min 1G:+1 (EINVAL)                 1  .../hugepages-1048576kB/nr_hugepages: cannot write 3: ... nothing
-# --pool-pages-min 2M:+4@0-1 (EIO on node1)       1  .../node1/.../nr_hugepages: cannot write 10: ...          node0=19 stays; node1 as it was
+# --pool-pages-min 2M:+4@0-1 (EIO on node1)       1  .../node1/.../nr_hugepages: cannot write 10: ...          nothing (node0 put back)
 # --obey-mempolicy --pool-pages-min (EPERM)       1  /proc/sys/vm/nr_hugepages_mempolicy: cannot write 22: ... nothing
 # --pool-pages-max 2M:40 (EACCES at open)         1  /proc/sys/vm/nr_overcommit_hugepages: cannot write 30: .. nothing
 # --set-recommended-min_free_kbytes (EACCES)      1  /proc/sys/vm/min_free_kbytes: cannot write N: ...         nothing
@@ -27,9 +28,9 @@
 # --enable/--disable-zone-movable (EIO)           1  /proc/sys/vm/hugepages_treat_as_movable: cannot write ... nothing
 # --hard (EIO on compact_memory), pool short      0  cannot compact memory (a warning), then 3 rounds, then    the pool as far as it got
 #                                                    failed to set pool minimum to 3 became 2
-# several options, the 2nd one fails             1  the failing file                                          the changes before it stay;
-#                                                                                                              the ones after it are not made
-# a close(2) that fails after the write (EIO)     1  /proc/sys/vm/nr_hugepages: cannot write 30: ...          the value written stays
+# several options, the 2nd one fails             1  the failing file; "N files put back"                      nothing (the ones before put
+#                                                                                                              back, the ones after not made)
+# a close(2) that fails after the write (EIO)     1  /proc/sys/vm/nr_hugepages: cannot write 30: ...          nothing (the value written put back)
 # a pool counter that cannot be read (EIO)        1  (--pool-list) cannot read the pool of N byte pages: ...   nothing
 # EINTR on writes, short writes every time        0  none                                                      the same as without faults
 # nr_hugepages moved by someone else between      0  failed to set pool minimum to 3 became 2 (or 5)           the value written stays
@@ -89,13 +90,13 @@ V=proc/sys/vm
 	assert_output ""
 }
 
-@test "--pool-pages-min: the second write fails (ENOSPC): the first stays" {
+@test "--pool-pages-min: the second write fails (ENOSPC): the first is put back" {
 	faulty x86-1node "write:$V/*:2:ENOSPC" --pool-pages-min 2M:30
 	assert_failure 1
 	has_line "hugeadm:ERROR: /proc/sys/vm/nr_overcommit_hugepages: cannot write 0: No space left on device"
+	has_line "hugeadm:ERROR: --pool-pages-min 2M:30: failed: 1 file put back as it was before this run"
 	run changed "$PRISTINE" "$ROOT"
-	assert_output "$V/nr_hugepages"
-	assert_equal "$(cat "$ROOT/$V/nr_hugepages")" 30
+	assert_output ""
 }
 
 @test "--pool-pages-min on another size and per node, --obey-mempolicy (EINVAL, EIO, EPERM)" {
@@ -108,9 +109,10 @@ V=proc/sys/vm
 	faulty x86-2node "write:*node1/*:1:EIO" --pool-pages-min 2M:+4@0-1
 	assert_failure 1
 	has_line "hugeadm:ERROR: /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages: cannot write 10: Input/output error"
+	# node0 was written (19) before node1 failed: put back.
+	has_line "hugeadm:ERROR: --pool-pages-min 2M:+4@0-1: failed: 1 file put back as it was before this run"
 	run changed "$PRISTINE" "$ROOT"
-	assert_output sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
-	assert_equal "$(cat "$ROOT/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages")" 19
+	assert_output ""
 
 	faulty x86-2node "write:*_mempolicy:*:EPERM" --obey-mempolicy --pool-pages-min 2M:22
 	assert_failure 1
@@ -180,19 +182,28 @@ V=proc/sys/vm
 	EOF
 }
 
-@test "several options: the changes before the failing one stay, the ones after it are not made" {
+@test "several options: the changes before the failing one are put back, the ones after it are not made" {
 	faulty x86-1node "write:$V/nr_hugepages:1:EIO" --thp-madvise --pool-pages-min 2M:30 --set-recommended-min_free_kbytes
 	assert_failure 1
 	has_line "hugeadm:ERROR: /proc/sys/vm/nr_hugepages: cannot write 30: Input/output error"
+	has_line "hugeadm:ERROR: --pool-pages-min 2M:30: failed: 1 file put back as it was before this run"
 	run changed "$PRISTINE" "$ROOT"
-	assert_output sys/kernel/mm/transparent_hugepage/enabled
+	assert_output ""
+	# The same with the THP knob's file: "always [madvise] never" back byte for byte.
+	faulty x86-1node "write:$V/min_free_kbytes:1:EIO" --thp-never --pool-pages-min 2M:30 --set-recommended-min_free_kbytes
+	assert_failure 1
+	has_line "hugeadm:ERROR: --set-recommended-min_free_kbytes: failed: 3 files put back as they were before this run"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
 }
 
-@test "a close(2) that fails after the write: exit 1, the value stays written" {
+@test "a close(2) that fails after the write: exit 1, the value written is put back" {
 	faulty x86-1node "close:$V/nr_hugepages:1:EIO" --pool-pages-min 2M:30
 	assert_failure 1
 	has_line "hugeadm:ERROR: /proc/sys/vm/nr_hugepages: cannot write 30: Input/output error"
-	assert_equal "$(cat "$ROOT/$V/nr_hugepages")" 30
+	has_line "hugeadm:ERROR: --pool-pages-min 2M:30: failed: 1 file put back as it was before this run"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
 }
 
 @test "a counter that cannot be read: exit 1, the pool named, nothing changed" {

@@ -104,7 +104,7 @@ setup() {
 	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["changed"] is True and d["short"]==[] and d["failed"]==[]; c=[x for x in d["changes"] if x["item"]=="pool 2M minimum"][0]; assert c["from"]=="24" and c["to"]=="30", c' "$output"
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --json
 	assert_success
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d=={"changed": False, "changes": [], "short": [], "failed": []}, d' "$output"
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d=={"changed": False, "changes": [], "short": [], "failed": [], "put_back": []}, d' "$output"
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF" --json
 	assert_success
 	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["drifted"] is False and d["differences"]==[] and d["items"]>=8, d' "$output"
@@ -262,6 +262,28 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	assert_output ""
 }
 
+@test "--apply takes the pool modifiers (--hard, --obey-mempolicy, the swap options, --persist); --check does not" {
+	local only="hugeadm: --apply takes only --dry-run, --strict, --hard, --obey-mempolicy, --add-temp-swap, --add-ramdisk-swap, --persist, --json, --lock-timeout, --sysroot and the verbosity options; --check only --json, --sysroot and the verbosity"
+	local try="Try 'hugeadm --help' for more information."
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --dry-run --hard --persist
+	assert_success
+	[[ $stderr != *"takes only"* ]] || fail "$stderr"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --obey-mempolicy --add-temp-swap=0
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: 0: invalid value for --add-temp-swap (a number from 1 to 1048576)"
+	local m
+	for m in --hard --obey-mempolicy --add-temp-swap --add-ramdisk-swap; do
+		run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF" "$m"
+		assert_failure 1
+		assert_equal "$stderr" "$(printf '%s\n%s' "$only" "$try")"
+	done
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --hard --pool-list
+	assert_failure 1
+	assert_equal "$stderr" "$(printf '%s\n%s' "$only" "$try")"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
 @test "a pool the kernel leaves short: a warning with what it reached; --strict puts it back, exit 2" {
 	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
 	hk_need_built "$faulty"
@@ -269,39 +291,48 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	ln -sf "$faulty" "$bin/hugeadm"
 	printf '[pool 1G]\nminimum = 5\n' > "$CONF"
 	mkdir -p "$ROOT/run"
-	# The pool's nr_hugepages is read 4 times (resolving, checking) before the
-	# read-back, which says 3: the kernel got 3 of 5.
-	run --separate-stderr env HK_FAULT="live;read:sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages:5+:value=3" \
+	# The pool's nr_hugepages is read 5 times (resolving, checking, keeping
+	# what was there for a put-back) before the read-back, which says 3: the
+	# kernel got 3 of 5.
+	run --separate-stderr env HK_FAULT="live;read:sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages:6+:value=3" \
 		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
 	assert_success
 	[[ $stderr == *"hugeadm:WARNING: pool 1G minimum: asked for 5, the kernel reached 3"* ]] || fail "$stderr"
 	echo 2 > "$ROOT/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
-	run --separate-stderr env HK_FAULT="live;read:sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages:5+:value=3" \
+	run --separate-stderr env HK_FAULT="live;read:sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages:6+:value=3" \
 		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --strict --json
 	assert_failure 2
-	[[ $stderr == *"pool 1G minimum: came up short; put back to "*" (--strict)"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: pool 1G minimum: came up short (--strict): 1 file put back as it was before this run"* ]] || fail "$stderr"
 	# What it was before (as the faked reads said it): not the 5 asked for.
 	[ "$(cat "$ROOT/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages")" -lt 5 ] || fail "not put back"
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["short"]==[{"item": "pool 1G minimum", "wanted": "5", "reached": "3"}] and d["changes"]==[] and d["changed"] is False, d' "$output"
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["short"]==[{"item": "pool 1G minimum", "wanted": "5", "reached": "3"}] and d["changes"]==[] and d["changed"] is False and d["put_back"]==["pool 1G minimum"], d' "$output"
 }
 
-@test "a write the kernel refuses: the item, the file and the error; the other items still made" {
-	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
+@test "a write the kernel refuses: the item, the file and the error; every file written before it put back" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin" cg=sys/fs/cgroup/db.slice/hugetlb.2MB.max
 	hk_need_built "$faulty"
 	mkdir -p "$bin"
 	ln -sf "$faulty" "$bin/hugeadm"
+	# The last item fails: the THP knob, the sysctl, the pools and the
+	# controller written before it are put back, byte for byte.
+	run --separate-stderr env HK_FAULT="write:$cg:*:EINVAL" "$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
+	assert_failure 1
+	[[ $stderr == *"hugeadm:ERROR: cgroup db.slice hugetlb.2MB.max: cannot write 67108864 to /$cg: Invalid argument"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: cgroup db.slice hugetlb.2MB.max: failed: 6 files put back as they were before this run"* ]] || fail "$stderr"
+	refute_output --partial "changed:"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+	# The failure is in the JSON too, with what was put back.
+	run --separate-stderr env HK_FAULT="write:$cg:*:EINVAL" "$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --json
+	assert_failure 1
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["failed"]==["cgroup db.slice hugetlb.2MB.max"] and d["changed"] is False and d["changes"]==[] and d["put_back"]==["thp enabled", "sysctl vm.min_free_kbytes", "pool 2M minimum", "pool 2M maximum", "pool 1G node 0 minimum", "cgroup / +hugetlb"], d' "$output"
+	# The first item fails: nothing after it is written, nothing to put back.
 	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \
 		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
 	assert_failure 1
 	[[ $stderr == *"hugeadm:ERROR: thp enabled: cannot write never to /sys/kernel/mm/transparent_hugepage/enabled: Invalid argument"* ]] || fail "$stderr"
-	assert_line "changed: pool 2M minimum: 24 -> 30 ($CONF:4)"
-	# The failure is in the JSON too, and a run with nothing else to do is not "nothing to change".
-	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \
-		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --json
-	assert_failure 1
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["failed"]==["thp enabled"] and d["changed"] is False, d' "$output"
-	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \
-		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
-	assert_failure 1
+	refute_output --partial "changed:"
 	refute_output --partial "nothing to change"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
 }

@@ -73,6 +73,25 @@ setup() {
 	CGROOT=$(cat "$BATS_FILE_TMPDIR/cgroot" 2>/dev/null || true)
 }
 
+@test "a write that fails midway (fault-injected): every file, mount and directory made before it is put back" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" before fault
+	hk_need_built "$faulty"
+	before=$(live_snapshot)
+	# The last item fails: the cgroup's limit, or without cgroups the pool's maximum.
+	if [ -n "$CGROOT" ]; then fault="write:*/$CG/hugetlb.2MB.max:*:EIO"; else fault="write:*/nr_overcommit_hugepages:*:EIO"; fi
+	run --separate-stderr env HK_FAULT="$fault" "$faulty" --apply "$CONF" --json
+	assert_failure 1
+	[[ $stderr == *"cannot write"*"Input/output error"* ]] || fail "$stderr"
+	[[ $stderr == *"put back as they were before this run"* ]] || fail "$stderr"
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["changed"] is False and len(d["failed"])==1 and "thp defrag" in d["put_back"] and "pool 2M minimum" in d["put_back"], d' "$output"
+	assert_equal "$(live_snapshot)" "$before"
+	if [ -n "$CGROOT" ]; then
+		[ ! -e "$MNT" ] || fail "the mount point $MNT was left"
+		[ ! -e "$CGROOT/$CG" ] || fail "the cgroup $CG was left"
+		assert_equal "$(cat "$CGROOT/cgroup.subtree_control")" "$(cat "$BATS_FILE_TMPDIR/subtree")"
+	fi
+}
+
 @test "before: --check finds the drift (exit 3) and changes nothing" {
 	local before
 	before=$(live_snapshot)
@@ -111,7 +130,7 @@ setup() {
 	run --separate-stderr hugeadm --apply "$CONF" --json
 	assert_success
 	run jq -c . <<<"$output"
-	assert_output '{"changed":false,"changes":[],"short":[],"failed":[]}'
+	assert_output '{"changed":false,"changes":[],"short":[],"failed":[],"put_back":[]}'
 	assert_equal "$(live_snapshot)" "$before"
 	run --separate-stderr hugeadm --check "$CONF"
 	assert_success

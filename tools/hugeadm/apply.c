@@ -78,7 +78,8 @@ int ha_apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const 
 	int rc;
 
 	ctl->dry_quote = quote;
-	rc = hk_plan_item_apply(ctl->ctx, it, &reached);
+	rc = ctl->run ? hk_run_apply(ctl->run, it, &reached)
+		      : hk_plan_item_apply(ctl->ctx, it, &reached);
 	/*
 	 * Read back: a tree's plain files do not act like the kernel's, and a
 	 * pool that came up short is its caller's to tell.
@@ -623,12 +624,36 @@ int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd)
 	return 0;
 }
 
+/*
+ * A change failed, or (--strict) a pool came up short: every file the run
+ * wrote before is put back as it was (libhugekit's one put-back). Swap,
+ * mounts, demoted pages and removed shared text are not files it can put back.
+ */
+static void put_back_all(struct hugeadm_ctl *ctl, const struct ha_action *a, bool failed)
+{
+	char why[256];
+	size_t done = 0;
+
+	ha_action_why(a, why, sizeof(why));
+	if (hk_run_put_back(ctl->run, &done) < 0)
+		ha_msg(ctl, HA_ERROR, "%s: not every change could be put back (see above)", why);
+	else if (done)
+		ha_msg(ctl, HA_ERROR, "%s: %s: %zu %s put back as %s before this run", why,
+		       failed ? "failed" : "came up short (--strict)", done,
+		       hk_plural(done, "file", "files"), done == 1 ? "it was" : "they were");
+}
+
 int ha_apply(struct hugeadm_ctl *ctl)
 {
+	const struct ha_action *stopped = NULL;
 	int rc = 0;
 
 	if (ctl->n_actions == 0)
 		return HK_EXIT_SUCCESS;
+	if (hk_run_new(ctl->ctx, 0, &ctl->run) < 0) {
+		ha_msg(ctl, HA_ERROR, "out of memory");
+		return HK_EXIT_FAILURE;
+	}
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, dry_line, ctl);
 	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS && rc == 0; p++) {
@@ -638,6 +663,8 @@ int ha_apply(struct hugeadm_ctl *ctl)
 			if (ha_phase(ctl->actions[i].kind) != p)
 				continue;
 			rc = apply_one(ctl, &ctl->actions[i], &short_now);
+			if (rc != 0 || (short_now && ctl->strict))
+				stopped = &ctl->actions[i];
 			if (short_now && ctl->strict) {
 				if (ctl->actions[i].kind == HA_DEMOTE)
 					ha_msg(ctl, HA_ERROR,
@@ -653,6 +680,10 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		}
 	}
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	if (stopped && !ctl->dry_run)
+		put_back_all(ctl, stopped, rc < 0);
+	hk_run_unref(ctl->run);
+	ctl->run = NULL;
 	if (rc < 0)
 		return HK_EXIT_FAILURE;
 	return rc > 0 ? HA_EXIT_SHORT : HK_EXIT_SUCCESS;

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hugeadm.h"
 
@@ -260,6 +261,51 @@ static bool under_made(const struct hk_plan_item *it, char *const *made, size_t 
 	return false;
 }
 
+/*
+ * hk_run_apply: every write kept with what was there, for the put-back. With
+ * --obey-mempolicy a whole pool's minimum is written to nr_hugepages_mempolicy
+ * (the nodes of hugeadm's NUMA policy), as --pool-pages-min does.
+ */
+static int write_through_run(struct hugeadm_ctl *ctl, const struct hk_plan_item *it,
+			     char **ret_reached)
+{
+	struct hk_plan_item t = *it;
+	char *path = NULL;
+	int rc;
+
+	if (!ctl->obey_mempolicy || it->kind != HK_PLAN_WRITE || it->field != HK_POOL_MINIMUM ||
+	    it->node != HK_NODE_ALL || !it->page_size)
+		return hk_run_apply(ctl->run, it, ret_reached);
+	rc = hk_pool_file(ctl->ctx, it->page_size, HK_NODE_ALL, HK_POOL_NR, HK_POOL_SET_MEMPOLICY,
+			  &path);
+	if (rc < 0)
+		return rc;
+	t.path = path;
+	t.flags |= HK_POOL_SET_MEMPOLICY;
+	rc = hk_run_apply(ctl->run, &t, ret_reached);
+	free(path);
+	return rc;
+}
+
+/*
+ * A [mount] made (mounts.c: through descriptors, level by level), kept for the
+ * put-back: unmounted, and its mount point removed when this run made it.
+ */
+static int mount_through_run(struct hugeadm_ctl *ctl, const struct hk_plan_item *it)
+{
+	struct hk_plan_item dir = *it;
+	struct stat st;
+	bool made = lstat(it->path, &st) < 0 && errno == ENOENT;
+
+	if (ha_mount_config(ctl, it) < 0)
+		return -1;
+	dir.kind = HK_PLAN_MKDIR;
+	if ((made && hk_run_record(ctl->run, &dir) < 0) || hk_run_record(ctl->run, it) < 0)
+		ha_msg(ctl, HA_WARNING, "%s: cannot keep it for a put-back: out of memory",
+		       it->item);
+	return 0;
+}
+
 /* Write one item (or print it, dry); 0, 1 when the kernel reached less, -1 after an error. */
 static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, char **ret_reached)
 {
@@ -286,7 +332,7 @@ static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ch
 			       it->item);
 			return -1;
 		}
-		return ha_mount_config(ctl, it) < 0 ? -1 : 0;
+		return mount_through_run(ctl, it);
 	}
 	if (it->kind == HK_PLAN_MKDIR && ctl->dry_run) {
 		if (ctl->json)
@@ -296,7 +342,7 @@ static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ch
 		putchar('\n');
 		return 0;
 	}
-	rc = hk_plan_item_apply(ctl->ctx, it, ret_reached);
+	rc = write_through_run(ctl, it, ret_reached);
 	if (rc == -EAGAIN)
 		return 1;
 	if (rc < 0) {
@@ -324,25 +370,27 @@ static void warn_grow(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, co
 	hk_pool_unref(pool);
 }
 
-/* --strict: a pool that came up short goes back to what it was; true when it did. */
-static bool put_back(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *from)
+/*
+ * A write failed, or (--strict) a pool came up short: every file this run
+ * wrote is put back as it was, newest first (one put-back, libhugekit's).
+ */
+static void put_back_all(struct hugeadm_ctl *ctl, struct change *ch, size_t n_ch, const char *why)
 {
-	struct hk_plan_item old = *it;
-	uint64_t v;
+	bool demoted = false;
+	size_t done = 0;
 	int rc;
 
-	if (!from || hk_parse_size(from, &v) < 0) /* a plain count parses too */
-		return false;
-	old.number = v;
-	old.value = from;
-	rc = hk_plan_item_apply(ctl->ctx, &old, NULL);
-	if (rc < 0 && rc != -EAGAIN) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot put it back to %s: %s", it->item, from,
-		       strerror(-rc));
-		return false;
+	for (size_t i = 0; i < n_ch; i++) {
+		demoted |= !ch[i].failed && ch[i].it->field == HK_POOL_DEMOTE;
+		ch[i].put_back = ch[i].it->field != HK_POOL_DEMOTE;
 	}
-	ha_msg(ctl, HA_ERROR, "%s: came up short; put back to %s (--strict)", it->item, from);
-	return true;
+	rc = hk_run_put_back(ctl->run, &done);
+	if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "%s: not every change could be put back (see above)", why);
+	else if (done)
+		ha_msg(ctl, HA_ERROR, "%s: %zu %s put back as %s before this run%s", why, done,
+		       hk_plural(done, "file", "files"), done == 1 ? "it was" : "they were",
+		       demoted ? " (demoted pages stay split)" : "");
 }
 
 static void print_apply(struct hugeadm_ctl *ctl, const struct change *ch, size_t n_ch)
@@ -385,6 +433,11 @@ static void print_apply(struct hugeadm_ctl *ctl, const struct change *ch, size_t
 			if (ch[i].failed)
 				hk_json_string(&j, NULL, ch[i].it->item);
 		hk_json_close_array(&j);
+		hk_json_open_array(&j, "put_back");
+		for (size_t i = 0; i < n_ch; i++)
+			if (ch[i].put_back && !ch[i].failed)
+				hk_json_string(&j, NULL, ch[i].it->item);
+		hk_json_close_array(&j);
 		/* A dry run's changes are the ones --apply would make. */
 		if (ctl->dry_run)
 			hk_json_bool(&j, "dry_run", true);
@@ -414,6 +467,7 @@ struct apply_run {
 	size_t n_made, n;
 	uint64_t short_size; /* a pool whose minimum came up short */
 	bool failed, any_short;
+	const char *stop; /* why no further item is written: a failure, or --strict */
 };
 
 /*
@@ -474,28 +528,50 @@ static bool pretended(struct hugeadm_ctl *ctl, struct apply_run *r, const struct
 	return true;
 }
 
-/* Write one item that differs, read it back; short: said, and put back with --strict. */
+/* A whole pool's minimum that grows: swap while it does (--add-temp-swap, --add-ramdisk-swap). */
+static bool grows_with_swap(const struct hugeadm_ctl *ctl, const struct hk_plan_item *it,
+			    const char *cur)
+{
+	uint64_t have;
+
+	/* A dry run's JSON document has no place for swap's shell lines. */
+	if (!(ctl->temp_swap || ctl->ramdisk_swap) || (ctl->dry_run && ctl->json) ||
+	    it->kind != HK_PLAN_WRITE || it->field != HK_POOL_MINIMUM || it->node != HK_NODE_ALL)
+		return false;
+	return cur && hk_parse_size(cur, &have) == 0 && it->number > have;
+}
+
+/*
+ * Write one item that differs, read it back. A failure stops the run; a
+ * short pool is said, and stops it with --strict (demoted pages excepted:
+ * they cannot be put back together, short is exit 2 as --pool-demote).
+ */
 static void write_one(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it,
 		      const char *cur)
 {
 	struct change *c = &r->ch[r->n_ch];
+	struct ha_swap *swap = NULL;
 	char *reached = NULL;
 	int rc;
 
 	warn_grow(ctl, it, cur);
+	if (grows_with_swap(ctl, it, cur))
+		ha_swap_add(ctl, it->page_size, &swap);
 	rc = apply_item(ctl, it, &reached);
+	if (swap)
+		ha_swap_remove(ctl, swap);
 	c->to = reached;
 	if (rc < 0) {
 		c->failed = r->failed = true;
+		r->stop = it->item;
 	} else if (rc > 0) {
 		c->is_short = r->any_short = true;
 		ha_msg(ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s", it->item,
 		       it->value, reached ? reached : "?");
 		if (it->field == HK_POOL_MINIMUM)
 			r->short_size = it->page_size;
-		/* Demoted pages cannot be put back together: short, exit 2, as --pool-demote. */
 		if (ctl->strict && it->field != HK_POOL_DEMOTE)
-			c->put_back = put_back(ctl, it, cur);
+			r->stop = it->item;
 	}
 	r->n_ch++;
 }
@@ -535,12 +611,30 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
+	if (ha_swap_validate(ctl) < 0) {
+		free(r.ch);
+		free(r.made);
+		return HK_EXIT_FAILURE;
+	}
+	if (hk_run_new(ctl->ctx, ctl->hard ? HK_RUN_HARD : 0, &ctl->run) < 0) {
+		free(r.ch);
+		free(r.made);
+		ha_msg(ctl, HA_ERROR, "out of memory");
+		return HK_EXIT_FAILURE;
+	}
 	ha_dry_run_header(ctl);
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, ctl->json ? dry_quiet : dry_line, ctl);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && !r.stop; i++)
 		apply_one(ctl, &r, &items[i]);
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	if (r.stop && !ctl->dry_run) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s: %s", r.stop,
+			 r.failed ? "failed" : "came up short (--strict)");
+		put_back_all(ctl, r.ch, r.n_ch, why);
+	}
 	if (!ctl->dry_run || ctl->json)
 		print_apply(ctl, r.ch, r.n_ch);
 	for (size_t i = 0; i < r.n_ch; i++) {
@@ -549,6 +643,8 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 	}
 	free(r.ch);
 	free(r.made);
+	hk_run_unref(ctl->run);
+	ctl->run = NULL;
 	if (r.failed)
 		return HK_EXIT_FAILURE;
 	return r.any_short && ctl->strict ? HA_EXIT_SHORT : HK_EXIT_SUCCESS;

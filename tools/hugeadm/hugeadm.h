@@ -145,6 +145,8 @@ struct hugeadm_ctl {
 	 */
 	struct hk_plan *plan;
 	struct ha_states plan_states; /* the pools as the plan leaves them */
+	/* The writes made so far, with what was there before: put back on failure and by --strict. */
+	struct hk_run *run;
 };
 
 /* "hugeadm:ERROR: ..." and friends on stderr, when the level is enabled. */
@@ -315,6 +317,8 @@ struct ha_swap;
 int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **ret);
 void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *swap);
 int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl);
+/* The swap options against the machine (not in a --sysroot tree, a ram disk there): 0, or -1 said. */
+int ha_swap_validate(struct hugeadm_ctl *ctl);
 /*
  * What ha_check_swap's warnings say, as figures (for --explain --json):
  * SwapTotal and SwapFree in bytes (have_*: read), none (no swap configured:

@@ -641,13 +641,7 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 {
 	int rc;
 
-	if (!hk_is_live(ctl->ctx) && (ctl->temp_swap || ctl->ramdisk_swap)) {
-		ha_msg(ctl, HA_ERROR,
-		       "--add-temp-swap and --add-ramdisk-swap are not supported "
-		       "with --sysroot");
-		return -1;
-	}
-	if (ctl->ramdisk_swap && ha_swap_check_ramdisk(ctl) < 0)
+	if (ha_swap_validate(ctl) < 0)
 		return -1;
 	rc = hk_plan_new(&ctl->plan);
 	if (rc < 0) {

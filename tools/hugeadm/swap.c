@@ -381,6 +381,17 @@ static void disarm(struct ha_swap *s)
 		sigaction(caught[i], &s->old[caught[i]], NULL);
 }
 
+int ha_swap_validate(struct hugeadm_ctl *ctl)
+{
+	if (!hk_is_live(ctl->ctx) && (ctl->temp_swap || ctl->ramdisk_swap)) {
+		ha_msg(ctl, HA_ERROR,
+		       "--add-temp-swap and --add-ramdisk-swap are not supported "
+		       "with --sysroot");
+		return -1;
+	}
+	return ctl->ramdisk_swap ? ha_swap_check_ramdisk(ctl) : 0;
+}
+
 int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **ret)
 {
 	struct ha_swap *s = calloc(1, sizeof(*s));

@@ -606,6 +606,48 @@ int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const char *knob, 
 int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl which,
 		       uint64_t value, const char *why);
 
+/*
+ * Running a plan with put-back (HK_1.5): the executor's journal. Every item
+ * written through a run keeps what was there before its first write (on the
+ * running system the value in the item's terms, in a --sysroot tree the
+ * file's bytes), so that hk_run_put_back() can make every file it wrote as it
+ * was: when a later step fails, or when a pool comes up short and the caller
+ * wants all or nothing. Demoted pages cannot be put back together: a demote
+ * is not journaled.
+ */
+struct hk_run;
+
+/*
+ * Pools: a minimum that comes up short is retried (memory compacted, a
+ * second's wait, written again) until it is reached, three rounds in a row
+ * bring no page, or 30 seconds have passed.
+ */
+#define HK_RUN_HARD 0x1u
+
+int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret_run);
+void hk_run_unref(struct hk_run *run);
+/*
+ * hk_plan_item_apply() through the run: what was there is kept first (also
+ * when the write then fails: a failed write may have changed the file). Same
+ * results; HK_PLAN_MOUNT is the caller's (-EOPNOTSUPP, see hk_run_record).
+ * Nothing is kept in a dry run.
+ */
+int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached);
+/*
+ * An item the caller made itself, that was not there before: a mount
+ * (unmounted on put-back), a directory (removed when empty), a controller
+ * (taken out of the subtree_control again).
+ */
+int hk_run_record(struct hk_run *run, const struct hk_plan_item *item);
+/* How many items the run would put back. */
+size_t hk_run_count(const struct hk_run *run);
+/*
+ * Put back every item kept, newest first, each read back: 0, or the first
+ * -errno (every failure logged); *ret_done (may be NULL): how many were put
+ * back. The run is empty afterwards.
+ */
+int hk_run_put_back(struct hk_run *run, size_t *ret_done);
+
 #ifdef __cplusplus
 }
 #endif

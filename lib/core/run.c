@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The executor's journal: every item written through a run keeps what was
+ * there before it was written (on the running system the value in the
+ * item's terms, in a --sysroot tree the file's bytes), so that a run that
+ * fails midway, or a --strict run whose pool came up short, puts back every
+ * file it wrote, newest first. One put-back for hugeadm's options and for
+ * --apply of a configuration.
+ *
+ * What cannot be put back is said, not pretended: demoted pages stay split.
+ * A directory the run made is removed again only when empty; a mount the
+ * caller made (hk_run_record) is unmounted.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* HK_RUN_HARD gives up after this long, or after this many rounds without progress. */
+#define HARD_TIMEOUT_S 30
+#define HARD_STALLS 3
+
+struct undo {
+	struct hk_plan_item it; /* a copy: its strings owned by the run's plan */
+	char *before;		/* NULL: nothing was there (a directory, a mount, a controller) */
+	bool raw;		/* before is the file's bytes (a tree), not the item's value */
+	bool refused;		/* its write failed: written back only if it reads otherwise */
+};
+
+struct hk_run {
+	struct hk_ctx *ctx;
+	unsigned flags;
+	struct hk_plan *copies; /* the items, copied: undo[i].it is copies' item i */
+	struct undo *undo;
+	size_t n;
+};
+
+HK_EXPORT int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret_run)
+{
+	struct hk_run *run;
+	int rc;
+
+	if (!ctx || !ret_run || (flags & ~(unsigned)HK_RUN_HARD))
+		return -EINVAL;
+	run = calloc(1, sizeof(*run));
+	if (!run)
+		return -ENOMEM;
+	rc = hk_plan_new(&run->copies);
+	if (rc < 0) {
+		free(run);
+		return rc;
+	}
+	run->ctx = hk_ref(ctx);
+	run->flags = flags;
+	*ret_run = run;
+	return 0;
+}
+
+HK_EXPORT void hk_run_unref(struct hk_run *run)
+{
+	if (!run)
+		return;
+	for (size_t i = 0; i < run->n; i++)
+		free(run->undo[i].before);
+	free(run->undo);
+	hk_plan_unref(run->copies);
+	hk_unref(run->ctx);
+	free(run);
+}
+
+HK_EXPORT size_t hk_run_count(const struct hk_run *run)
+{
+	return run ? run->n : 0;
+}
+
+static const char *rel(const char *path)
+{
+	return path[0] == '/' ? path + 1 : path;
+}
+
+/* Whether the run already holds what was there before the item's file was first written. */
+static bool journaled(const struct hk_run *run, const struct hk_plan_item *it)
+{
+	for (size_t i = 0; i < run->n; i++)
+		if (run->undo[i].it.kind == it->kind && strcmp(run->undo[i].it.path, it->path) == 0)
+			return true;
+	return false;
+}
+
+/* Keep item with before (taken): 0, or -ENOMEM (before freed). */
+static int keep(struct hk_run *run, const struct hk_plan_item *item, char *before, bool raw)
+{
+	const struct hk_plan_item *items;
+	struct undo *nu = realloc(run->undo, (run->n + 1) * sizeof(*nu));
+	int rc;
+
+	if (!nu) {
+		free(before);
+		return -ENOMEM;
+	}
+	run->undo = nu;
+	rc = hk_plan_add(run->copies, item);
+	if (rc < 0) {
+		free(before);
+		return rc;
+	}
+	/* The copies' array moves on each add: every entry points into it again. */
+	hk_plan_items(run->copies, &items);
+	for (size_t i = 0; i < run->n; i++)
+		run->undo[i].it = items[i];
+	run->undo[run->n] = (struct undo){.it = items[rc], .before = before, .raw = raw};
+	run->n++;
+	return 0;
+}
+
+/*
+ * What is there before the item is written: 1 and *ret (NULL: nothing there),
+ * 0 when it is not to be journaled (nothing can put it back), or -errno.
+ */
+static int before_of(struct hk_run *run, const struct hk_plan_item *it, char **ret, bool *ret_raw)
+{
+	int rc;
+
+	*ret = NULL;
+	*ret_raw = false;
+	if (it->kind == HK_PLAN_WRITE && it->page_size && it->field == HK_POOL_DEMOTE)
+		return 0;
+	if (!hk_is_live(run->ctx) && it->kind != HK_PLAN_MKDIR && it->kind != HK_PLAN_MOUNT) {
+		/* A tree's plain file: its bytes, so that it is put back as it was. */
+		*ret_raw = true;
+		rc = hk_path_read_allf(&run->ctx->path, ret, NULL, "%s", rel(it->path));
+		return rc == -ENOENT ? 0 : rc < 0 ? rc : 1;
+	}
+	rc = hk_plan_item_check(run->ctx, it, ret);
+	if (rc < 0 && rc != -ENOENT)
+		return rc;
+	if (it->kind == HK_PLAN_WRITE)
+		return *ret ? 1 : 0; /* nothing to write back where nothing was read */
+	/* A directory, a controller or a mount that is there already is not the run's. */
+	free(*ret);
+	*ret = NULL;
+	return rc == 1 ? 0 : 1;
+}
+
+HK_EXPORT int hk_run_record(struct hk_run *run, const struct hk_plan_item *item)
+{
+	if (!run || !item || !item->path)
+		return -EINVAL;
+	if (hk_is_dry_run(run->ctx) || journaled(run, item))
+		return 0;
+	return keep(run, item, NULL, false);
+}
+
+static long long now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static uint64_t reached_pages(const char *s)
+{
+	uint64_t v = 0;
+
+	return s && hk_parse_u64_strict(s, &v) == 0 ? v : 0;
+}
+
+/*
+ * HK_RUN_HARD, a pool's minimum short of its pages: compact memory, wait a
+ * second and write again, until it has them, HARD_STALLS rounds in a row
+ * have brought none, or HARD_TIMEOUT_S have passed. rc and *ret_reached as
+ * hk_plan_item_apply's.
+ */
+static int retry_hard(struct hk_run *run, const struct hk_plan_item *it, char **ret_reached)
+{
+	long long deadline = now_s() + HARD_TIMEOUT_S;
+	uint64_t last = reached_pages(*ret_reached);
+	int rc = -EAGAIN, rounds = 0, stalls = 0;
+
+	while (rc == -EAGAIN) {
+		if (stalls >= HARD_STALLS || now_s() >= deadline) {
+			hk_info(run->ctx,
+				"%s: giving up after %d rounds (%s), at %" PRIu64 " of %" PRIu64
+				" pages",
+				it->item, rounds,
+				stalls >= HARD_STALLS ? "the last ones without progress"
+						      : "the time allowed",
+				last, it->number);
+			break;
+		}
+		hk_info(run->ctx,
+			"%s: %" PRIu64 " of %" PRIu64 " pages; compacting memory and trying again",
+			it->item, last, it->number);
+		hk_compact_memory(run->ctx, HK_NODE_ALL);
+		if (it->node != HK_NODE_ALL)
+			hk_compact_memory(run->ctx, it->node);
+		sleep(1);
+		free(*ret_reached);
+		rc = hk_plan_item_apply(run->ctx, it, ret_reached);
+		rounds++;
+		stalls = reached_pages(*ret_reached) > last ? 0 : stalls + 1;
+		last = reached_pages(*ret_reached);
+	}
+	return rc;
+}
+
+HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached)
+{
+	char *before = NULL;
+	bool raw = false;
+	size_t kept;
+	int rc;
+
+	if (ret_reached)
+		*ret_reached = NULL;
+	if (!run || !item || !item->path)
+		return -EINVAL;
+	kept = run->n;
+	/* Kept before the write: a write that fails may still have changed the file. */
+	if (!hk_is_dry_run(run->ctx) && !journaled(run, item)) {
+		rc = before_of(run, item, &before, &raw);
+		if (rc < 0)
+			return rc;
+		if (rc > 0 && (rc = keep(run, item, before, raw)) < 0)
+			return rc;
+	}
+	if (item->kind == HK_PLAN_MOUNT)
+		return -EOPNOTSUPP;
+	rc = hk_plan_item_apply(run->ctx, item, ret_reached);
+	if (rc == -EAGAIN && ret_reached && (run->flags & HK_RUN_HARD) &&
+	    item->field == HK_POOL_MINIMUM && item->page_size && hk_is_live(run->ctx))
+		rc = retry_hard(run, item, ret_reached);
+	/* Kept by this call, and refused: the file is as it was, unless it reads otherwise. */
+	if (rc < 0 && rc != -EAGAIN && run->n > kept)
+		run->undo[run->n - 1].refused = true;
+	return rc;
+}
+
+/*
+ * One item put back: its old value written and read back, or what it made
+ * taken away: 1, 0 when it was as it was already (a write that failed
+ * changed nothing), or -errno.
+ */
+static int put_back_one(struct hk_run *run, const struct undo *u)
+{
+	struct hk_plan_item old = u->it;
+	char minus[96];
+	uint64_t v = 0;
+	int rc;
+
+	if (u->raw) {
+		char *now = NULL;
+		bool same = hk_path_read_allf(&run->ctx->path, &now, NULL, "%s", rel(u->it.path)) ==
+				    0 &&
+			    strcmp(now, u->before) == 0;
+
+		free(now);
+		if (same)
+			return 0;
+		rc = hk_path_write_stringf(&run->ctx->path, u->before, "%s", rel(u->it.path));
+		return rc < 0 ? rc : 1;
+	}
+	switch (u->it.kind) {
+	case HK_PLAN_MKDIR:
+		rc = hk_path_rmdirf(&run->ctx->path, "%s", rel(u->it.path));
+		return rc == -ENOENT ? 0 : rc < 0 ? rc : 1;
+	case HK_PLAN_MOUNT:
+		if (umount2(u->it.path, UMOUNT_NOFOLLOW) == 0)
+			return 1;
+		return errno == EINVAL ? 0 : -errno; /* EINVAL: not mounted there */
+	case HK_PLAN_CONTROLLER:
+		snprintf(minus, sizeof(minus), "-%s", u->it.value);
+		rc = hk_path_write_stringf(&run->ctx->path, minus, "%s", rel(u->it.path));
+		return rc < 0 ? rc : 1;
+	case HK_PLAN_WRITE:
+		break;
+	}
+	old.value = u->before;
+	/* Pools: the whole pool's file, not the mempolicy's (which acts on some nodes only). */
+	old.flags = 0;
+	if (u->it.page_size && hk_parse_u64_strict(u->before, &v) == 0)
+		old.number = v;
+	/*
+	 * A write the kernel refused changed nothing, unless it reads otherwise
+	 * (a close that failed after it); one it took is written back whatever
+	 * the file reads now.
+	 */
+	if (u->refused && hk_plan_item_check(run->ctx, &old, NULL) == 1)
+		return 0;
+	rc = hk_plan_item_apply(run->ctx, &old, NULL);
+	return rc < 0 ? rc : 1;
+}
+
+HK_EXPORT int hk_run_put_back(struct hk_run *run, size_t *ret_done)
+{
+	size_t done = 0;
+	int first = 0;
+
+	if (ret_done)
+		*ret_done = 0;
+	if (!run)
+		return -EINVAL;
+	for (size_t i = run->n; i-- > 0;) {
+		const struct undo *u = &run->undo[i];
+		int rc = put_back_one(run, u);
+
+		if (rc < 0) {
+			hk_err(run->ctx, "%s: cannot put back %s (%s): %s", u->it.item,
+			       u->raw	   ? "the file's contents"
+			       : u->before ? u->before
+					   : "its absence",
+			       u->it.path, strerror(-rc));
+			if (!first)
+				first = rc;
+			continue;
+		}
+		if (rc == 0)
+			continue;
+		if (u->raw || !u->before)
+			hk_info(run->ctx, "%s: put back as it was", u->it.item);
+		else
+			hk_info(run->ctx, "%s: put back to %s", u->it.item, u->before);
+		done++;
+	}
+	for (size_t i = 0; i < run->n; i++)
+		free(run->undo[i].before);
+	run->n = 0;
+	if (ret_done)
+		*ret_done = done;
+	return first;
+}

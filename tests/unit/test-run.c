@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The executor's journal (lib/core/run.c) on fixture trees: every item
+ * written through a run is put back as it was, byte for byte, newest first;
+ * a write that failed is not written back; nothing is kept in a dry run;
+ * what the caller made (hk_run_record) is taken away again.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka.h needs the headers above first. */
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hugekit/hugekit.h>
+
+#include "tree.h"
+
+#define NR "proc/sys/vm/nr_hugepages"
+#define OC "proc/sys/vm/nr_overcommit_hugepages"
+#define THP "sys/kernel/mm/transparent_hugepage/enabled"
+#define MFK "proc/sys/vm/min_free_kbytes"
+
+/* The whole file, as a string (malloc'd). */
+static char *slurp(const struct tree *t, const char *rel)
+{
+	char path[4096], *buf = calloc(1, 65536);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, rel);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(buf);
+	n = fread(buf, 1, 65535, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A plan of four writes: THP, a sysctl, a pool's minimum and its overcommit. */
+static struct hk_plan *four_writes(const struct tree *t)
+{
+	struct hk_plan *plan;
+
+	assert_int_equal(hk_plan_new(&plan), 0);
+	assert_true(hk_plan_add_thp(t->ctx, plan, "enabled", "never", "test") >= 0);
+	assert_true(hk_plan_add_sysctl(t->ctx, plan, HK_SYSCTL_MIN_FREE_KBYTES, 123456, "test") >=
+		    0);
+	assert_true(hk_plan_add_pool(t->ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_MINIMUM, 30, 0,
+				     "test") >= 0);
+	assert_true(hk_plan_add_pool(t->ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_OVERCOMMIT, 11, 0,
+				     "test") >= 0);
+	return plan;
+}
+
+static void test_put_back_every_write(void **state)
+{
+	const char *files[] = {THP, MFK, NR, OC};
+	char *before[4];
+	const struct hk_plan_item *items;
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	size_t n, done = 99;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	for (size_t i = 0; i < 4; i++)
+		before[i] = slurp(&t, files[i]);
+	plan = four_writes(&t);
+	n = hk_plan_items(plan, &items);
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	for (size_t i = 0; i < n; i++) {
+		int rc = hk_run_apply(run, &items[i], NULL);
+
+		/* A tree does not act on a pool write: its counters read back as they were. */
+		assert_true(rc == 0 || (rc == -EAGAIN && items[i].page_size));
+	}
+	/* A file written twice is kept once, with what it had before the first write. */
+	assert_int_equal(hk_run_apply(run, &items[0], NULL), 0);
+	assert_int_equal(hk_run_count(run), 4);
+	for (size_t i = 0; i < 4; i++) {
+		char *now = slurp(&t, files[i]);
+
+		assert_string_not_equal(now, before[i]);
+		free(now);
+	}
+	assert_int_equal(hk_run_put_back(run, &done), 0);
+	assert_int_equal(done, 4);
+	assert_int_equal(hk_run_count(run), 0);
+	for (size_t i = 0; i < 4; i++) {
+		char *now = slurp(&t, files[i]);
+
+		/* Byte for byte: "always [madvise] never" back, not the word written. */
+		assert_string_equal(now, before[i]);
+		free(now);
+		free(before[i]);
+	}
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+/* A failed write changed nothing: kept, but not written back (done counts writes). */
+static void test_failed_write_not_written_back(void **state)
+{
+	struct hk_plan_item bad;
+	const struct hk_plan_item *items;
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	char path[4096], *thp0;
+	size_t done = 99;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	thp0 = slurp(&t, THP);
+	plan = four_writes(&t);
+	hk_plan_items(plan, &items);
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	assert_int_equal(hk_run_apply(run, &items[0], NULL), 0);
+	/* The sysctl's file made a directory: its write fails (EISDIR). */
+	snprintf(path, sizeof(path), "%s/" MFK, t.dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	bad = items[1];
+	assert_true(hk_run_apply(run, &bad, NULL) < 0);
+	assert_int_equal(hk_run_put_back(run, &done), 0);
+	assert_int_equal(done, 1);
+	{
+		char *now = slurp(&t, THP);
+
+		assert_string_equal(now, thp0);
+		free(now);
+	}
+	free(thp0);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+static void dry(void *data, const char *path, const char *value)
+{
+	(*(int *)data)++;
+	(void)path;
+	(void)value;
+}
+
+static void test_dry_run_keeps_nothing(void **state)
+{
+	const struct hk_plan_item *items;
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	int lines = 0;
+	size_t n, done = 99;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	plan = four_writes(&t);
+	n = hk_plan_items(plan, &items);
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	hk_set_dry_run(t.ctx, dry, &lines);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(hk_run_apply(run, &items[i], NULL), 0);
+	/* A dry run writes nothing: the lines are the plan's. */
+	assert_int_equal(lines, 4);
+	assert_int_equal(hk_run_count(run), 0);
+	/* Nothing to put back: no line printed, nothing written. */
+	assert_int_equal(hk_run_put_back(run, &done), 0);
+	assert_int_equal(done, 0);
+	assert_int_equal(lines, 4);
+	hk_set_dry_run(t.ctx, NULL, NULL);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+/* A directory the run made is removed again; one that was there stays. */
+static void test_mkdir_put_back(void **state)
+{
+	struct hk_plan_item made = {.kind = HK_PLAN_MKDIR,
+				    .item = "cgroup t.slice",
+				    .path = "/sys/fs/cgroup/t.slice",
+				    .value = "",
+				    .node = HK_NODE_ALL};
+	struct hk_plan_item there = made;
+	struct hk_run *run;
+	struct tree t;
+	char path[4096];
+	struct stat st;
+	size_t done;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	fixture_write(t.dir, "sys/fs/cgroup/old.slice/x", "");
+	there.path = "/sys/fs/cgroup/old.slice";
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	assert_int_equal(hk_run_apply(run, &made, NULL), 0);
+	assert_int_equal(hk_run_apply(run, &there, NULL), 0);
+	assert_int_equal(hk_run_count(run), 1);
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/t.slice", t.dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(hk_run_put_back(run, &done), 0);
+	assert_int_equal(done, 1);
+	assert_int_equal(stat(path, &st), -1);
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/old.slice", t.dir);
+	assert_int_equal(stat(path, &st), 0);
+	hk_run_unref(run);
+	tree_close(&t);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct hk_run *run = NULL;
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	assert_int_equal(hk_run_new(NULL, 0, &run), -EINVAL);
+	assert_int_equal(hk_run_new(t.ctx, 0x80, &run), -EINVAL);
+	assert_null(run);
+	assert_int_equal(hk_run_apply(NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(hk_run_put_back(NULL, NULL), -EINVAL);
+	assert_int_equal(hk_run_count(NULL), 0);
+	hk_run_unref(NULL);
+	tree_close(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_put_back_every_write),
+		cmocka_unit_test(test_failed_write_not_written_back),
+		cmocka_unit_test(test_dry_run_keeps_nothing),
+		cmocka_unit_test(test_mkdir_put_back),
+		cmocka_unit_test(test_bad_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

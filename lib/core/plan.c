@@ -248,7 +248,7 @@ static int parse_pages(const char *s, uint64_t size, uint64_t *ret)
 
 /*
  * A pool item's name and file: "pool 2M minimum", "pool 2M node 1 minimum",
- * "pool 2M maximum" (the overcommit that gives it), "pool 2M demote_size".
+ * "pool 2M overcommit" (the overcommit that gives it), "pool 2M demote_size".
  */
 static int pool_names(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_field field,
 		      unsigned flags, char *item, size_t sz, char **ret_path)
@@ -258,7 +258,7 @@ static int pool_names(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_
 
 	hkc_format_size(sname, sizeof(sname), size);
 	if (field == HK_POOL_OVERCOMMIT)
-		snprintf(item, sz, "pool %s maximum", sname);
+		snprintf(item, sz, "pool %s overcommit", sname);
 	else if (field == HK_POOL_DEMOTE_SIZE)
 		snprintf(item, sz, "pool %s demote_size", sname);
 	else if (node == HK_NODE_ALL)

@@ -60,7 +60,7 @@ setup() {
 		"changed: thp enabled: madvise -> never ($CONF:2)" \
 		"changed: sysctl vm.min_free_kbytes: 90112 -> 100000 ($CONF:9)" \
 		"changed: pool 2M minimum: 24 -> 30 ($CONF:4)" \
-		"changed: pool 2M maximum: 8 -> 10 ($CONF:5)" \
+		"changed: pool 2M overcommit: 8 -> 10 ($CONF:5)" \
 		"changed: pool 1G node 0 minimum: 0 -> 1 ($CONF:7)" \
 		"changed: cgroup / +hugetlb: memory -> memory hugetlb (implied)" \
 		"changed: cgroup db.slice hugetlb.2MB.max: max -> 67108864 ($CONF:11)")"
@@ -98,7 +98,7 @@ setup() {
 @test "--apply --json and --check --json" {
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF" --json
 	assert_failure 3
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["drifted"] is True; i=[x["item"] for x in d["differences"]]; assert "pool 2M maximum" in i, i; x=d["differences"][0]; assert x["item"]=="thp enabled" and x["current"]=="madvise" and x["wanted"]=="never" and x["line"]==2 and x["path"]=="/sys/kernel/mm/transparent_hugepage/enabled", x' "$output"
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["drifted"] is True; i=[x["item"] for x in d["differences"]]; assert "pool 2M overcommit" in i, i; x=d["differences"][0]; assert x["item"]=="thp enabled" and x["current"]=="madvise" and x["wanted"]=="never" and x["line"]==2 and x["path"]=="/sys/kernel/mm/transparent_hugepage/enabled", x' "$output"
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --json
 	assert_success
 	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["changed"] is True and d["short"]==[] and d["failed"]==[]; c=[x for x in d["changes"] if x["item"]=="pool 2M minimum"][0]; assert c["from"]=="24" and c["to"]=="30", c' "$output"
@@ -325,7 +325,7 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	# The failure is in the JSON too, with what was put back.
 	run --separate-stderr env HK_FAULT="write:$cg:*:EINVAL" "$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --json
 	assert_failure 1
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["failed"]==["cgroup db.slice hugetlb.2MB.max"] and d["changed"] is False and d["changes"]==[] and d["put_back"]==["thp enabled", "sysctl vm.min_free_kbytes", "pool 2M minimum", "pool 2M maximum", "pool 1G node 0 minimum", "cgroup / +hugetlb"], d' "$output"
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["failed"]==["cgroup db.slice hugetlb.2MB.max"] and d["changed"] is False and d["changes"]==[] and d["put_back"]==["thp enabled", "sysctl vm.min_free_kbytes", "pool 2M minimum", "pool 2M overcommit", "pool 1G node 0 minimum", "cgroup / +hugetlb"], d' "$output"
 	# The first item fails: nothing after it is written, nothing to put back.
 	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \
 		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"

@@ -57,7 +57,7 @@ sums() {
 	assert_equal "$(json 'd["dry_run"], d["changed"], d["failed"]')" "(True, True, [])"
 	assert_equal "$(json 'sorted({c["item"]: (c["path"], c["to"]) for c in d["changes"]}.items())')" \
 		"$options"
-	assert_equal "$options" "[('pool 1G minimum', ('/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages', '3')), ('pool 2M maximum', ('/proc/sys/vm/nr_overcommit_hugepages', '10')), ('pool 2M minimum', ('/proc/sys/vm/nr_hugepages', '30')), ('sysctl vm.hugetlb_shm_group', ('/proc/sys/vm/hugetlb_shm_group', '1')), ('thp enabled', ('/sys/kernel/mm/transparent_hugepage/enabled', 'never'))]"
+	assert_equal "$options" "[('pool 1G minimum', ('/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages', '3')), ('pool 2M minimum', ('/proc/sys/vm/nr_hugepages', '30')), ('pool 2M overcommit', ('/proc/sys/vm/nr_overcommit_hugepages', '10')), ('sysctl vm.hugetlb_shm_group', ('/proc/sys/vm/hugetlb_shm_group', '1')), ('thp enabled', ('/sys/kernel/mm/transparent_hugepage/enabled', 'never'))]"
 }
 
 @test "--apply --dry-run --json: the changes --apply would make, no shell lines, nothing written" {

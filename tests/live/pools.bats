@@ -226,7 +226,7 @@ pool_state() {
 	# Relative amounts resolved from the kernel's pool (Minimum 6, Maximum 8): the Minimum
 	# +2 keeps the Maximum at 8 (overcommit 0), the Maximum +4 is 12 (overcommit 4), as 2.23.
 	assert_equal "$(python3 -c 'import json, sys; print([(i["item"], i["value"]) for i in json.load(sys.stdin)["plan"]])' <<< "$plan")" \
-		"[('thp defrag', 'defer'), ('pool 2M minimum', '8'), ('pool 2M maximum', '0'), ('pool 2M maximum', '4'), ('pool 2M minimum', '8'), ('sysctl vm.hugetlb_shm_group', '0')]"
+		"[('thp defrag', 'defer'), ('pool 2M minimum', '8'), ('pool 2M overcommit', '0'), ('pool 2M overcommit', '4'), ('pool 2M minimum', '8'), ('sysctl vm.hugetlb_shm_group', '0')]"
 	assert_equal "$(pool_state)" "nr=6 overcommit=2 surplus=0"
 	run --separate-stderr hugeadm --pool-pages-min 2M:+2 --pool-pages-max 2M:+4 --thp-defrag defer \
 		--set-shm-group root

@@ -166,7 +166,7 @@ static void test_items(void **state)
 	assert_int_equal(it->node, 1);
 	assert_int_equal(it->field, HK_POOL_MINIMUM);
 	assert_int_equal(it->line, 4);
-	it = find(plan, "pool 2M maximum", NULL);
+	it = find(plan, "pool 2M overcommit", NULL);
 	assert_string_equal(it->value, "10"); /* overcommit: 40 - (10 + 20) */
 	assert_string_equal(it->path, "/proc/sys/vm/nr_overcommit_hugepages");
 	it = find(plan, "pool 1G minimum", NULL);

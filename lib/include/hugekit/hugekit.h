@@ -521,7 +521,9 @@ struct hk_plan_item {
 	/*
 	 * What it is about, stable and one word per part, for people and for
 	 * scripts: "thp enabled", "sysctl vm.min_free_kbytes", "pool 2M minimum",
-	 * "pool 2M node 1 minimum", "pool 2M maximum", "mount /dev/hugepages-2M",
+	 * "pool 2M node 1 minimum", "pool 2M overcommit" (named for what it writes:
+	 * the overcommit that gives [pool] maximum; "maximum" until HK_1.5),
+	 * "mount /dev/hugepages-2M",
 	 * "cgroup db.slice", "cgroup db.slice hugetlb.2MB.max".
 	 */
 	const char *item;

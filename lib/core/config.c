@@ -447,6 +447,32 @@ static void check_boot(struct parse *p, unsigned line, const char *key, const ch
 	}
 }
 
+/*
+ * [apply]: how --apply runs, as its options say it (--hard, --strict,
+ * --obey-mempolicy, --add-temp-swap=N, --add-ramdisk-swap, --persist).
+ */
+static void check_apply(struct parse *p, unsigned line, const char *key, const char *value)
+{
+	static const char *const flags[] = {"hard",	    "strict",  "obey_mempolicy",
+					    "ramdisk_swap", "persist", NULL};
+	static const char *const yes_no[] = {"yes", "no", NULL};
+	uint64_t n;
+
+	if (one_of(key, flags)) {
+		if (!one_of(value, yes_no))
+			problem(p, line, "[apply] %s '%s': yes or no", key, value);
+	} else if (strcmp(key, "temp_swap") == 0) {
+		if (hk_parse_u64_strict(value, &n) < 0 || n > (1u << 20))
+			problem(p, line, "[apply] temp_swap '%s': pages of swap, 0 to 1048576",
+				value);
+	} else {
+		problem(p, line,
+			"unknown key '%s' in [apply] (hard, strict, obey_mempolicy, temp_swap, "
+			"ramdisk_swap, persist)",
+			key);
+	}
+}
+
 /* The section's type and name ("pool", "2M"); false after saying what is wrong. */
 static bool split_section(struct parse *p, const char *section, char *type, size_t tsz,
 			  const char **ret_name)
@@ -455,7 +481,7 @@ static bool split_section(struct parse *p, const char *section, char *type, size
 	const char *name = sp;
 	size_t tlen = (size_t)(sp - section);
 	static const char *const named[] = {"pool", "mount", "cgroup", NULL};
-	static const char *const plain[] = {"thp", "sysctl", "boot", NULL};
+	static const char *const plain[] = {"thp", "sysctl", "boot", "apply", NULL};
 
 	while (*name == ' ' || *name == '\t')
 		name++;
@@ -475,7 +501,8 @@ static bool split_section(struct parse *p, const char *section, char *type, size
 		problem(p, p->section_line, "[%s] takes no name ('%s')", type, *ret_name);
 	} else if (!one_of(type, named) && !one_of(type, plain)) {
 		problem(p, p->section_line,
-			"unknown section [%s] (pool, mount, thp, sysctl, cgroup, boot)", section);
+			"unknown section [%s] (pool, mount, thp, sysctl, cgroup, boot, apply)",
+			section);
 	} else if (strcmp(type, "pool") == 0 && !is_size(*ret_name)) {
 		problem(p, p->section_line, "[%s]: '%s' is not a page size", section, *ret_name);
 	} else if (strcmp(type, "mount") == 0 && !clean_path(*ret_name)) {
@@ -593,6 +620,8 @@ static void check_key(struct parse *p, unsigned line, const char *type, const ch
 		check_sysctl(p, line, key, value);
 	else if (strcmp(type, "boot") == 0)
 		check_boot(p, line, key, value);
+	else if (strcmp(type, "apply") == 0)
+		check_apply(p, line, key, value);
 	else
 		check_cgroup_key(p, line, sec, key, value);
 }

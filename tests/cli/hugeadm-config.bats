@@ -336,3 +336,49 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	run changed "$PRISTINE" "$ROOT"
 	assert_output ""
 }
+
+@test "[apply]: a bad key or value is one error at its line, and nothing is changed" {
+	printf '[apply]\nhard = maybe\ntemp_swap = -1\nfast = yes\n' >> "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_failure 1
+	assert_equal "$stderr" "$(printf '%s\n' \
+		"hugeadm:ERROR: $CONF:13: [apply] hard 'maybe': yes or no" \
+		"hugeadm:ERROR: $CONF:14: [apply] temp_swap '-1': pages of swap, 0 to 1048576" \
+		"hugeadm:ERROR: $CONF:15: unknown key 'fast' in [apply] (hard, strict, obey_mempolicy, temp_swap, ramdisk_swap, persist)")"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+	# --check reads the same file: the same errors.
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_failure 1
+}
+
+@test "[apply] obey_mempolicy = yes: a whole pool's minimum is written to nr_hugepages_mempolicy" {
+	printf '[pool 2M]\nminimum = 30\n[apply]\nobey_mempolicy = yes\n' > "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --dry-run
+	assert_success
+	assert_line "echo 30 > /proc/sys/vm/nr_hugepages_mempolicy"
+	refute_line "echo 30 > /proc/sys/vm/nr_hugepages"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	run changed "$PRISTINE" "$ROOT"
+	assert_output "proc/sys/vm/nr_hugepages_mempolicy"
+	# --check needs no policy: it compares the pool's minimum.
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_failure 3
+}
+
+@test "[apply] hard = yes: a short pool is retried (compaction, a second's wait), then said short" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
+	hk_need_built "$faulty"
+	mkdir -p "$bin" "$ROOT/run"
+	ln -sf "$faulty" "$bin/hugeadm"
+	printf '[pool 1G]\nminimum = 5\n[apply]\nhard = yes\nstrict = yes\n' > "$CONF"
+	echo 2 > "$ROOT/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+	run --separate-stderr env HK_FAULT="live;read:sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages:6+:value=3" \
+		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --verbose 3
+	# strict = yes is --strict: put back, exit 2.
+	assert_failure 2
+	[ "$(grep -c '^hugeadm:INFO: pool 1G minimum: 3 of 5 pages; compacting memory and trying again$' <<< "$stderr")" -eq 3 ] || fail "$stderr"
+	[[ $stderr == *"hugeadm:INFO: pool 1G minimum: giving up after 3 rounds (the last ones without progress), at 3 of 5 pages"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: pool 1G minimum: came up short (--strict): 1 file put back as it was before this run"* ]] || fail "$stderr"
+}

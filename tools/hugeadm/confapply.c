@@ -45,6 +45,31 @@ void ha_config_error(void *data, const char *file, unsigned line, const char *ms
 		ha_msg(ctl, HA_ERROR, "%s", msg);
 }
 
+/*
+ * --apply: the configuration's [apply] section, as its options would say it
+ * (an option given on the command line holds either way: yes adds to it).
+ */
+static void apply_section(struct hugeadm_ctl *ctl, const struct hk_config *cfg)
+{
+	const struct hk_config_entry *es;
+	size_t n = hk_config_entries(cfg, &es);
+
+	for (size_t i = 0; i < n && ctl->apply; i++) {
+		const char *k = es[i].key;
+		bool yes = strcmp(es[i].value, "yes") == 0;
+
+		if (strcmp(es[i].section, "apply") != 0)
+			continue;
+		if (strcmp(k, "temp_swap") == 0 && !ctl->temp_swap)
+			ctl->temp_swap = atoi(es[i].value);
+		ctl->hard |= yes && strcmp(k, "hard") == 0;
+		ctl->strict |= yes && strcmp(k, "strict") == 0;
+		ctl->obey_mempolicy |= yes && strcmp(k, "obey_mempolicy") == 0;
+		ctl->ramdisk_swap |= yes && strcmp(k, "ramdisk_swap") == 0;
+		ctl->persist |= yes && strcmp(k, "persist") == 0;
+	}
+}
+
 /* The plan of the configuration, or NULL after the errors were said. */
 static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 {
@@ -74,6 +99,7 @@ static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 			return NULL;
 		}
 	}
+	apply_section(ctl, cfg);
 	rc = hk_plan_from_config(ctl->ctx, cfg, ha_config_error, ctl, &plan);
 	if (rc < 0) {
 		if (rc != -EINVAL)

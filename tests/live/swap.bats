@@ -138,3 +138,36 @@ in_swaps() {
 	in_swaps "$f"
 	assert_equal "$(ls "$DIR")" "$(basename "$f")"
 }
+
+@test "--apply: [apply] temp_swap and persist add swap while the pool grows, as the options do" {
+	local f conf="$BATS_TEST_TMPDIR/swap.conf"
+	printf '[pool 2M]\nminimum = 2\n[apply]\ntemp_swap = 1\npersist = yes\n' > "$conf"
+	# A dry run prints the swap's commands around the write, and makes nothing.
+	run --separate-stderr hugeadm --apply "$conf" --dry-run
+	assert_success
+	assert_line --regexp '^dd bs=1024 count=2048 if=/dev/zero of=/var/lib/hugetlbfs/swap/temp/swapfile-[0-9]+$'
+	assert_line --regexp '^swapon /var/lib/hugetlbfs/swap/temp/swapfile-[0-9]+$'
+	assert_line "echo 2 > /proc/sys/vm/nr_hugepages"
+	assert_equal "$(ls -A "$DIR" 2> /dev/null || true)" "$BEFORE"
+	run --separate-stderr hugeadm --apply "$conf"
+	assert_success
+	f=$(ls "$DIR"/swapfile-*.persist)
+	MADE+=("$f")
+	in_swaps "$f"
+	assert_equal "$(cat "$D/nr_hugepages")" 2
+}
+
+@test "--apply --add-temp-swap: the swap is there while the pool grows, gone after" {
+	local conf="$BATS_TEST_TMPDIR/swap.conf"
+	printf '[pool 2M]\nminimum = 1\n' > "$conf"
+	run --separate-stderr hugeadm --apply "$conf" --add-temp-swap=1 --verbose 3
+	assert_success
+	# Swapped on before the pool's write (the library's "FILE = VALUE" line).
+	grep -nE '^hugeadm:INFO: (swapon /var/lib/hugetlbfs/swap/temp/swapfile-[0-9]+|/proc/sys/vm/nr_hugepages = 1)$' <<< "$stderr" | cut -d: -f3- > "$BATS_TEST_TMPDIR/order"
+	run cat "$BATS_TEST_TMPDIR/order"
+	assert_line --index 0 --regexp '^INFO: swapon /var/lib/hugetlbfs/swap/temp/swapfile-[0-9]+$'
+	assert_line --index 1 'INFO: /proc/sys/vm/nr_hugepages = 1'
+	assert_equal "$(cat "$D/nr_hugepages")" 1
+	# Nothing left: not persisted.
+	assert_equal "$(ls -A "$DIR" 2> /dev/null || true)" "$BEFORE"
+}

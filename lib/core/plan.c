@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The plan: a configuration resolved against this machine into the writes
- * that make the machine match it, in the order they are applied (THP knobs,
- * sysctls, pools, mounts, cgroups). Each item knows the file it writes, the
+ * that make the machine match it, in the order they are applied (enum
+ * phase: the order of hugeadm's options). Each item knows the file it writes, the
  * value, and the setting it comes from; hk_plan_item_check() compares it with
  * the machine and hk_plan_item_apply() writes it and reads it back.
  */
@@ -23,10 +23,17 @@
 #include "paths.h"
 #include "usage.h"
 
+/*
+ * The order items are applied in, the order hugeadm's options run in: zone
+ * movable, THP, HVO (it acts on the pages allocated after it), the pools,
+ * the other sysctls (min_free_kbytes, shmmax, the shm group), mounts, cgroups.
+ */
 enum phase {
+	PH_MOVABLE,
 	PH_THP,
-	PH_SYSCTL,
+	PH_HVO,
 	PH_POOL,
+	PH_SYSCTL,
 	PH_MOUNT,
 	PH_CGROUP,
 	PH_N
@@ -589,11 +596,25 @@ static void plan_maximum(struct build *b, const struct pool_plan *pp, const stru
 	}
 }
 
+/*
+ * Whether the overcommit is written before the minimum: as hugeadm's
+ * --pool-pages-min MIN --pool-pages-max MAX write it, when the new minimum
+ * with today's overcommit would leave the pool below the maximum it has (a
+ * pool that shrinks keeps its maximum on the way); else after it.
+ */
+static bool overcommit_first(const struct pool_plan *pp, const struct minimum *m, uint64_t cur_oc)
+{
+	uint64_t kept = hkc_sat_add(pp->cur_min, cur_oc);
+
+	return !pp->gigantic && !m->bad && hkc_sat_add(m->total, cur_oc) < kept;
+}
+
 static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 {
 	struct pool_plan pp = {.k = k, .size = size, .si = size_index(b, size)};
 	struct minimum m = {0};
 	uint64_t cur_oc;
+	bool oc_first;
 
 	pp.pool = build_pool(b, size, pp.si);
 	if (!pp.pool)
@@ -609,15 +630,18 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	pp.cur_min = hkc_sat_add(hk_pool_get(pp.pool, HK_POOL_MINIMUM),
 				 pp.si >= 0 ? b->incoming[pp.si] : 0);
 	m.total = pp.cur_min;
-	if (k->minimum) {
-		if (read_minimum(b, &pp, &m) < 0)
-			return;
+	if (k->minimum && read_minimum(b, &pp, &m) < 0)
+		return;
+	/* The overcommit first when the maximum would otherwise dip below the one asked. */
+	oc_first = k->maximum && overcommit_first(&pp, &m, cur_oc);
+	if (oc_first)
+		plan_maximum(b, &pp, &m, &cur_oc);
+	if (k->minimum)
 		plan_minimum(b, &pp, &m);
-		free(m.parts);
-	} else if (pp.demote) {
+	else if (pp.demote)
 		problem(b, k->demote, "demote = yes: no minimum in [pool] to shrink to");
-	}
-	if (k->maximum)
+	free(m.parts);
+	if (k->maximum && !oc_first)
 		plan_maximum(b, &pp, &m, &cur_oc);
 	if (pp.si >= 0)
 		b->planned_max[pp.si] = pp.gigantic ? m.total : hkc_sat_add(m.total, cur_oc);
@@ -756,7 +780,11 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 	}
 	snprintf(item, sizeof(item), "sysctl %s", e->key);
 	snprintf(path, sizeof(path), "/%s", rel);
-	add(b, PH_SYSCTL, HK_PLAN_WRITE, e, item, path, v);
+	add(b,
+	    strcmp(e->key, "vm.hugepages_treat_as_movable") == 0 ? PH_MOVABLE
+	    : strcmp(e->key, "vm.hugetlb_optimize_vmemmap") == 0 ? PH_HVO
+								 : PH_SYSCTL,
+	    HK_PLAN_WRITE, e, item, path, v);
 }
 
 struct mount_keys {
@@ -1108,6 +1136,17 @@ static void cgroup_section(struct build *b, const struct hk_config_entry *es, si
 	}
 }
 
+static int sysctl_rank(const char *key)
+{
+	static const char *const ranked[] = {"vm.min_free_kbytes", "kernel.shmmax",
+					     "vm.hugetlb_shm_group"};
+
+	for (int r = 0; r < 3; r++)
+		if (strcmp(key, ranked[r]) == 0)
+			return r;
+	return 3;
+}
+
 static void plan_entries(struct build *b, const struct hk_config_entry *es, size_t n)
 {
 	struct names pools = {0}, mounts = {0}, cgroups = {0};
@@ -1134,9 +1173,11 @@ static void plan_entries(struct build *b, const struct hk_config_entry *es, size
 	order_pools(&pools, es, n);
 	for (size_t p = 0; p < pools.n; p++)
 		pool_section(b, es, n, pools.v[p]);
-	for (size_t i = 0; i < n; i++)
-		if (is(&es[i], "sysctl", NULL))
-			plan_sysctl(b, &es[i]);
+	/* In the order of hugeadm's options (min_free_kbytes, shmmax, the shm group), then the rest. */
+	for (int r = 0; r <= 3; r++)
+		for (size_t i = 0; i < n; i++)
+			if (is(&es[i], "sysctl", NULL) && sysctl_rank(es[i].key) == r)
+				plan_sysctl(b, &es[i]);
 	for (size_t m = 0; m < mounts.n; m++)
 		mount_section(b, es, n, mounts.v[m]);
 	for (size_t c = 0; c < cgroups.n; c++)

@@ -52,3 +52,23 @@ golden() {
 	fi
 	assert_equal "$rc" "$(cat "$exp.rc" 2>/dev/null || echo 0)"
 }
+
+# kernel_like ROOT: the default size's /proc/sys/vm files are its sysfs
+# attributes (links inside the tree, which hugeadm follows), no surplus pages:
+# what a kernel shows after a write, which plain files cannot.
+kernel_like() {
+	local h=sys/kernel/mm/hugepages/hugepages-2048kB n
+	ln -sf "../../../$h/nr_hugepages" "$1/proc/sys/vm/nr_hugepages"
+	ln -sf "../../../$h/nr_overcommit_hugepages" "$1/proc/sys/vm/nr_overcommit_hugepages"
+	echo 0 > "$1/$h/surplus_hugepages"
+	for n in 0 1; do
+		echo 0 > "$1/sys/devices/system/node/node$n/hugepages/hugepages-2048kB/surplus_hugepages"
+	done
+	mkdir -p "$1/sys/fs/cgroup"
+	echo "cpu memory hugetlb pids" > "$1/sys/fs/cgroup/cgroup.controllers"
+	echo "memory" > "$1/sys/fs/cgroup/cgroup.subtree_control"
+	# A cgroup as the kernel makes it (mkdir in a tree makes no files).
+	mkdir -p "$1/sys/fs/cgroup/db.slice"
+	echo max > "$1/sys/fs/cgroup/db.slice/hugetlb.2MB.max"
+	: > "$1/sys/fs/cgroup/db.slice/cgroup.subtree_control"
+}

@@ -10,26 +10,6 @@ changed() {
 	diff -rq "$1" "$2" | sed -E "s|^Files $1/([^ ]+) and .*|\1|; s|^Only in $2/?([^:]*): (.*)|+\1/\2|" | sort
 }
 
-# kernel_like ROOT: the default size's /proc/sys/vm files are its sysfs
-# attributes (links inside the tree, which hugeadm follows), no surplus pages:
-# what a kernel shows after a write, which plain files cannot.
-kernel_like() {
-	local h=sys/kernel/mm/hugepages/hugepages-2048kB n
-	ln -sf "../../../$h/nr_hugepages" "$1/proc/sys/vm/nr_hugepages"
-	ln -sf "../../../$h/nr_overcommit_hugepages" "$1/proc/sys/vm/nr_overcommit_hugepages"
-	echo 0 > "$1/$h/surplus_hugepages"
-	for n in 0 1; do
-		echo 0 > "$1/sys/devices/system/node/node$n/hugepages/hugepages-2048kB/surplus_hugepages"
-	done
-	mkdir -p "$1/sys/fs/cgroup"
-	echo "cpu memory hugetlb pids" > "$1/sys/fs/cgroup/cgroup.controllers"
-	echo "memory" > "$1/sys/fs/cgroup/cgroup.subtree_control"
-	# A cgroup as the kernel makes it (mkdir in a tree makes no files).
-	mkdir -p "$1/sys/fs/cgroup/db.slice"
-	echo max > "$1/sys/fs/cgroup/db.slice/hugetlb.2MB.max"
-	: > "$1/sys/fs/cgroup/db.slice/cgroup.subtree_control"
-}
-
 setup() {
 	ROOT=$(fixture x86-2node)
 	kernel_like "$ROOT"
@@ -58,10 +38,10 @@ setup() {
 	assert_equal "$stderr" ""
 	assert_output "$(printf '%s\n' \
 		"changed: thp enabled: madvise -> never ($CONF:2)" \
-		"changed: sysctl vm.min_free_kbytes: 90112 -> 100000 ($CONF:9)" \
 		"changed: pool 2M minimum: 24 -> 30 ($CONF:4)" \
 		"changed: pool 2M overcommit: 8 -> 10 ($CONF:5)" \
 		"changed: pool 1G node 0 minimum: 0 -> 1 ($CONF:7)" \
+		"changed: sysctl vm.min_free_kbytes: 90112 -> 100000 ($CONF:9)" \
 		"changed: cgroup / +hugetlb: memory -> memory hugetlb (implied)" \
 		"changed: cgroup db.slice hugetlb.2MB.max: max -> 67108864 ($CONF:11)")"
 }
@@ -325,7 +305,7 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	# The failure is in the JSON too, with what was put back.
 	run --separate-stderr env HK_FAULT="write:$cg:*:EINVAL" "$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --json
 	assert_failure 1
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["failed"]==["cgroup db.slice hugetlb.2MB.max"] and d["changed"] is False and d["changes"]==[] and d["put_back"]==["thp enabled", "sysctl vm.min_free_kbytes", "pool 2M minimum", "pool 2M overcommit", "pool 1G node 0 minimum", "cgroup / +hugetlb"], d' "$output"
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["failed"]==["cgroup db.slice hugetlb.2MB.max"] and d["changed"] is False and d["changes"]==[] and d["put_back"]==["thp enabled", "pool 2M minimum", "pool 2M overcommit", "pool 1G node 0 minimum", "sysctl vm.min_free_kbytes", "cgroup / +hugetlb"], d' "$output"
 	# The first item fails: nothing after it is written, nothing to put back.
 	run --separate-stderr env HK_FAULT="write:sys/kernel/mm/transparent_hugepage/enabled:*:EINVAL" \
 		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"

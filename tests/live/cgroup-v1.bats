@@ -263,7 +263,7 @@ cg_hold() {
 	run --separate-stderr ns hugeadm --apply "$CONF" --json
 	assert_success
 	run jq -c . <<<"$output"
-	assert_output '{"changed":false,"changes":[],"short":[],"failed":[]}'
+	assert_output '{"changed":false,"changes":[],"short":[],"failed":[],"put_back":[]}'
 	run --separate-stderr ns hugeadm --check "$CONF"
 	assert_success
 	assert_output 'the machine matches the configuration (5 items)'

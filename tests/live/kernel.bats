@@ -90,7 +90,7 @@ one_gig() {
 	run --separate-stderr hugeadm --apply --json "$conf"
 	assert_success
 	run jq -c . <<< "$output"
-	assert_output '{"changed":false,"changes":[],"short":[],"failed":[]}'
+	assert_output '{"changed":false,"changes":[],"short":[],"failed":[],"put_back":[]}'
 	run --separate-stderr hugeadm --check "$conf"
 	assert_success
 	echo "$m_nr" > "$M/nr_hugepages"

@@ -204,12 +204,12 @@ static void test_sysctl(void **state)
 			     "# recommended (t.conf:4), worked out on this machine:\n"
 			     "# 11 x the default huge page size in kB x the memory zones\n"
 			     "vm.min_free_kbytes = %llu\n"
-			     "# group root (t.conf:5): the kernel takes its gid\n"
-			     "vm.hugetlb_shm_group = 0\n"
 			     "# recommended (t.conf:6), worked out on this machine:\n"
 			     "# what the huge page pools hold at the maximum this configuration "
 			     "gives them, in bytes\n"
 			     "kernel.shmmax = %llu\n"
+			     "# group root (t.conf:5): the kernel takes its gid\n"
+			     "vm.hugetlb_shm_group = 0\n"
 			     "kernel.shmall = 4194304\n",
 			     (unsigned long long)mfk, (unsigned long long)shmmax) > 0);
 	assert_string_equal(r.out.files[0].text, want);

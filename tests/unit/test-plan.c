@@ -193,9 +193,10 @@ static void test_items(void **state)
 			    "max");
 
 	/* The documented order. */
-	assert_true(i_thp < i_sys);
-	assert_true(i_sys < i_pool);
-	assert_true(i_pool < i_mount);
+	/* The order of hugeadm's options: THP, the pools, then the sysctls such as min_free_kbytes. */
+	assert_true(i_thp < i_pool);
+	assert_true(i_pool < i_sys);
+	assert_true(i_sys < i_mount);
 	assert_true(i_mount < i_cg);
 	hk_plan_unref(plan);
 	tree_close(&t);

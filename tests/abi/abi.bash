@@ -4,6 +4,6 @@
 # sanitizer build needs libasan), type ids by hash (stable across builds).
 # shellcheck disable=SC2154 # src: the sourcing script's source directory
 hk_abidw() {
-	abidw --headers-dir "$src/lib/include" --no-corpus-path --no-show-locs --no-comp-dir-path \
+	abidw --headers-dir "$src/lib/include" --no-corpus-path --short-locs --no-comp-dir-path \
 		--no-elf-needed --drop-undefined-syms --type-id-style hash "$1"
 }

@@ -54,29 +54,24 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv)
+/* The command line: -a, -H, --sysroot DIR; exits after a message when it is wrong. */
+static void parse_args(int argc, char **argv, bool *all, bool *huge_only, const char **sysroot)
 {
-	bool all = false, huge_only = false;
-	const char *sysroot = NULL;
 	struct hk_getopt g;
-	struct hk_ctx *ctx;
-	uint64_t *sizes, base;
-	size_t n;
-	int c, rc;
+	int c;
 
-	hk_close_stdout_atexit();
 	if (hk_getopt_init(&g, opts, "+") < 0)
-		return HK_EXIT_FAILURE;
+		exit(HK_EXIT_FAILURE);
 	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'a':
-			all = true;
+			*all = true;
 			break;
 		case 'H':
-			huge_only = true;
+			*huge_only = true;
 			break;
 		case OPT_SYSROOT:
-			sysroot = optarg;
+			*sysroot = optarg;
 			break;
 		default:
 			hk_opts_standard(c, opts, &g, usage);
@@ -84,15 +79,38 @@ int main(int argc, char **argv)
 	}
 	hk_getopt_fini(&g);
 	/* An empty DIR (an unset variable) is a mistake, not the running system. */
-	if (sysroot && !*sysroot) {
+	if (*sysroot && !**sysroot) {
 		fprintf(stderr, "%s: --sysroot: the directory is empty\n", hk_prog());
-		return HK_EXIT_FAILURE;
+		exit(HK_EXIT_FAILURE);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
 		hk_errtryhelp();
 	}
+}
 
+/* The base page size, then (-a) or only (-H) the huge page sizes, smallest first. */
+static void print_sizes(uint64_t base, uint64_t *sizes, size_t n, bool huge_only)
+{
+	/* -H wins over -a, as in libhugetlbfs. */
+	if (!huge_only)
+		printf("%" PRIu64 "\n", base);
+	qsort(sizes, n, sizeof(*sizes), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		printf("%" PRIu64 "\n", sizes[i]);
+}
+
+int main(int argc, char **argv)
+{
+	bool all = false, huge_only = false;
+	const char *sysroot = NULL;
+	struct hk_ctx *ctx;
+	uint64_t *sizes = NULL, base;
+	size_t n = 0;
+	int rc;
+
+	hk_close_stdout_atexit();
+	parse_args(argc, argv, &all, &huge_only, &sysroot);
 	rc = hk_new(sysroot, &ctx);
 	if (rc < 0) {
 		fprintf(stderr, "%s: ERROR: cannot open %s: %s\n", hk_prog(),
@@ -115,16 +133,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: ERROR: %s\n", hk_prog(), strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
-	if (!all && !huge_only) {
+	if (!all && !huge_only)
 		printf("%" PRIu64 "\n", base);
-		return HK_EXIT_SUCCESS;
-	}
-	/* -H wins over -a, as in libhugetlbfs. */
-	if (!huge_only)
-		printf("%" PRIu64 "\n", base);
-	qsort(sizes, n, sizeof(*sizes), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		printf("%" PRIu64 "\n", sizes[i]);
+	else
+		print_sizes(base, sizes, n, huge_only);
 	free(sizes);
 	return HK_EXIT_SUCCESS;
 }

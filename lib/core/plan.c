@@ -24,12 +24,11 @@
 #include "usage.h"
 
 /*
- * The order items are applied in, the order hugeadm's options run in: zone
- * movable, THP, HVO (it acts on the pages allocated after it), the pools,
+ * The order items are applied in, the order hugeadm's options run in: THP,
+ * HVO (it acts on the pages allocated after it), the pools,
  * the other sysctls (min_free_kbytes, shmmax, the shm group), mounts, cgroups.
  */
 enum phase {
-	PH_MOVABLE,
 	PH_THP,
 	PH_HVO,
 	PH_POOL,
@@ -780,10 +779,7 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 	}
 	snprintf(item, sizeof(item), "sysctl %s", e->key);
 	snprintf(path, sizeof(path), "/%s", rel);
-	add(b,
-	    strcmp(e->key, "vm.hugepages_treat_as_movable") == 0 ? PH_MOVABLE
-	    : strcmp(e->key, "vm.hugetlb_optimize_vmemmap") == 0 ? PH_HVO
-								 : PH_SYSCTL,
+	add(b, strcmp(e->key, "vm.hugetlb_optimize_vmemmap") == 0 ? PH_HVO : PH_SYSCTL,
 	    HK_PLAN_WRITE, e, item, path, v);
 }
 

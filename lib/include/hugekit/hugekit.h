@@ -512,7 +512,7 @@ enum hk_plan_kind {
 
 /*
  * One resolved step. Items come in the order they are applied (since HK_1.5
- * the order of hugeadm's options): vm.hugepages_treat_as_movable, THP knobs,
+ * the order of hugeadm's options): THP knobs,
  * vm.hugetlb_optimize_vmemmap, pools (per size: the minimum, whole or per
  * node, then the overcommit that gives the maximum), the other sysctls, mounts, cgroups (each parent's
  * controller, the directory, the limits). Fields may be added at the end only.

@@ -48,6 +48,12 @@ static inline uint64_t hkc_sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/* a - b, or 0 where it would go below. */
+static inline uint64_t hkc_sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 /* s without the blanks at both ends: the start, and the end cut in place. */
 char *hkc_trim(char *s);
 

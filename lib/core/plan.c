@@ -21,6 +21,7 @@
 
 #include "internal.h"
 #include "paths.h"
+#include "poolmath.h"
 #include "usage.h"
 
 /*
@@ -603,9 +604,9 @@ static void plan_maximum(struct build *b, const struct pool_plan *pp, const stru
  */
 static bool overcommit_first(const struct pool_plan *pp, const struct minimum *m, uint64_t cur_oc)
 {
-	uint64_t kept = hkc_sat_add(pp->cur_min, cur_oc);
+	uint64_t kept = hkp_pool_max(pp->cur_min, cur_oc);
 
-	return !pp->gigantic && !m->bad && hkc_sat_add(m->total, cur_oc) < kept;
+	return !pp->gigantic && !m->bad && hkp_pool_max(m->total, cur_oc) < kept;
 }
 
 static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
@@ -643,7 +644,7 @@ static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 	if (k->maximum && !oc_first)
 		plan_maximum(b, &pp, &m, &cur_oc);
 	if (pp.si >= 0)
-		b->planned_max[pp.si] = pp.gigantic ? m.total : hkc_sat_add(m.total, cur_oc);
+		b->planned_max[pp.si] = pp.gigantic ? m.total : hkp_pool_max(m.total, cur_oc);
 	if (k->demote_size && !(pp.demote && k->minimum && !m.bad))
 		plan_demote_size(b, size, k);
 }

@@ -87,7 +87,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!bad && ha_plan_validate(&ctl) == 0)
 		(void)ha_apply(&ctl);
 	ha_plan_free(&ctl);
-	ha_states_free(&ctl.plan_states);
 	free(all);
 	return 0;
 }

@@ -18,7 +18,7 @@
 
 #include "tree.h"
 /* hugeadm's pool arithmetic: a header of plain inline functions. */
-#include "../../tools/hugeadm/poolmath.h"
+#include "../../lib/core/poolmath.h"
 
 #define KiB UINT64_C(1024)
 #define MiB (KiB * 1024)
@@ -245,64 +245,64 @@ static void test_pool_edges(void **state)
 	}
 }
 
-/* hugeadm's rule (tools/hugeadm/poolmath.h) at 0, 1, UINT64_MAX - 1 and UINT64_MAX. */
+/* The planners' rule (lib/core/poolmath.h) at 0, 1, UINT64_MAX - 1 and UINT64_MAX. */
 static void test_poolmath_edges(void **state)
 {
 	const uint64_t M = UINT64_MAX;
 
 	(void)state;
-	assert_true(ha_sat_add(0, 0) == 0);
-	assert_true(ha_sat_add(1, M - 1) == M);
-	assert_true(ha_sat_add(1, M) == M);
-	assert_true(ha_sat_add(M, M) == M);
-	assert_true(ha_sat_add(M - 1, 0) == M - 1);
-	assert_true(ha_sat_sub(0, 1) == 0);
-	assert_true(ha_sat_sub(1, M) == 0);
-	assert_true(ha_sat_sub(M, M - 1) == 1);
-	assert_true(ha_sat_sub(M, 0) == M);
+	assert_true(hkp_sat_add(0, 0) == 0);
+	assert_true(hkp_sat_add(1, M - 1) == M);
+	assert_true(hkp_sat_add(1, M) == M);
+	assert_true(hkp_sat_add(M, M) == M);
+	assert_true(hkp_sat_add(M - 1, 0) == M - 1);
+	assert_true(hkp_sat_sub(0, 1) == 0);
+	assert_true(hkp_sat_sub(1, M) == 0);
+	assert_true(hkp_sat_sub(M, M - 1) == 1);
+	assert_true(hkp_sat_sub(M, 0) == M);
 
 	/* Minimum: nr - surplus, 0 for a racy read with surplus above nr. */
-	assert_true(ha_pool_min(10, 2) == 8);
-	assert_true(ha_pool_min(2, 10) == 0);
-	assert_true(ha_pool_min(0, M) == 0);
-	assert_true(ha_pool_min(M, 0) == M);
-	assert_true(ha_pool_min(M, M) == 0);
+	assert_true(hkp_pool_min(10, 2) == 8);
+	assert_true(hkp_pool_min(2, 10) == 0);
+	assert_true(hkp_pool_min(0, M) == 0);
+	assert_true(hkp_pool_min(M, 0) == M);
+	assert_true(hkp_pool_min(M, M) == 0);
 
 	/* Maximum: Minimum + overcommit, UINT64_MAX (unlimited) when it does not fit. */
-	assert_true(ha_pool_max(10, 10) == 20);
-	assert_true(ha_pool_max(0, M) == M);
-	assert_true(ha_pool_max(1, M) == M);
-	assert_true(ha_pool_max(10, M) == M);
-	assert_true(ha_pool_max(1, M - 1) == M);
-	assert_true(ha_pool_max(0, M - 1) == M - 1);
-	assert_true(ha_pool_max(M, 0) == M);
-	assert_true(ha_pool_max(M - 1, 1) == M);
+	assert_true(hkp_pool_max(10, 10) == 20);
+	assert_true(hkp_pool_max(0, M) == M);
+	assert_true(hkp_pool_max(1, M) == M);
+	assert_true(hkp_pool_max(10, M) == M);
+	assert_true(hkp_pool_max(1, M - 1) == M);
+	assert_true(hkp_pool_max(0, M - 1) == M - 1);
+	assert_true(hkp_pool_max(M, 0) == M);
+	assert_true(hkp_pool_max(M - 1, 1) == M);
 
 	/* Back to an overcommit: an unlimited Maximum stays unlimited. */
-	assert_true(ha_pool_oc(10, 20) == 10);
-	assert_true(ha_pool_oc(11, M) == M);
-	assert_true(ha_pool_oc(0, M) == M);
-	assert_true(ha_pool_oc(M, M) == M);
-	assert_true(ha_pool_oc(10, M - 1) == M - 11);
-	assert_true(ha_pool_oc(20, 10) == 0);
-	assert_true(ha_pool_oc(1, 1) == 0);
-	assert_true(ha_pool_oc(0, 0) == 0);
+	assert_true(hkp_pool_oc(10, 20) == 10);
+	assert_true(hkp_pool_oc(11, M) == M);
+	assert_true(hkp_pool_oc(0, M) == M);
+	assert_true(hkp_pool_oc(M, M) == M);
+	assert_true(hkp_pool_oc(10, M - 1) == M - 11);
+	assert_true(hkp_pool_oc(20, 10) == 0);
+	assert_true(hkp_pool_oc(1, 1) == 0);
+	assert_true(hkp_pool_oc(0, 0) == 0);
 	/* The round trip of an unlimited overcommit, whatever the Minimum. */
 	for (uint64_t min = 0; min < 3; min++)
-		assert_true(ha_pool_oc(min + 1, ha_pool_max(min, M)) == M);
-	assert_true(ha_pool_oc(M - 1, ha_pool_max(M, M)) == M);
+		assert_true(hkp_pool_oc(min + 1, hkp_pool_max(min, M)) == M);
+	assert_true(hkp_pool_oc(M - 1, hkp_pool_max(M, M)) == M);
 
 	/* Relative amounts: + stops at UINT64_MAX, - at 0; absolute is the count. */
-	assert_true(ha_adjust('+', M, 1) == M);
-	assert_true(ha_adjust('+', M - 1, 1) == M);
-	assert_true(ha_adjust('+', 1, M) == M);
-	assert_true(ha_adjust('+', 0, 0) == 0);
-	assert_true(ha_adjust('-', 0, 1) == 0);
-	assert_true(ha_adjust('-', 5, M) == 0);
-	assert_true(ha_adjust('-', M, 1) == M - 1);
-	assert_true(ha_adjust('-', M, M) == 0);
-	assert_true(ha_adjust(0, 10, M) == M);
-	assert_true(ha_adjust(0, M, 0) == 0);
+	assert_true(hkp_adjust('+', M, 1) == M);
+	assert_true(hkp_adjust('+', M - 1, 1) == M);
+	assert_true(hkp_adjust('+', 1, M) == M);
+	assert_true(hkp_adjust('+', 0, 0) == 0);
+	assert_true(hkp_adjust('-', 0, 1) == 0);
+	assert_true(hkp_adjust('-', 5, M) == 0);
+	assert_true(hkp_adjust('-', M, 1) == M - 1);
+	assert_true(hkp_adjust('-', M, M) == 0);
+	assert_true(hkp_adjust(0, 10, M) == M);
+	assert_true(hkp_adjust(0, M, 0) == 0);
 }
 
 static void check_nodes(const char *name, const int *want, size_t n_want)

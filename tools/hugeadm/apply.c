@@ -60,11 +60,14 @@ bool ha_simulated(const struct hugeadm_ctl *ctl)
 	return ctl->dry_run || !hk_is_live(ctl->ctx);
 }
 
-/* The pool as the kernel has it now. */
-static int pool_now(struct hugeadm_ctl *ctl, uint64_t size, struct ha_pool_state *st)
+/* The pool as the kernel has it now (*pool replaced). */
+static int pool_now(struct hugeadm_ctl *ctl, uint64_t size, struct hk_pool **pool)
 {
-	int rc = ha_state_load(ctl, st, size);
+	int rc;
 
+	hk_pool_unref(*pool);
+	*pool = NULL;
+	rc = hk_pool_read(ctl->ctx, size, pool);
 	if (rc < 0)
 		ha_msg(ctl, HA_ERROR, "cannot read the pool of %" PRIu64 " byte pages: %s", size,
 		       strerror(-rc));
@@ -178,17 +181,18 @@ static void gigantic_hint(struct hugeadm_ctl *ctl, uint64_t size)
 }
 
 /* Where a short pool's pages are: "reached per node: 0: 200, 1: 180". */
-static void report_nodes(struct hugeadm_ctl *ctl, const struct ha_pool_state *st)
+static void report_nodes(struct hugeadm_ctl *ctl, const struct hk_pool *pool)
 {
+	size_t n = hk_pool_node_count(pool), off = 0;
 	char buf[512];
-	size_t off = 0;
 
-	if (st->n_nodes < 2)
+	if (n < 2)
 		return;
 	buf[0] = '\0';
-	for (size_t k = 0; k < st->n_nodes && off < sizeof(buf); k++)
+	for (size_t k = 0; k < n && off < sizeof(buf); k++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%d: %" PRIu64,
-					k ? ", " : "", st->ids[k], st->node_min[k]);
+					k ? ", " : "", hk_pool_node_id(pool, k),
+					hk_pool_node_get(pool, k, HK_POOL_MINIMUM));
 	ha_msg(ctl, HA_WARNING, "reached per node: %s", buf);
 }
 
@@ -237,17 +241,20 @@ static int write_goal(struct hugeadm_ctl *ctl, const struct pool_goal *g, bool b
 	return 0;
 }
 
-/* A node's persistent pages in the state; 0 when it has no such node. */
-static uint64_t node_min(const struct ha_pool_state *st, int node)
+/* The persistent pages of the pool (HK_NODE_ALL) or of one node; 0 when it has no such node. */
+static uint64_t min_of(const struct hk_pool *pool, int node)
 {
-	int k = ha_state_node(st, node);
-
-	return k < 0 ? 0 : st->node_min[k];
+	if (node == HK_NODE_ALL)
+		return hk_pool_get(pool, HK_POOL_MINIMUM);
+	for (size_t k = 0; k < hk_pool_node_count(pool); k++)
+		if (hk_pool_node_id(pool, k) == node)
+			return hk_pool_node_get(pool, k, HK_POOL_MINIMUM);
+	return 0;
 }
 
 /* The pages reached (and asked for, in *ret_goal); *ret_below when short of them. */
 static uint64_t reached(const struct hugeadm_ctl *ctl, const struct pool_goal *g, bool before,
-			const struct ha_pool_state *st, uint64_t *ret_goal, bool *ret_below)
+			const struct hk_pool *pool, uint64_t *ret_goal, bool *ret_below)
 {
 	uint64_t got = 0, goal = 0;
 
@@ -255,10 +262,10 @@ static uint64_t reached(const struct hugeadm_ctl *ctl, const struct pool_goal *g
 	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
 		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
 		uint64_t want = before ? g->a->before[i] : it->number;
-		uint64_t have = it->node == HK_NODE_ALL ? st->min : node_min(st, it->node);
+		uint64_t have = min_of(pool, it->node);
 
-		got = ha_sat_add(got, have);
-		goal = ha_sat_add(goal, want);
+		got = hkc_sat_add(got, have);
+		goal = hkc_sat_add(goal, want);
 		*ret_below |= have < want;
 	}
 	*ret_goal = goal;
@@ -272,16 +279,16 @@ static uint64_t reached(const struct hugeadm_ctl *ctl, const struct pool_goal *g
  * passed. One loop, so that --hard means the same with and without @NODES.
  */
 static int write_and_retry(struct hugeadm_ctl *ctl, const struct pool_goal *g,
-			   struct ha_pool_state *st)
+			   struct hk_pool **pool)
 {
 	long long deadline = now_s() + HARD_TIMEOUT_S;
 	int rounds = 0, stalls = 0;
 	uint64_t got, last, goal;
 	bool below;
 
-	if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, st) < 0)
+	if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, pool) < 0)
 		return -1;
-	last = reached(ctl, g, false, st, &goal, &below);
+	last = reached(ctl, g, false, *pool, &goal, &below);
 	while (ctl->hard && below) {
 		if (stalls >= HARD_STALLS) {
 			ha_msg(ctl, HA_INFO,
@@ -305,9 +312,9 @@ static int write_and_retry(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 			       goal, last);
 		compact(ctl, g->a);
 		sleep(1);
-		if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, st) < 0)
+		if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, pool) < 0)
 			return -1;
-		got = reached(ctl, g, false, st, &goal, &below);
+		got = reached(ctl, g, false, *pool, &goal, &below);
 		rounds++;
 		stalls = got > last ? 0 : stalls + 1;
 		last = got;
@@ -317,27 +324,25 @@ static int write_and_retry(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 
 /* 2.23's warning for each Minimum item that the kernel did not reach; true if any. */
 static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
-		       const struct ha_pool_state *st)
+		       const struct hk_pool *pool)
 {
 	bool any = false;
 
 	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
 		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
 
+		if (min_of(pool, it->node) == it->number)
+			continue;
 		if (it->node == HK_NODE_ALL) {
-			if (st->min == it->number)
-				continue;
 			ha_msg(ctl, HA_WARNING,
 			       "failed to set pool minimum to %" PRIu64 " became %" PRIu64,
-			       it->number, st->min);
-			report_nodes(ctl, st);
+			       it->number, min_of(pool, it->node));
+			report_nodes(ctl, pool);
 		} else {
-			if (node_min(st, it->node) == it->number)
-				continue;
 			ha_msg(ctl, HA_WARNING,
 			       "failed to set pool minimum to %" PRIu64 " became %" PRIu64
 			       " on node %d",
-			       it->number, node_min(st, it->node), it->node);
+			       it->number, min_of(pool, it->node), it->node);
 		}
 		any = true;
 	}
@@ -366,17 +371,18 @@ static int write_oc(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t
 }
 
 /* --strict: put the pool (or the listed nodes) back as it was, and check that it is. */
-static int put_back(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct ha_pool_state *st)
+static int put_back(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct hk_pool **pool)
 {
 	uint64_t got, goal;
 	bool below;
 
 	if (write_goal(ctl, g, true) < 0 ||
-	    (!g->a->nodes && !st->gigantic && st->oc != g->a->oc0 &&
+	    (!g->a->nodes && !hk_pool_is_gigantic(*pool) &&
+	     hk_pool_get(*pool, HK_POOL_OVERCOMMIT) != g->a->oc0 &&
 	     write_oc(ctl, g->a, g->a->oc0) < 0) ||
-	    pool_now(ctl, g->a->size, st) < 0)
+	    pool_now(ctl, g->a->size, pool) < 0)
 		return -1;
-	got = reached(ctl, g, true, st, &goal, &below);
+	got = reached(ctl, g, true, *pool, &goal, &below);
 	if (got != goal) {
 		ha_msg(ctl, HA_ERROR,
 		       "%s: could not put the pool back: %" PRIu64 " pages instead of %" PRIu64,
@@ -406,40 +412,68 @@ static void warn_obtainable(struct hugeadm_ctl *ctl, const struct pool_goal *g)
 
 /* Whether the kernel's pool differs from the one the action was planned from. */
 static bool moved(const struct hugeadm_ctl *ctl, const struct pool_goal *g,
-		  const struct ha_pool_state *st)
+		  const struct hk_pool *pool)
 {
-	if (st->oc != g->a->oc0)
+	if (hk_pool_get(pool, HK_POOL_OVERCOMMIT) != g->a->oc0)
 		return true;
 	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
 		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
 
-		if ((it->node == HK_NODE_ALL ? st->min : node_min(st, it->node)) != g->a->before[i])
+		if (min_of(pool, it->node) != g->a->before[i])
 			return true;
 	}
 	return false;
 }
 
+/* The pool moved since it was planned (someone else wrote it): the planner plans it again from there. */
+static int plan_again(struct hugeadm_ctl *ctl, struct ha_action *a)
+{
+	struct hk_pool_plan *now = NULL;
+	int rc = hk_pool_plan_new(ctl->ctx, &now);
+
+	if (rc == 0)
+		rc = hk_pool_plan_load(now, a->size);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change again: %s", a->arg,
+		       strerror(-rc));
+		hk_pool_plan_unref(now);
+		return -1;
+	}
+	ha_msg(ctl, HA_INFO, "%s: the pool changed since it was planned: planned again", a->arg);
+	rc = ha_resolve_pool(ctl, a, now);
+	hk_pool_plan_unref(now);
+	return rc;
+}
+
+/* Short of the Minimum: the overcommit for what was reached, so that the Maximum is the one asked. */
+static int keep_maximum(struct hugeadm_ctl *ctl, const struct ha_action *a,
+			const struct hk_pool *pool)
+{
+	if (a->nodes || hk_pool_is_gigantic(pool) ||
+	    hk_pool_get(pool, HK_POOL_MAXIMUM) == a->target_max)
+		return 0;
+	return write_oc(ctl, a,
+			hk_pool_overcommit_for(hk_pool_get(pool, HK_POOL_MINIMUM), a->target_max));
+}
+
 /*
- * One --pool-pages-min or --pool-pages-max: its items as planned (plan.c:
- * resolve_pool), the Minimum read back from the kernel, retried with --hard,
+ * One --pool-pages-min or --pool-pages-max: its items as planned (libhugekit's
+ * planner, through plan.c's ha_resolve_pool), the Minimum read back from the kernel, retried with --hard,
  * put back with --strict; when it came up short, the overcommit is written
  * for what was reached, so that the Maximum is still the one asked for.
  */
 static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_short)
 {
-	struct ha_pool_state st = {0};
+	struct hk_pool *pool = NULL;
 	struct pool_goal g = pool_goal(ctl, a);
 	struct ha_swap *swap = NULL;
 	int rc = -1;
 
-	/* The pool moved since it was planned (someone else wrote it): plan it again from there. */
 	if (!ha_simulated(ctl)) {
-		if (pool_now(ctl, a->size, &st) < 0)
+		if (pool_now(ctl, a->size, &pool) < 0)
 			goto out;
-		if (moved(ctl, &g, &st)) {
-			ha_msg(ctl, HA_INFO,
-			       "%s: the pool changed since it was planned: planned again", a->arg);
-			if (ha_resolve_pool(ctl, a, &st) < 0)
+		if (moved(ctl, &g, pool)) {
+			if (plan_again(ctl, a) < 0)
 				goto out;
 			g = pool_goal(ctl, a);
 		}
@@ -447,8 +481,7 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 	/* Without @NODES one Minimum item: from what it was to what it writes. */
 	if (!a->nodes)
 		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64,
-		       a->before[g.nr], ha_pool_max(a->before[g.nr], a->oc0),
-		       action_items(ctl, a)[g.nr].number, a->target_max);
+		       a->before[g.nr], a->max0, action_items(ctl, a)[g.nr].number, a->target_max);
 	/* Room to overcommit first, so that growing never fails for lack of it. */
 	if (write_items(ctl, a, 0, g.nr) < 0)
 		goto out;
@@ -464,28 +497,23 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 		rc = write_items(ctl, a, g.nr, a->n_items);
 		goto out;
 	}
-	if (write_and_retry(ctl, &g, &st) < 0)
+	if (write_and_retry(ctl, &g, &pool) < 0)
 		goto out;
-	*ret_short = warn_short(ctl, &g, &st);
-	if (*ret_short && st.gigantic)
+	*ret_short = warn_short(ctl, &g, pool);
+	if (*ret_short && hk_pool_is_gigantic(pool))
 		gigantic_hint(ctl, a->size);
 	if (*ret_short && ctl->strict) {
-		rc = put_back(ctl, &g, &st);
+		rc = put_back(ctl, &g, &pool);
 		goto out;
 	}
-	if (!*ret_short) {
-		if (write_items(ctl, a, g.nr + g.n_nr, a->n_items) < 0)
-			goto out;
-	} else if (!a->nodes && !st.gigantic && ha_pool_max(st.min, st.oc) != a->target_max &&
-		   write_oc(ctl, a, ha_pool_oc(st.min, a->target_max)) < 0) {
+	if (!*ret_short ? write_items(ctl, a, g.nr + g.n_nr, a->n_items) < 0
+			: keep_maximum(ctl, a, pool) < 0)
 		goto out;
-	}
 	rc = 0;
 out:
 	if (swap)
 		ha_swap_remove(ctl, swap);
-	free(st.ids);
-	free(st.node_min);
+	hk_pool_unref(pool);
 	return rc;
 }
 

@@ -8,7 +8,6 @@
 #include <hugekit/hugekit.h>
 
 #include "parse.h" /* lib/common: hkc_format_size */
-#include "poolmath.h"
 #include "util.h"
 
 /* libhugetlbfs's verbosity levels: messages at or below the level are shown. */
@@ -70,29 +69,14 @@ struct ha_action {
 	 */
 	size_t first, n_items;
 	/*
-	 * Pools: the pool before (Minimum, overcommit), the targets, and per
-	 * item the value the file had before (indexed from first: for --strict
-	 * to put a short pool back).
+	 * Pools, as libhugekit's planner resolved them: the pool before
+	 * (overcommit, Maximum), the Maximum asked for, and per Minimum item the
+	 * value it had before (indexed from first: for --strict to put a short
+	 * pool back, and to tell whether the pool moved since it was planned).
 	 */
-	uint64_t oc0, target_max;
+	uint64_t oc0, max0, target_max;
 	uint64_t *before;
 	bool grows;
-};
-
-/* A pool as hugeadm reasons about it (state.c). */
-struct ha_pool_state {
-	uint64_t size;
-	bool gigantic;
-	uint64_t min; /* persistent pages: Minimum */
-	uint64_t oc;  /* overcommit: Maximum is min + oc */
-	size_t n_nodes;
-	int *ids;	    /* node numbers */
-	uint64_t *node_min; /* each node's persistent pages (nr - surplus) */
-};
-
-struct ha_states {
-	struct ha_pool_state *s;
-	size_t n;
 };
 
 struct hugeadm_ctl {
@@ -144,7 +128,7 @@ struct hugeadm_ctl {
 	 * item by item with read-back.
 	 */
 	struct hk_plan *plan;
-	struct ha_states plan_states; /* the pools as the plan leaves them */
+	struct hk_pool_plan *pools; /* the pools as the plan leaves them (libhugekit's planner) */
 	/* The writes made so far, with what was there before: put back on failure and by --strict. */
 	struct hk_run *run;
 };
@@ -172,13 +156,14 @@ void ha_plan_free(struct hugeadm_ctl *ctl);
  */
 int ha_plan_validate(struct hugeadm_ctl *ctl);
 /*
- * Resolve a pool option into its items from the pool st (moved as the writes
- * move it): at validation from the plan's pools, and again at apply time when
+ * Resolve a pool option into its items by libhugekit's planner, from pools
+ * (moved as the writes move it): at validation from the plan's pools
+ * (ctl->pools), and again at apply time from a fresh read when
  * the kernel's pool is no longer the one planned from (someone else wrote it
  * in between: a relative change counts from what is there). The items are
  * appended to the plan; the action points at them.
  */
-int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct ha_pool_state *st);
+int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool_plan *pools);
 /*
  * --dry-run --json: the plan as one JSON document ("plan": its items, with
  * why each is there; "operations": the options that act rather than write
@@ -223,24 +208,13 @@ bool ha_simulated(const struct hugeadm_ctl *ctl);
 /* 2.23's warnings when swap is missing or nearly full (a growing pool may need it). */
 void ha_check_swap(struct hugeadm_ctl *ctl);
 
-/* state.c */
-int ha_state_load(struct hugeadm_ctl *ctl, struct ha_pool_state *st, uint64_t size);
-/* The state of a size from the table, read from the kernel the first time. */
-int ha_state_get(struct hugeadm_ctl *ctl, struct ha_states *t, uint64_t size,
-		 struct ha_pool_state **ret);
-void ha_states_free(struct ha_states *t);
-/* Index of a node in the state, or -1. */
-int ha_state_node(const struct ha_pool_state *st, int node);
+/*
+ * The pool of size in ctl->pools, the pools as the plan leaves them (read
+ * from the kernel the first time): 0 or -errno.
+ */
+int ha_pools_load(struct hugeadm_ctl *ctl, uint64_t size);
 /* The action's amount in pages (a memory amount divided by the page size, truncated). */
 uint64_t ha_action_pages(const struct ha_action *a, uint64_t size);
-/* Minimum + overcommit, saturated: UINT64_MAX is an unlimited Maximum (poolmath.h). */
-uint64_t ha_state_max(const struct ha_pool_state *st);
-uint64_t ha_node_target(const struct ha_action *a, const struct ha_pool_state *st, size_t k);
-bool ha_node_listed(const struct ha_action *a, int node);
-uint64_t ha_node_want(const struct ha_action *a, const struct ha_pool_state *st, size_t k);
-/* The Minimum and Maximum the action asks for, from the state st. */
-void ha_pool_targets(const struct ha_action *a, const struct ha_pool_state *st, uint64_t *ret_min,
-		     uint64_t *ret_max);
 
 /* mounts.c: --create-*-mounts and --unmount-all. */
 int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who);

@@ -161,8 +161,7 @@ static bool node_pages(const struct hk_pool *p, int node, uint64_t *ret_free, ui
 		if (hk_pool_node_id(p, k) != node)
 			continue;
 		*ret_free = hk_pool_node_get(p, k, HK_POOL_FREE);
-		*ret_min = ha_pool_min(hk_pool_node_get(p, k, HK_POOL_NR),
-				       hk_pool_node_get(p, k, HK_POOL_SURPLUS));
+		*ret_min = hk_pool_node_get(p, k, HK_POOL_MINIMUM);
 		return true;
 	}
 	return false;
@@ -183,21 +182,21 @@ static int node_demotes(struct hugeadm_ctl *ctl, const struct ha_action *a, int 
 
 /*
  * N must not be above the free pages, counting those that the pool options
- * of this command add first (plan_states holds the pools as they leave them).
+ * of this command add first (ctl->pools holds the pools as they leave them).
  */
 static int validate_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
 			   const struct hk_pool *p)
 {
-	struct ha_pool_state *st = NULL;
-	uint64_t free_now, min_now, grown;
+	uint64_t free_now, min_now, grown, planned;
 	char sz[32];
 
 	hkc_format_size(sz, sizeof(sz), a->size);
-	if (ha_state_get(ctl, &ctl->plan_states, a->size, &st) < 0)
+	if (ha_pools_load(ctl, a->size) < 0)
 		return -1;
 	if (!a->nodes) {
-		grown = ha_sat_sub(st->min, hk_pool_get(p, HK_POOL_MINIMUM));
-		free_now = ha_sat_add(hk_pool_get(p, HK_POOL_FREE), grown);
+		planned = hk_pool_plan_get(ctl->pools, a->size, HK_NODE_ALL, HK_POOL_MINIMUM);
+		grown = hkc_sat_sub(planned, hk_pool_get(p, HK_POOL_MINIMUM));
+		free_now = hkc_sat_add(hk_pool_get(p, HK_POOL_FREE), grown);
 		if (a->amount <= free_now)
 			return 0;
 		ha_msg(ctl, HA_ERROR,
@@ -206,16 +205,16 @@ static int validate_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
 		return -1;
 	}
 	for (size_t i = 0; i < a->n_nodes; i++) {
-		int k = ha_state_node(st, a->nodes[i]);
-
-		if (k < 0 || !node_pages(p, a->nodes[i], &free_now, &min_now)) {
+		if (!hk_pool_plan_has_node(ctl->pools, a->size, a->nodes[i]) ||
+		    !node_pages(p, a->nodes[i], &free_now, &min_now)) {
 			ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)",
 			       a->arg, a->nodes[i], sz);
 			return -1;
 		}
 		if (node_demotes(ctl, a, a->nodes[i]) < 0)
 			return -1;
-		free_now = ha_sat_add(free_now, ha_sat_sub(st->node_min[k], min_now));
+		planned = hk_pool_plan_get(ctl->pools, a->size, a->nodes[i], HK_POOL_MINIMUM);
+		free_now = hkc_sat_add(free_now, hkc_sat_sub(planned, min_now));
 		if (a->amount > free_now) {
 			ha_msg(ctl, HA_ERROR,
 			       "%s: %" PRIu64 " pages to demote on node %d, but it has %" PRIu64
@@ -333,7 +332,7 @@ static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 		return rc < 0 ? -1 : 0;
 	}
 	/* Read back: demoted pages left the pool's persistent count. */
-	done = ha_sat_sub(demote_count(a, before), demote_count(a, after));
+	done = hkc_sat_sub(demote_count(a, before), demote_count(a, after));
 	to = hk_pool_get(before, HK_POOL_DEMOTE_SIZE);
 	each = to ? a->size / to : 0;
 	hkc_format_size(sz, sizeof(sz), a->size);

@@ -155,7 +155,6 @@ int main(int argc, char **argv)
 	    caller_paths_allowed(&ctl, cl.sysroot) && make_context(&ctl, cl.sysroot) == 0)
 		rc = dispatch(&ctl, cl.given & HA_G_REPORT);
 	ha_plan_free(&ctl);
-	ha_states_free(&ctl.plan_states);
 	hk_unref(ctl.ctx);
 	return rc;
 }

@@ -358,14 +358,13 @@ static bool unmount_all_asked(const struct hugeadm_ctl *ctl)
 /* The limits against the pool of one size as this run leaves it: 0, or -1 after an error. */
 static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
 {
-	struct ha_pool_state *st;
 	uint64_t max, max_pages = ctl->max_size / size, min_pages = ctl->min_size / size;
 	char sz[32];
 
-	if (ha_state_get(ctl, &ctl->plan_states, size, &st) < 0)
+	if (ha_pools_load(ctl, size) < 0)
 		return -1;
 	hkc_format_size(sz, sizeof(sz), size);
-	max = ha_pool_max(st->min, st->oc);
+	max = hk_pool_plan_get(ctl->pools, size, HK_NODE_ALL, HK_POOL_MAXIMUM);
 	/* The kernel refuses a reservation above the limit, in whole pages. */
 	if (ctl->max_size && ctl->min_size && min_pages > max_pages) {
 		ha_msg(ctl, HA_ERROR,

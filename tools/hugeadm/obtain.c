@@ -341,5 +341,5 @@ void ha_warn_grow(struct hugeadm_ctl *ctl, const struct hk_pool *pool, int node,
 		if (hk_pool_node_id(pool, k) == node)
 			surplus = hk_pool_node_get(pool, k, HK_POOL_SURPLUS);
 	ha_warn_obtainable(ctl, hk_pool_get(pool, HK_POOL_SIZE), node,
-			   ha_sat_sub(ha_sat_sub(to, from), surplus));
+			   hkc_sat_sub(hkc_sat_sub(to, from), surplus));
 }

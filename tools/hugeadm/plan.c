@@ -4,8 +4,10 @@
  * parsed at once; ha_plan_validate() then checks the whole list against the
  * machine (sizes, nodes, knobs, values) and resolves each action into
  * libhugekit's plan items (which file, which value, why), in the order they
- * run, before the first one runs. The pools are followed in one model
- * (plan_states), moved by each write the plan makes.
+ * run, before the first one runs. The pools are libhugekit's planner's
+ * (ctl->pools, an hk_pool_plan): it decides what a pool option writes and
+ * moves the pools as each write leaves them; this file turns its verdicts
+ * into hugeadm's messages.
  */
 #include <errno.h>
 #include <grp.h>
@@ -42,6 +44,8 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 		free(ctl->actions[i].owner_label);
 		free(ctl->actions[i].before);
 	}
+	hk_pool_plan_unref(ctl->pools);
+	ctl->pools = NULL;
 	free(ctl->actions);
 	ctl->actions = NULL;
 	free(ctl->pn);
@@ -346,7 +350,7 @@ static int resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a)
 	else
 		rc = hk_parse_size_legacy(a->size_str, &size);
 	if (rc == 0)
-		rc = ha_state_get(ctl, &ctl->plan_states, size, NULL);
+		rc = ha_pools_load(ctl, size);
 	if (rc == 0) {
 		a->size = size;
 		return 0;
@@ -359,151 +363,156 @@ static int resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return -1;
 }
 
-/*
- * Amounts that mean no page or more pages than the machine has memory for. A
- * memory amount that truncates to no page is an error, unless it is 0. A
- * count beyond MemTotal is an error for --pool-pages-min, whose pages the
- * kernel must allocate now, and for any decrease; for a Maximum set or raised
- * it is a limit that surplus pages never reach, which the kernel accepts (up
- * to 18446744073709551615, unlimited): a warning.
- */
-static int check_amount(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t min)
+int ha_pools_load(struct hugeadm_ctl *ctl, uint64_t size)
 {
-	uint64_t pages = ha_action_pages(a, a->size), kb, mem;
+	int rc = ctl->pools ? 0 : hk_pool_plan_new(ctl->ctx, &ctl->pools);
+
+	return rc < 0 ? rc : hk_pool_plan_load(ctl->pools, size);
+}
+
+uint64_t ha_action_pages(const struct ha_action *a, uint64_t size)
+{
+	return a->by_bytes ? a->amount / size : a->amount;
+}
+
+/* The change a pool option asks libhugekit's planner for. */
+static struct hk_pool_change pool_change(const struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	return (struct hk_pool_change){
+		.size = sizeof(struct hk_pool_change),
+		.page_size = a->size,
+		.field = a->kind == HA_POOL_MIN ? HK_POOL_MINIMUM : HK_POOL_MAXIMUM,
+		.sign = a->sign,
+		.pages = ha_action_pages(a, a->size),
+		.nodes = a->nodes,
+		.n_nodes = a->n_nodes,
+		.flags = ctl->obey_mempolicy && !a->nodes ? HK_POOL_SET_MEMPOLICY : 0,
+	};
+}
+
+/*
+ * The planner's verdict as hugeadm says it. A memory amount that truncates
+ * to no page is an error, unless it is 0; a count beyond MemTotal is an
+ * error for a Minimum and for any decrease, a warning for a Maximum set or
+ * raised (only a limit, which the kernel takes).
+ */
+static int judge_pool(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	struct hk_pool_change ch = pool_change(ctl, a);
+	struct hk_pool_verdict v = {.size = sizeof(v)};
+	int rc = hk_pool_change_check(ctl->pools, &ch, &v);
 	char sz[32];
 
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg, strerror(-rc));
+		return -1;
+	}
 	hkc_format_size(sz, sizeof(sz), a->size);
-	if (a->by_bytes && a->amount && !pages) {
+	if (v.problem == HK_POOL_CHANGE_NO_NODE) {
+		ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)", a->arg,
+		       v.node, sz);
+		return -1;
+	}
+	if (a->by_bytes && a->amount && !ch.pages) {
 		ha_msg(ctl, HA_ERROR, "%s: %s is less than one %s page", a->arg, a->adj_str, sz);
 		return -1;
 	}
-	/* A tree without MemTotal has no bound to check against. */
-	if (hk_meminfo_read(ctl->ctx, "MemTotal", &kb) < 0)
-		return 0;
-	mem = kb / (a->size / 1024);
-	if (a->kind == HA_POOL_MAX && a->sign != '-') {
-		if (pages > mem)
-			ha_msg(ctl, HA_WARNING,
-			       "%s: %" PRIu64 " pages of %s are more than the memory holds "
-			       "(MemTotal %" PRIu64 " kB, %" PRIu64
-			       " pages): the Maximum is only a limit",
-			       a->arg, pages, sz, kb, mem);
-		return 0;
-	}
-	if (pages > mem) {
+	if (v.limit_beyond_memory)
+		ha_msg(ctl, HA_WARNING,
+		       "%s: %" PRIu64 " pages of %s are more than the memory holds "
+		       "(MemTotal %" PRIu64 " kB, %" PRIu64 " pages): the Maximum is only a limit",
+		       a->arg, ch.pages, sz, v.mem_kb, v.mem_pages);
+	switch (v.problem) {
+	case HK_POOL_CHANGE_BEYOND_MEMORY:
 		ha_msg(ctl, HA_ERROR,
 		       "%s: %" PRIu64
 		       " pages of %s are more than the memory holds (MemTotal %" PRIu64
 		       " kB, %" PRIu64 " pages)",
-		       a->arg, pages, sz, kb, mem);
+		       a->arg, ch.pages, sz, v.mem_kb, v.mem_pages);
 		return -1;
-	}
-	if (a->kind == HA_POOL_MIN && min > mem) {
+	case HK_POOL_CHANGE_MINIMUM_BEYOND_MEMORY:
 		ha_msg(ctl, HA_ERROR,
 		       "%s: a Minimum of %" PRIu64 " pages of %s is more than the memory holds "
 		       "(MemTotal %" PRIu64 " kB, %" PRIu64 " pages)",
-		       a->arg, min, sz, kb, mem);
+		       a->arg, v.minimum, sz, v.mem_kb, v.mem_pages);
 		return -1;
-	}
-	return 0;
-}
-
-/*
- * The writes a pool option makes, from the pool as the plan leaves it, and
- * the pool moved by each of them. Without @NODES: the overcommit first when
- * the Maximum must grow (so that growing never fails for lack of it), the
- * Minimum, then the overcommit that gives the Maximum asked for. With @NODES:
- * each listed node's persistent pages, in node order; the overcommit is left
- * alone, so the Maximum moves with the Minimum.
- */
-int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct ha_pool_state *st)
-{
-	unsigned flags = ctl->obey_mempolicy ? HK_POOL_SET_MEMPOLICY : 0;
-	uint64_t min, max;
-	char why[256];
-	int rc = 0;
-
-	ha_action_why(a, why, sizeof(why));
-	ha_pool_targets(a, st, &min, &max);
-	a->oc0 = st->oc;
-	a->target_max = max;
-	a->grows = false;
-	a->n_items = 0;
-	free(a->before);
-	a->before = calloc(st->n_nodes + 3, sizeof(*a->before));
-	if (!a->before)
-		return ha_plan_added(ctl, a, -ENOMEM);
-#define ADD(node, field, v, fl)                                                                    \
-	ha_plan_added(ctl, a,                                                                      \
-		      hk_plan_add_pool(ctl->ctx, ctl->plan, a->size, node, field, v, fl, why))
-	if (!a->nodes) {
-		a->grows = min > st->min;
-		if (!st->gigantic && ha_pool_max(min, st->oc) < max) {
-			a->before[a->n_items] = st->oc;
-			st->oc = ha_pool_oc(min, max);
-			rc = ADD(HK_NODE_ALL, HK_POOL_OVERCOMMIT, st->oc, 0);
-		}
-		if (rc == 0) {
-			a->before[a->n_items] = st->min;
-			st->min = min;
-			rc = ADD(HK_NODE_ALL, HK_POOL_MINIMUM, min, flags);
-		}
-		if (rc == 0 && !st->gigantic && ha_pool_max(st->min, st->oc) != max) {
-			a->before[a->n_items] = st->oc;
-			st->oc = ha_pool_oc(min, max);
-			rc = ADD(HK_NODE_ALL, HK_POOL_OVERCOMMIT, st->oc, 0);
-		}
-		return rc;
-	}
-	for (size_t k = 0; k < st->n_nodes && rc == 0; k++) {
-		uint64_t want;
-
-		if (!ha_node_listed(a, st->ids[k]))
-			continue;
-		want = ha_node_target(a, st, k);
-		a->grows |= want > st->node_min[k];
-		a->before[a->n_items] = st->node_min[k];
-		st->min = ha_sat_add(ha_sat_sub(st->min, st->node_min[k]), want);
-		st->node_min[k] = want;
-		rc = ADD(st->ids[k], HK_POOL_MINIMUM, want, 0);
-	}
-#undef ADD
-	return rc;
-}
-
-static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	struct ha_pool_state *st;
-	char sz[32];
-	uint64_t min, max;
-
-	if (resolve_size(ctl, a) < 0 || ha_state_get(ctl, &ctl->plan_states, a->size, &st) < 0)
-		return -1;
-	hkc_format_size(sz, sizeof(sz), a->size);
-	if (a->nodes && ctl->obey_mempolicy) {
-		ha_msg(ctl, HA_ERROR,
-		       "%s: --obey-mempolicy and @NODES both choose the nodes: use one", a->arg);
-		return -1;
-	}
-	for (size_t k = 0; k < a->n_nodes; k++) {
-		if (ha_state_node(st, a->nodes[k]) < 0) {
-			ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)",
-			       a->arg, a->nodes[k], sz);
-			return -1;
-		}
-	}
-	ha_pool_targets(a, st, &min, &max);
-	if (check_amount(ctl, a, min) < 0)
-		return -1;
-	if (st->gigantic && max > min) {
+	case HK_POOL_CHANGE_GIGANTIC:
 		ha_msg(ctl, HA_ERROR,
 		       "%s: %s pages are gigantic: the kernel cannot overcommit them, so their "
 		       "maximum is their minimum. Use --pool-pages-min, or reserve them at boot "
 		       "(hugepagesz=%s hugepages=N)",
 		       a->arg, sz, sz);
 		return -1;
+	default:
+		return 0;
 	}
-	return ha_resolve_pool(ctl, a, st);
+}
+
+/* The Minimum a node had in pools, where the action lists it, before the change (in nb). */
+static uint64_t node_before(const struct ha_action *a, const uint64_t *nb, int node)
+{
+	for (size_t j = 0; j < a->n_nodes; j++)
+		if (a->nodes[j] == node)
+			return nb[j];
+	return 0;
+}
+
+int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool_plan *pools)
+{
+	struct hk_pool_change ch = pool_change(ctl, a);
+	struct hk_pool_verdict v = {.size = sizeof(v)};
+	const struct hk_plan_item *items;
+	uint64_t min0, *nb = calloc(a->n_nodes + 1, sizeof(*nb));
+	char why[256];
+	size_t n = 0;
+	int rc;
+
+	min0 = hk_pool_plan_get(pools, a->size, HK_NODE_ALL, HK_POOL_MINIMUM);
+	a->oc0 = hk_pool_plan_get(pools, a->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT);
+	a->max0 = hk_pool_plan_get(pools, a->size, HK_NODE_ALL, HK_POOL_MAXIMUM);
+	for (size_t j = 0; nb && j < a->n_nodes; j++)
+		nb[j] = hk_pool_plan_get(pools, a->size, a->nodes[j], HK_POOL_MINIMUM);
+	rc = hk_pool_change_check(pools, &ch, &v);
+	free(a->before);
+	a->before = calloc(a->n_nodes + 3, sizeof(*a->before));
+	if (rc == 0 && (!a->before || !nb))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = hk_plan_add_pool_change(ctl->plan, pools, &ch,
+					     ha_action_why(a, why, sizeof(why)), &n);
+	if (rc < 0) {
+		free(nb);
+		return ha_plan_added(ctl, a, rc);
+	}
+	a->target_max = v.maximum;
+	a->first = (size_t)rc;
+	a->n_items = n;
+	a->grows = false;
+	hk_plan_items(ctl->plan, &items);
+	for (size_t i = 0; i < n; i++) {
+		const struct hk_plan_item *it = &items[a->first + i];
+
+		if (it->field != HK_POOL_MINIMUM)
+			continue;
+		a->before[i] = it->node == HK_NODE_ALL ? min0 : node_before(a, nb, it->node);
+		a->grows |= it->number > a->before[i];
+	}
+	free(nb);
+	return 0;
+}
+
+static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
+{
+	if (resolve_size(ctl, a) < 0)
+		return -1;
+	if (a->nodes && ctl->obey_mempolicy) {
+		ha_msg(ctl, HA_ERROR,
+		       "%s: --obey-mempolicy and @NODES both choose the nodes: use one", a->arg);
+		return -1;
+	}
+	if (judge_pool(ctl, a) < 0)
+		return -1;
+	return ha_resolve_pool(ctl, a, ctl->pools);
 }
 
 /* The shmmax recommendation from the pools as the plan leaves them: their Maximums in bytes. */
@@ -514,15 +523,14 @@ static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
 	int rc = hk_page_sizes(ctl->ctx, &sizes, &n);
 
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct ha_pool_state *st;
 		uint64_t max, bytes;
 
-		rc = ha_state_get(ctl, &ctl->plan_states, sizes[i], &st);
+		rc = ha_pools_load(ctl, sizes[i]);
 		if (rc < 0)
 			break;
-		max = ha_state_max(st);
+		max = hk_pool_plan_get(ctl->pools, sizes[i], HK_NODE_ALL, HK_POOL_MAXIMUM);
 		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
-		sum = ha_sat_add(sum, bytes);
+		sum = hkc_sat_add(sum, bytes);
 	}
 	free(sizes);
 	*ret = sum;

@@ -651,6 +651,80 @@ size_t hk_run_count(const struct hk_run *run);
  */
 int hk_run_put_back(struct hk_run *run, size_t *ret_done);
 
+/*
+ * The pool planner (HK_1.6): the pools as a plan leaves them, and what one
+ * change of a pool's Minimum or Maximum writes from there, in which order.
+ * A pool is read from the machine once (hk_pool_plan_load), then moved by
+ * every change added to a plan; a new hk_pool_plan reads the kernel again.
+ */
+struct hk_pool_plan;
+
+int hk_pool_plan_new(struct hk_ctx *ctx, struct hk_pool_plan **ret_pools);
+void hk_pool_plan_unref(struct hk_pool_plan *pools);
+/* Hold the pool of page_size, read now unless held: 0, -ENOENT (no such pool), or -errno. */
+int hk_pool_plan_load(struct hk_pool_plan *pools, uint64_t page_size);
+/*
+ * A held pool as planned: HK_POOL_MINIMUM, HK_POOL_OVERCOMMIT or
+ * HK_POOL_MAXIMUM (saturated: UINT64_MAX is unlimited) of the pool (node
+ * HK_NODE_ALL), HK_POOL_MINIMUM of one node; 0 for anything else.
+ */
+uint64_t hk_pool_plan_get(const struct hk_pool_plan *pools, uint64_t page_size, int node,
+			  enum hk_pool_field field);
+bool hk_pool_plan_has_node(const struct hk_pool_plan *pools, uint64_t page_size, int node);
+bool hk_pool_plan_is_gigantic(const struct hk_pool_plan *pools, uint64_t page_size);
+/* The overcommit that gives a pool of minimum pages the maximum (UINT64_MAX: unlimited). */
+uint64_t hk_pool_overcommit_for(uint64_t minimum, uint64_t maximum);
+
+/*
+ * One change, as hugeadm's --pool-pages-min and --pool-pages-max ask it.
+ * The caller sets size to sizeof(struct hk_pool_change), so that fields
+ * added later are read only from callers that know them.
+ */
+struct hk_pool_change {
+	size_t size;
+	uint64_t page_size;
+	enum hk_pool_field field; /* HK_POOL_MINIMUM or HK_POOL_MAXIMUM */
+	char sign;		  /* 0: set to pages; '+' or '-': move by pages (saturated) */
+	uint64_t pages;
+	/* NULL: the whole pool; else the nodes whose persistent pages are set (Minimum only). */
+	const int *nodes;
+	size_t n_nodes;
+	/* HK_POOL_SET_MEMPOLICY: the whole pool's Minimum through nr_hugepages_mempolicy. */
+	unsigned flags;
+};
+
+enum hk_pool_problem {
+	HK_POOL_CHANGE_FITS,
+	HK_POOL_CHANGE_NO_NODE,		      /* node: a listed node the pool does not have */
+	HK_POOL_CHANGE_BEYOND_MEMORY,	      /* pages: more than MemTotal holds */
+	HK_POOL_CHANGE_MINIMUM_BEYOND_MEMORY, /* minimum: the Minimum left, more than MemTotal holds */
+	HK_POOL_CHANGE_GIGANTIC,	      /* a gigantic pool's Maximum above its Minimum */
+};
+
+/* What a change would do, and whether the machine can have it. The caller sets size. */
+struct hk_pool_verdict {
+	size_t size;
+	enum hk_pool_problem problem;
+	int node;
+	uint64_t minimum, maximum;  /* what the change leaves */
+	uint64_t mem_kb, mem_pages; /* MemTotal, in kB and in pages of the size (0: unknown) */
+	/* A Maximum set or raised beyond memory: only a limit, which the kernel takes. */
+	bool limit_beyond_memory;
+};
+
+/* Judge a change against the held pool (nothing planned): 0, -ENOENT (pool not held), -EINVAL. */
+int hk_pool_change_check(struct hk_pool_plan *pools, const struct hk_pool_change *change,
+			 struct hk_pool_verdict *ret);
+/*
+ * Plan a change: without nodes the overcommit first when the Maximum must
+ * grow, the Minimum, then the overcommit that gives the Maximum asked for;
+ * with nodes each listed node's persistent pages, in node order. The items
+ * (*ret_n of them, maybe none) are added to plan and the held pool moved.
+ * The index of the first item (hk_plan_items' count before), or -errno.
+ */
+int hk_plan_add_pool_change(struct hk_plan *plan, struct hk_pool_plan *pools,
+			    const struct hk_pool_change *change, const char *why, size_t *ret_n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The pool planner: the pools as a plan leaves them, and what one change of
+ * a pool's Minimum or Maximum writes, in which order, from there. hugeadm's
+ * --pool-pages-min and --pool-pages-max are planned here, at validation from
+ * the pools the earlier options leave, and again at apply time from the
+ * kernel's pool when someone else wrote it in between.
+ *
+ * The pool as planned: Minimum (persistent pages), overcommit, and each
+ * node's persistent pages; Maximum is Minimum + overcommit (poolmath.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "poolmath.h"
+
+struct held {
+	uint64_t size;
+	bool gigantic;
+	uint64_t min; /* persistent pages: Minimum */
+	uint64_t oc;  /* overcommit */
+	size_t n_nodes;
+	int *ids;	    /* node numbers */
+	uint64_t *node_min; /* each node's persistent pages */
+};
+
+struct hk_pool_plan {
+	struct hk_ctx *ctx;
+	struct held *h;
+	size_t n;
+};
+
+HK_EXPORT int hk_pool_plan_new(struct hk_ctx *ctx, struct hk_pool_plan **ret_pools)
+{
+	struct hk_pool_plan *pp;
+
+	if (!ctx || !ret_pools)
+		return -EINVAL;
+	pp = calloc(1, sizeof(*pp));
+	if (!pp)
+		return -ENOMEM;
+	pp->ctx = hk_ref(ctx);
+	*ret_pools = pp;
+	return 0;
+}
+
+HK_EXPORT void hk_pool_plan_unref(struct hk_pool_plan *pools)
+{
+	if (!pools)
+		return;
+	for (size_t i = 0; i < pools->n; i++) {
+		free(pools->h[i].ids);
+		free(pools->h[i].node_min);
+	}
+	free(pools->h);
+	hk_unref(pools->ctx);
+	free(pools);
+}
+
+static const struct held *find(const struct hk_pool_plan *pp, uint64_t size)
+{
+	for (size_t i = 0; pp && i < pp->n; i++)
+		if (pp->h[i].size == size)
+			return &pp->h[i];
+	return NULL;
+}
+
+/* The pool of size as the kernel has it now, into h: 0 or -errno (h untouched then). */
+static int read_held(struct hk_ctx *ctx, uint64_t size, struct held *h)
+{
+	struct hk_pool *pool;
+	struct held n = {.size = size};
+	int rc = hk_pool_read(ctx, size, &pool);
+
+	if (rc < 0)
+		return rc;
+	n.n_nodes = hk_pool_node_count(pool);
+	n.ids = calloc(n.n_nodes ? n.n_nodes : 1, sizeof(*n.ids));
+	n.node_min = calloc(n.n_nodes ? n.n_nodes : 1, sizeof(*n.node_min));
+	if (!n.ids || !n.node_min) {
+		free(n.ids);
+		free(n.node_min);
+		hk_pool_unref(pool);
+		return -ENOMEM;
+	}
+	n.gigantic = hk_pool_is_gigantic(pool);
+	n.min = hk_pool_get(pool, HK_POOL_MINIMUM);
+	n.oc = hk_pool_get(pool, HK_POOL_OVERCOMMIT);
+	for (size_t k = 0; k < n.n_nodes; k++) {
+		n.ids[k] = hk_pool_node_id(pool, k);
+		n.node_min[k] = hk_pool_node_get(pool, k, HK_POOL_MINIMUM);
+	}
+	hk_pool_unref(pool);
+	*h = n;
+	return 0;
+}
+
+HK_EXPORT int hk_pool_plan_load(struct hk_pool_plan *pools, uint64_t page_size)
+{
+	struct held *nh;
+	int rc;
+
+	if (!pools)
+		return -EINVAL;
+	if (find(pools, page_size))
+		return 0;
+	nh = realloc(pools->h, (pools->n + 1) * sizeof(*nh));
+	if (!nh)
+		return -ENOMEM;
+	pools->h = nh;
+	rc = read_held(pools->ctx, page_size, &pools->h[pools->n]);
+	if (rc < 0)
+		return rc;
+	pools->n++;
+	return 0;
+}
+
+static ssize_t node_index(const struct held *h, int node)
+{
+	for (size_t k = 0; k < h->n_nodes; k++)
+		if (h->ids[k] == node)
+			return (ssize_t)k;
+	return -1;
+}
+
+HK_EXPORT uint64_t hk_pool_plan_get(const struct hk_pool_plan *pools, uint64_t page_size, int node,
+				    enum hk_pool_field field)
+{
+	const struct held *h = find(pools, page_size);
+	ssize_t k;
+
+	if (!h)
+		return 0;
+	if (node != HK_NODE_ALL) {
+		k = node_index(h, node);
+		return k >= 0 && field == HK_POOL_MINIMUM ? h->node_min[k] : 0;
+	}
+	switch (field) {
+	case HK_POOL_MINIMUM:
+		return h->min;
+	case HK_POOL_OVERCOMMIT:
+		return h->oc;
+	case HK_POOL_MAXIMUM:
+		return hkp_pool_max(h->min, h->oc);
+	default:
+		return 0;
+	}
+}
+
+HK_EXPORT bool hk_pool_plan_has_node(const struct hk_pool_plan *pools, uint64_t page_size, int node)
+{
+	const struct held *h = find(pools, page_size);
+
+	return h && node_index(h, node) >= 0;
+}
+
+HK_EXPORT bool hk_pool_plan_is_gigantic(const struct hk_pool_plan *pools, uint64_t page_size)
+{
+	const struct held *h = find(pools, page_size);
+
+	return h && h->gigantic;
+}
+
+HK_EXPORT uint64_t hk_pool_overcommit_for(uint64_t minimum, uint64_t maximum)
+{
+	return hkp_pool_oc(minimum, maximum);
+}
+
+/* Whether the change's fields are ones the planner knows. */
+static bool change_ok(const struct hk_pool_plan *pp, const struct hk_pool_change *ch)
+{
+	return pp && ch && ch->size >= sizeof(*ch) &&
+	       (ch->field == HK_POOL_MINIMUM || ch->field == HK_POOL_MAXIMUM) &&
+	       (ch->sign == 0 || ch->sign == '+' || ch->sign == '-') && (ch->nodes || !ch->n_nodes);
+}
+
+static bool listed(const struct hk_pool_change *ch, int node)
+{
+	for (size_t j = 0; ch->nodes && j < ch->n_nodes; j++)
+		if (ch->nodes[j] == node)
+			return true;
+	return false;
+}
+
+/* The Minimum node k has after the change: its target when listed, else as it is. */
+static uint64_t node_want(const struct held *h, const struct hk_pool_change *ch, size_t k)
+{
+	return listed(ch, h->ids[k]) ? hkp_adjust(ch->sign, h->node_min[k], ch->pages)
+				     : h->node_min[k];
+}
+
+/*
+ * The Minimum and Maximum the change leaves. With nodes: the nodes' sum, the
+ * Maximum kept unless the Minimum passes it. A Minimum keeps the Maximum
+ * unless it passes it; a Maximum keeps the Minimum unless it goes below it.
+ * A gigantic pool has no overcommit: its Maximum follows its Minimum.
+ */
+static void targets(const struct held *h, const struct hk_pool_change *ch, uint64_t *ret_min,
+		    uint64_t *ret_max)
+{
+	uint64_t max0 = hkp_pool_max(h->min, h->oc), min, max;
+
+	if (ch->nodes) {
+		min = 0;
+		for (size_t k = 0; k < h->n_nodes; k++)
+			min = hkp_sat_add(min, node_want(h, ch, k));
+		max = min > max0 ? min : max0;
+	} else if (ch->field == HK_POOL_MINIMUM) {
+		min = hkp_adjust(ch->sign, h->min, ch->pages);
+		max = min > max0 ? min : max0;
+	} else {
+		max = hkp_adjust(ch->sign, max0, ch->pages);
+		min = max < h->min ? max : h->min;
+	}
+	if (h->gigantic && ch->field == HK_POOL_MINIMUM)
+		max = min;
+	*ret_min = min;
+	*ret_max = max;
+}
+
+/*
+ * Counts beyond memory: an error for a Minimum, whose pages the kernel must
+ * allocate now, and for any decrease; for a Maximum set or raised only a
+ * limit that surplus pages never reach (the kernel takes up to
+ * 18446744073709551615): a warning. A tree without MemTotal has no bound.
+ */
+static void check_memory(struct hk_ctx *ctx, const struct hk_pool_change *ch,
+			 struct hk_pool_verdict *v)
+{
+	uint64_t kb;
+
+	if (hk_meminfo_read(ctx, "MemTotal", &kb) < 0)
+		return;
+	v->mem_kb = kb;
+	v->mem_pages = kb / (ch->page_size / 1024);
+	if (ch->field == HK_POOL_MAXIMUM && ch->sign != '-')
+		v->limit_beyond_memory = ch->pages > v->mem_pages;
+	else if (ch->pages > v->mem_pages)
+		v->problem = HK_POOL_CHANGE_BEYOND_MEMORY;
+	else if (ch->field == HK_POOL_MINIMUM && v->minimum > v->mem_pages)
+		v->problem = HK_POOL_CHANGE_MINIMUM_BEYOND_MEMORY;
+}
+
+HK_EXPORT int hk_pool_change_check(struct hk_pool_plan *pools, const struct hk_pool_change *change,
+				   struct hk_pool_verdict *ret)
+{
+	struct hk_pool_verdict v = {.size = sizeof(v), .node = HK_NODE_ALL};
+	const struct held *h;
+
+	if (!ret || ret->size < sizeof(*ret) || !change_ok(pools, change))
+		return -EINVAL;
+	h = find(pools, change->page_size);
+	if (!h)
+		return -ENOENT;
+	targets(h, change, &v.minimum, &v.maximum);
+	for (size_t j = 0; j < change->n_nodes; j++) {
+		if (node_index(h, change->nodes[j]) < 0) {
+			v.problem = HK_POOL_CHANGE_NO_NODE;
+			v.node = change->nodes[j];
+			*ret = v;
+			return 0;
+		}
+	}
+	check_memory(pools->ctx, change, &v);
+	if (v.problem == HK_POOL_CHANGE_FITS && h->gigantic && v.maximum > v.minimum)
+		v.problem = HK_POOL_CHANGE_GIGANTIC;
+	*ret = v;
+	return 0;
+}
+
+/* One pool item for the change, the plan's index or -errno. */
+static int add_item(struct hk_pool_plan *pp, struct hk_plan *plan, const struct hk_pool_change *ch,
+		    int node, enum hk_pool_field field, uint64_t v, unsigned flags, const char *why)
+{
+	return hk_plan_add_pool(pp->ctx, plan, ch->page_size, node, field, v, flags, why);
+}
+
+/*
+ * Without nodes: the overcommit first when the Maximum must grow (so that
+ * growing never fails for lack of it), the Minimum, then the overcommit that
+ * gives the Maximum asked for. With nodes: each listed node's persistent
+ * pages, in node order; the overcommit is left alone.
+ */
+static int resolve(struct hk_pool_plan *pp, struct held *h, struct hk_plan *plan,
+		   const struct hk_pool_change *ch, const char *why, size_t *n)
+{
+	unsigned flags = ch->flags & HK_POOL_SET_MEMPOLICY;
+	uint64_t min, max;
+	int rc = 0;
+
+	targets(h, ch, &min, &max);
+	if (!ch->nodes) {
+		if (!h->gigantic && hkp_pool_max(min, h->oc) < max) {
+			h->oc = hkp_pool_oc(min, max);
+			rc = add_item(pp, plan, ch, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, 0, why);
+			*n += rc >= 0;
+		}
+		if (rc >= 0) {
+			h->min = min;
+			rc = add_item(pp, plan, ch, HK_NODE_ALL, HK_POOL_MINIMUM, min, flags, why);
+			*n += rc >= 0;
+		}
+		if (rc >= 0 && !h->gigantic && hkp_pool_max(h->min, h->oc) != max) {
+			h->oc = hkp_pool_oc(min, max);
+			rc = add_item(pp, plan, ch, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, 0, why);
+			*n += rc >= 0;
+		}
+		return rc < 0 ? rc : 0;
+	}
+	for (size_t k = 0; k < h->n_nodes && rc >= 0; k++) {
+		uint64_t want;
+
+		if (!listed(ch, h->ids[k]))
+			continue;
+		want = node_want(h, ch, k);
+		h->min = hkp_sat_add(hkp_sat_sub(h->min, h->node_min[k]), want);
+		h->node_min[k] = want;
+		rc = add_item(pp, plan, ch, h->ids[k], HK_POOL_MINIMUM, want, 0, why);
+		*n += rc >= 0;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+HK_EXPORT int hk_plan_add_pool_change(struct hk_plan *plan, struct hk_pool_plan *pools,
+				      const struct hk_pool_change *change, const char *why,
+				      size_t *ret_n)
+{
+	const struct hk_plan_item *items;
+	const struct held *ch_pool;
+	size_t first, n = 0;
+	int rc;
+
+	if (!plan || !ret_n || !change_ok(pools, change))
+		return -EINVAL;
+	*ret_n = 0;
+	ch_pool = find(pools, change->page_size);
+	if (!ch_pool)
+		return -ENOENT;
+	for (size_t j = 0; j < change->n_nodes; j++)
+		if (node_index(ch_pool, change->nodes[j]) < 0)
+			return -ENOENT;
+	first = hk_plan_items(plan, &items);
+	/* The pool moves with each write: the held copy is the plan's (find gives it const). */
+	rc = resolve(pools, &pools->h[ch_pool - pools->h], plan, change, why, &n);
+	*ret_n = n;
+	return rc < 0 ? rc : (int)first;
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libhugekit's pool planner (hk_pool_plan, hk_pool_change_check,
+ * hk_plan_add_pool_change) on the x86-2node tree: 2 MiB pool Minimum 21
+ * (node 0: 15, node 1: 6), overcommit 8, Maximum 29; 1 GiB gigantic with 2
+ * pages; MemTotal 49266176 kB (24055 pages of 2 MiB).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include <hugekit/hugekit.h>
+
+#include "tree.h"
+
+#define MiB (UINT64_C(1024) * 1024)
+#define GiB (MiB * 1024)
+
+struct fx {
+	struct tree t;
+	struct hk_pool_plan *pools;
+	struct hk_plan *plan;
+};
+
+static void fx_open(struct fx *f)
+{
+	tree_open(&f->t, "x86-2node");
+	assert_int_equal(hk_pool_plan_new(f->t.ctx, &f->pools), 0);
+	assert_int_equal(hk_plan_new(&f->plan), 0);
+	assert_int_equal(hk_pool_plan_load(f->pools, 2 * MiB), 0);
+	assert_int_equal(hk_pool_plan_load(f->pools, GiB), 0);
+}
+
+static void fx_close(struct fx *f)
+{
+	hk_plan_unref(f->plan);
+	hk_pool_plan_unref(f->pools);
+	tree_close(&f->t);
+}
+
+static struct hk_pool_change change(uint64_t size, enum hk_pool_field field, char sign,
+				    uint64_t pages)
+{
+	return (struct hk_pool_change){.size = sizeof(struct hk_pool_change),
+				       .page_size = size,
+				       .field = field,
+				       .sign = sign,
+				       .pages = pages};
+}
+
+static uint64_t get(const struct fx *f, int node, enum hk_pool_field field)
+{
+	return hk_pool_plan_get(f->pools, 2 * MiB, node, field);
+}
+
+/* The plan's items from first: each one's node, field and number, and that its file is the field's. */
+struct want_item {
+	int node;
+	enum hk_pool_field field;
+	uint64_t number;
+};
+
+static int add(struct fx *f, const struct hk_pool_change *ch, size_t *n)
+{
+	return hk_plan_add_pool_change(f->plan, f->pools, ch, "test", n);
+}
+
+/* Plan ch: its items are w. */
+static void check_items(struct fx *f, const struct hk_pool_change *ch, const struct want_item *w,
+			size_t n_want)
+{
+	const struct hk_plan_item *items;
+	size_t n = 0;
+	int first = add(f, ch, &n);
+	size_t total = hk_plan_items(f->plan, &items);
+
+	assert_true(first >= 0);
+	assert_int_equal(n, n_want);
+	assert_int_equal(total, (size_t)first + n);
+	for (size_t i = 0; i < n_want; i++) {
+		const struct hk_plan_item *it = &items[first + (int)i];
+
+		assert_int_equal(it->node, w[i].node);
+		assert_int_equal(it->field, w[i].field);
+		assert_true(it->number == w[i].number);
+		assert_non_null(strstr(it->path, w[i].field == HK_POOL_OVERCOMMIT
+							 ? "nr_overcommit_hugepages"
+							 : "nr_hugepages"));
+	}
+}
+
+static void test_read(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MINIMUM) == 21);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_OVERCOMMIT) == 8);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MAXIMUM) == 29);
+	assert_true(get(&f, 0, HK_POOL_MINIMUM) == 15);
+	assert_true(get(&f, 1, HK_POOL_MINIMUM) == 6);
+	/* What the planner does not follow reads 0. */
+	assert_true(get(&f, 0, HK_POOL_OVERCOMMIT) == 0);
+	assert_true(get(&f, 2, HK_POOL_MINIMUM) == 0);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_FREE) == 0);
+	assert_true(hk_pool_plan_get(f.pools, 64 * 1024, HK_NODE_ALL, HK_POOL_MINIMUM) == 0);
+	assert_true(hk_pool_plan_has_node(f.pools, 2 * MiB, 1));
+	assert_false(hk_pool_plan_has_node(f.pools, 2 * MiB, 2));
+	assert_true(hk_pool_plan_is_gigantic(f.pools, GiB));
+	assert_false(hk_pool_plan_is_gigantic(f.pools, 2 * MiB));
+	/* A size the machine has no pool of; loading twice keeps what was planned. */
+	assert_int_equal(hk_pool_plan_load(f.pools, 4 * MiB), -ENOENT);
+	assert_int_equal(hk_pool_plan_load(f.pools, 2 * MiB), 0);
+	assert_int_equal(hk_pool_plan_new(NULL, &f.pools), -EINVAL);
+	fx_close(&f);
+}
+
+/* A Minimum above the Maximum raises it; below, the overcommit first keeps the Maximum. */
+static void test_minimum(void **state)
+{
+	static const struct want_item grow[] = {
+		{HK_NODE_ALL, HK_POOL_MINIMUM, 40},
+		{HK_NODE_ALL, HK_POOL_OVERCOMMIT, 0},
+	};
+	static const struct want_item shrink[] = {
+		{HK_NODE_ALL, HK_POOL_OVERCOMMIT, 30},
+		{HK_NODE_ALL, HK_POOL_MINIMUM, 10},
+	};
+	struct hk_pool_change ch = change(2 * MiB, HK_POOL_MINIMUM, 0, 40);
+	struct hk_pool_verdict v = {.size = sizeof(v)};
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	assert_int_equal(hk_pool_change_check(f.pools, &ch, &v), 0);
+	assert_int_equal(v.problem, HK_POOL_CHANGE_FITS);
+	assert_true(v.minimum == 40 && v.maximum == 40);
+	assert_true(v.mem_kb == 49266176 && v.mem_pages == 24055);
+	/* Checking plans nothing. */
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MINIMUM) == 21);
+	check_items(&f, &ch, grow, 2);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MAXIMUM) == 40);
+	/* The next change starts from the pool as the first leaves it: Maximum 40. */
+	ch = change(2 * MiB, HK_POOL_MINIMUM, '-', 30);
+	check_items(&f, &ch, shrink, 2);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MINIMUM) == 10);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MAXIMUM) == 40);
+	fx_close(&f);
+}
+
+/* A Maximum keeps the Minimum (written as it is) unless it goes below it; + saturates to unlimited. */
+static void test_maximum(void **state)
+{
+	static const struct want_item raise[] = {
+		{HK_NODE_ALL, HK_POOL_OVERCOMMIT, 29},
+		{HK_NODE_ALL, HK_POOL_MINIMUM, 21},
+	};
+	static const struct want_item below[] = {
+		{HK_NODE_ALL, HK_POOL_MINIMUM, 5},
+		{HK_NODE_ALL, HK_POOL_OVERCOMMIT, 0},
+	};
+	static const struct want_item unlimited[] = {
+		{HK_NODE_ALL, HK_POOL_OVERCOMMIT, UINT64_MAX},
+		{HK_NODE_ALL, HK_POOL_MINIMUM, 5},
+	};
+	struct hk_pool_change ch = change(2 * MiB, HK_POOL_MAXIMUM, 0, 50);
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	check_items(&f, &ch, raise, 2);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MAXIMUM) == 50);
+	ch = change(2 * MiB, HK_POOL_MAXIMUM, 0, 5);
+	check_items(&f, &ch, below, 2);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MAXIMUM) == 5);
+	ch = change(2 * MiB, HK_POOL_MAXIMUM, '+', UINT64_MAX);
+	check_items(&f, &ch, unlimited, 2);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MAXIMUM) == UINT64_MAX);
+	assert_true(hk_pool_overcommit_for(5, UINT64_MAX) == UINT64_MAX);
+	assert_true(hk_pool_overcommit_for(20, 10) == 0);
+	assert_true(hk_pool_overcommit_for(10, 25) == 15);
+	fx_close(&f);
+}
+
+/* With nodes: each listed node in node order, the overcommit left alone; a missing node is said. */
+static void test_nodes(void **state)
+{
+	static const int both[] = {1, 0};
+	static const int missing[] = {0, 2};
+	static const struct want_item w[] = {
+		{0, HK_POOL_MINIMUM, 17},
+		{1, HK_POOL_MINIMUM, 8},
+	};
+	struct hk_pool_change ch = change(2 * MiB, HK_POOL_MINIMUM, '+', 2);
+	struct hk_pool_verdict v = {.size = sizeof(v)};
+	const struct hk_plan_item *items;
+	struct fx f;
+	size_t n;
+
+	(void)state;
+	fx_open(&f);
+	ch.nodes = both;
+	ch.n_nodes = 2;
+	assert_int_equal(hk_pool_change_check(f.pools, &ch, &v), 0);
+	assert_true(v.minimum == 25 && v.maximum == 29);
+	check_items(&f, &ch, w, 2);
+	assert_true(get(&f, 0, HK_POOL_MINIMUM) == 17);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_MINIMUM) == 25);
+	assert_true(get(&f, HK_NODE_ALL, HK_POOL_OVERCOMMIT) == 8);
+	ch.nodes = missing;
+	assert_int_equal(hk_pool_change_check(f.pools, &ch, &v), 0);
+	assert_int_equal(v.problem, HK_POOL_CHANGE_NO_NODE);
+	assert_int_equal(v.node, 2);
+	assert_int_equal(add(&f, &ch, &n), -ENOENT);
+	assert_int_equal(n, 0);
+	assert_int_equal(hk_plan_items(f.plan, &items), 2);
+	fx_close(&f);
+}
+
+/* Beyond MemTotal: an error for a Minimum and a decrease, a warning for a Maximum; gigantic pools. */
+static void test_verdicts(void **state)
+{
+	static const struct {
+		uint64_t size;
+		enum hk_pool_field field;
+		char sign;
+		uint64_t pages;
+		enum hk_pool_problem problem;
+		bool limit;
+	} cases[] = {
+		{2 * MiB, HK_POOL_MINIMUM, 0, 24055, HK_POOL_CHANGE_FITS, false},
+		{2 * MiB, HK_POOL_MINIMUM, 0, 24056, HK_POOL_CHANGE_BEYOND_MEMORY, false},
+		{2 * MiB, HK_POOL_MINIMUM, '+', 24050, HK_POOL_CHANGE_MINIMUM_BEYOND_MEMORY, false},
+		{2 * MiB, HK_POOL_MINIMUM, '-', 24056, HK_POOL_CHANGE_BEYOND_MEMORY, false},
+		{2 * MiB, HK_POOL_MAXIMUM, 0, 30000, HK_POOL_CHANGE_FITS, true},
+		{2 * MiB, HK_POOL_MAXIMUM, '+', 30000, HK_POOL_CHANGE_FITS, true},
+		{2 * MiB, HK_POOL_MAXIMUM, '-', 30000, HK_POOL_CHANGE_BEYOND_MEMORY, false},
+		{GiB, HK_POOL_MAXIMUM, 0, 5, HK_POOL_CHANGE_GIGANTIC, false},
+		{GiB, HK_POOL_MINIMUM, 0, 3, HK_POOL_CHANGE_FITS, false},
+		{GiB, HK_POOL_MAXIMUM, 0, 100, HK_POOL_CHANGE_GIGANTIC, true},
+	};
+	static const struct want_item gigantic[] = {{HK_NODE_ALL, HK_POOL_MINIMUM, 3}};
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hk_pool_change ch =
+			change(cases[i].size, cases[i].field, cases[i].sign, cases[i].pages);
+		struct hk_pool_verdict v = {.size = sizeof(v)};
+
+		assert_int_equal(hk_pool_change_check(f.pools, &ch, &v), 0);
+		assert_int_equal(v.problem, cases[i].problem);
+		assert_int_equal(v.limit_beyond_memory, cases[i].limit);
+	}
+	/* A gigantic pool's Minimum: no overcommit written, the Maximum follows. */
+	{
+		struct hk_pool_change ch = change(GiB, HK_POOL_MINIMUM, 0, 3);
+
+		check_items(&f, &ch, gigantic, 1);
+		assert_true(hk_pool_plan_get(f.pools, GiB, HK_NODE_ALL, HK_POOL_MAXIMUM) == 3);
+	}
+	fx_close(&f);
+}
+
+/* What the planner cannot read is -EINVAL (or -ENOENT for a pool it does not hold); nothing added. */
+static void test_refused(void **state)
+{
+	struct hk_pool_verdict v = {.size = sizeof(v)};
+	struct hk_pool_change ch;
+	const struct hk_plan_item *items;
+	struct fx f;
+	size_t n = 7;
+
+	(void)state;
+	fx_open(&f);
+	ch = change(2 * MiB, HK_POOL_NR, 0, 1);
+	assert_int_equal(add(&f, &ch, &n), -EINVAL);
+	assert_int_equal(hk_pool_change_check(f.pools, &ch, &v), -EINVAL);
+	ch = change(2 * MiB, HK_POOL_MINIMUM, 'x', 1);
+	assert_int_equal(add(&f, &ch, &n), -EINVAL);
+	ch = change(2 * MiB, HK_POOL_MINIMUM, 0, 1);
+	ch.size = sizeof(ch) - 1;
+	assert_int_equal(add(&f, &ch, &n), -EINVAL);
+	ch = change(2 * MiB, HK_POOL_MINIMUM, 0, 1);
+	ch.n_nodes = 1; /* and no nodes */
+	assert_int_equal(add(&f, &ch, &n), -EINVAL);
+	ch = change(64 * 1024, HK_POOL_MINIMUM, 0, 1);
+	assert_int_equal(add(&f, &ch, &n), -ENOENT);
+	assert_int_equal(n, 0);
+	assert_int_equal(hk_pool_change_check(f.pools, &ch, &v), -ENOENT);
+	ch = change(2 * MiB, HK_POOL_MINIMUM, 0, 1);
+	v.size = sizeof(v) - 1;
+	assert_int_equal(hk_pool_change_check(f.pools, &ch, &v), -EINVAL);
+	assert_int_equal(hk_plan_add_pool_change(NULL, f.pools, &ch, NULL, &n), -EINVAL);
+	assert_int_equal(hk_plan_items(f.plan, &items), 0);
+	/* The mempolicy file, for the whole pool's Minimum. */
+	ch.flags = HK_POOL_SET_MEMPOLICY;
+	assert_int_equal(add(&f, &ch, &n), 0);
+	assert_int_equal(hk_plan_items(f.plan, &items), n);
+	assert_non_null(strstr(items[n - 1].path, "nr_hugepages_mempolicy"));
+	fx_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read),	 cmocka_unit_test(test_minimum),
+		cmocka_unit_test(test_maximum),	 cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_verdicts), cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

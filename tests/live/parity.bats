@@ -5,8 +5,9 @@
 # same starting state; the library's log of the writes it made (--verbose 3:
 # "FILE = VALUE") gives the same write log (tests/cli/writelog.py: each file
 # at its first write with its last value, a file left as it was dropped).
-# The 2 MiB pool, THP defrag and khugepaged's pages_to_scan are saved and put
-# back (live_save).
+# Every file a row writes is saved and put back (live_save): the 2 MiB pool,
+# the THP modes and khugepaged's knobs, the 64 kB size's mode, the shm group,
+# HVO, min_free_kbytes and shmmax.
 
 load live
 
@@ -16,6 +17,8 @@ N0=/sys/devices/system/node/node0/hugepages/hugepages-2048kB
 setup_file() {
 	live_requirements
 	live_lock
+	LIVE_SAVED_FILES+=("$THP/khugepaged/scan_sleep_millisecs" "$THP/khugepaged/alloc_sleep_millisecs"
+		"$THP/hugepages-64kB/enabled" /proc/sys/vm/hugetlb_optimize_vmemmap)
 	live_save
 }
 
@@ -29,14 +32,22 @@ setup() {
 }
 
 # start NR OC: the starting state of every run: the 2 MiB pool (no surplus),
-# THP defrag and pages_to_scan as the file began.
+# THP defrag as the file began, the other knobs at fixed values (the
+# sysctls at what they were).
 start() {
 	echo 0 > "$M/nr_overcommit_hugepages"
 	echo "$1" > "$M/nr_hugepages"
 	[ "$(cat "$M/nr_hugepages")" -eq "$1" ] || hk_skip "the kernel could not give $1 free 2 MiB pages"
 	echo "$2" > "$M/nr_overcommit_hugepages"
 	echo "$DEFRAG0" > "$THP/defrag"
+	echo madvise > "$THP/enabled"
+	echo never > "$THP/hugepages-64kB/enabled"
 	echo 4096 > "$THP/khugepaged/pages_to_scan"
+	echo 10000 > "$THP/khugepaged/scan_sleep_millisecs"
+	echo 60000 > "$THP/khugepaged/alloc_sleep_millisecs"
+	echo 0 > /proc/sys/vm/hugetlb_shm_group
+	echo 0 > /proc/sys/vm/hugetlb_optimize_vmemmap
+	echo "$MFK0" > /proc/sys/vm/min_free_kbytes
 }
 
 # snap DIR: the files a row may write, copied under DIR at their paths (writelog.py's ROOT).
@@ -44,7 +55,9 @@ snap() {
 	local f
 	rm -rf "$1"
 	for f in /proc/sys/vm/nr_hugepages /proc/sys/vm/nr_overcommit_hugepages "$N0/nr_hugepages" \
-		"$THP/defrag" "$THP/khugepaged/pages_to_scan"; do
+		/proc/sys/vm/nr_hugepages_mempolicy "$THP/defrag" "$THP/enabled" "$THP"/khugepaged/*_* \
+		"$THP/hugepages-64kB/enabled" /proc/sys/vm/hugetlb_shm_group \
+		/proc/sys/vm/hugetlb_optimize_vmemmap /proc/sys/vm/min_free_kbytes; do
 		[ -e "$f" ] || continue
 		mkdir -p "$1$(dirname "$f")"
 		cat "$f" > "$1$f"
@@ -73,9 +86,10 @@ live_parity() {
 	N_ROWS=$((${N_ROWS:-0} + 1))
 }
 
-@test "pools and THP knobs: the same writes in the same order as their configurations (7 rows)" {
+@test "pools and THP knobs: the same writes in the same order as their configurations (7 rows of 23)" {
 	local V=/proc/sys/vm
 	DEFRAG0=$(live_setting "$THP/defrag")
+	MFK0=$(cat /proc/sys/vm/min_free_kbytes)
 	[ "$DEFRAG0" = defer ] && DEFRAG=madvise || DEFRAG=defer
 	live_parity 0 0 "--pool-pages-min 2M:4" '[pool 2M]\nminimum = 4\nmaximum = 4\n' "$V/nr_hugepages=4"
 	live_parity 0 0 "--pool-pages-max 2M:8" '[pool 2M]\nmaximum = 8\n' "$V/nr_overcommit_hugepages=8"
@@ -89,4 +103,43 @@ live_parity() {
 	live_parity 0 0 "--thp-khugepaged-pages 1024" '[thp]\nkhugepaged/pages_to_scan = 1024\n' \
 		"$THP/khugepaged/pages_to_scan=1024"
 	assert_equal "$N_ROWS" 7
+}
+
+@test "THP, sysctls, relative and byte pools, mempolicy, a mixed line: the same writes (16 rows of 23)" {
+	local V=/proc/sys/vm rec
+	DEFRAG0=$(live_setting "$THP/defrag")
+	MFK0=$(cat /proc/sys/vm/min_free_kbytes)
+	live_parity 0 0 "--thp-never" '[thp]\nenabled = never\n' "$THP/enabled=never"
+	live_parity 0 0 "--thp-always" '[thp]\nenabled = always\n' "$THP/enabled=always"
+	live_parity 0 0 "--thp-khugepaged-scan-sleep 5000" '[thp]\nkhugepaged/scan_sleep_millisecs = 5000\n' \
+		"$THP/khugepaged/scan_sleep_millisecs=5000"
+	live_parity 0 0 "--thp-khugepaged-alloc-sleep 30000" '[thp]\nkhugepaged/alloc_sleep_millisecs = 30000\n' \
+		"$THP/khugepaged/alloc_sleep_millisecs=30000"
+	live_parity 0 0 "--thp-size 64K:always" '[thp]\nhugepages-64kB/enabled = always\n' \
+		"$THP/hugepages-64kB/enabled=always"
+	live_parity 0 0 "--set-shm-group 1" '[sysctl]\nvm.hugetlb_shm_group = 1\n' "$V/hugetlb_shm_group=1"
+	live_parity 0 0 "--vmemmap-optimize on" '[sysctl]\nvm.hugetlb_optimize_vmemmap = 1\n' \
+		"$V/hugetlb_optimize_vmemmap=1"
+	# The recommendation is the machine's: the dry run names it (nothing when it is the value now).
+	start 0 0
+	rec=$(hugeadm --dry-run --set-recommended-min_free_kbytes | sed -n "s|^echo \"\([0-9]*\)\" > $V/min_free_kbytes\$|\1|p")
+	[ -n "$rec" ] || fail "no recommended min_free_kbytes in the dry run"
+	if [ "$rec" = "$MFK0" ]; then set --; else set -- "$V/min_free_kbytes=$rec"; fi
+	live_parity 0 0 "--set-recommended-min_free_kbytes" '[sysctl]\nvm.min_free_kbytes = recommended\n' "$@"
+	live_parity 4 0 "--pool-pages-min 2M:+2" '[pool 2M]\nminimum = 6\nmaximum = 6\n' "$V/nr_hugepages=6"
+	# Shrinking the minimum keeps the maximum: the overcommit first, in both.
+	live_parity 4 2 "--pool-pages-min 2M:-2" '[pool 2M]\nminimum = 2\nmaximum = 6\n' \
+		"$V/nr_overcommit_hugepages=4" "$V/nr_hugepages=2"
+	live_parity 0 0 "--pool-pages-min 2M:8M" '[pool 2M]\nminimum = 4\nmaximum = 4\n' "$V/nr_hugepages=4"
+	live_parity 2 0 "--pool-pages-max 2M:+4" '[pool 2M]\nmaximum = 6\n' "$V/nr_overcommit_hugepages=4"
+	live_parity 2 4 "--pool-pages-max 2M:-2" '[pool 2M]\nmaximum = 4\n' "$V/nr_overcommit_hugepages=2"
+	live_parity 4 2 "--pool-pages-min 2M:2 --pool-pages-max 2M:2" '[pool 2M]\nminimum = 2\nmaximum = 2\n' \
+		"$V/nr_overcommit_hugepages=0" "$V/nr_hugepages=2"
+	live_parity 0 0 "--obey-mempolicy --pool-pages-min 2M:4" \
+		'[pool 2M]\nminimum = 4\nmaximum = 4\n[apply]\nobey_mempolicy = yes\n' "$V/nr_hugepages_mempolicy=4"
+	# The sections backwards in the file: the engine's order in both.
+	live_parity 0 0 "--thp-never --pool-pages-min 2M:4 --set-shm-group 1" \
+		'[sysctl]\nvm.hugetlb_shm_group = 1\n[pool 2M]\nminimum = 4\nmaximum = 4\n[thp]\nenabled = never\n' \
+		"$THP/enabled=never" "$V/nr_hugepages=4" "$V/hugetlb_shm_group=1"
+	assert_equal "$N_ROWS" 16
 }

@@ -143,3 +143,18 @@ live_parity() {
 		"$THP/enabled=never" "$V/nr_hugepages=4" "$V/hugetlb_shm_group=1"
 	assert_equal "$N_ROWS" 16
 }
+
+@test "options on the running kernel: a later write that fails (fault-injected) puts back the earlier ones" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" before
+	hk_need_built "$faulty"
+	DEFRAG0=$(live_setting "$THP/defrag")
+	MFK0=$(cat /proc/sys/vm/min_free_kbytes)
+	start 2 0
+	before=$(live_snapshot)
+	run --separate-stderr env HK_FAULT="write:/proc/sys/vm/hugetlb_shm_group:1:EIO" "$faulty" \
+		--thp-never --pool-pages-min 2M:4 --set-shm-group 1
+	assert_failure 1
+	[[ $stderr == *"hugeadm-fault:ERROR: /proc/sys/vm/hugetlb_shm_group: cannot write 1: Input/output error"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm-fault:ERROR: --set-shm-group 1: failed: 2 files put back as they were before this run"* ]] || fail "$stderr"
+	assert_equal "$(live_snapshot)" "$before"
+}

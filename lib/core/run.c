@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,6 +211,42 @@ static int retry_hard(struct hk_run *run, const struct hk_plan_item *it, char **
 	return rc;
 }
 
+/*
+ * A mount item (a configuration's [mount]): made by hk_mount_make on an
+ * empty mount point, and kept for the put-back after it: the mount point's
+ * directory when this run made it (also when the mount then failed), then
+ * the mount, which is taken down first.
+ */
+static int run_mount(struct hk_run *run, const struct hk_plan_item *it)
+{
+	struct hk_mount_request rq = {.size = sizeof(rq),
+				      .path = it->path,
+				      .uid = it->uid,
+				      .gid = it->gid,
+				      .mode = it->mode,
+				      .options = it->value,
+				      .flags = HK_MOUNT_EMPTY};
+	struct hk_plan_item dir = *it;
+	struct stat st;
+	bool made = lstat(it->path, &st) < 0 && errno == ENOENT;
+	int fd = -1, rc = hk_mount_make(run->ctx, &rq, &fd), kept = 0;
+
+	dir.kind = HK_PLAN_MKDIR;
+	if (made && lstat(it->path, &st) == 0 && !journaled(run, &dir))
+		kept = keep(run, &dir, NULL, false);
+	if (rc < 0)
+		return rc;
+	if (kept == 0)
+		kept = keep(run, it, NULL, false);
+	if (kept < 0) {
+		/* Nothing could put it back: not left behind. */
+		hk_umount_fd(run->ctx, fd, NULL, MNT_DETACH);
+		rc = kept;
+	}
+	close(fd);
+	return rc;
+}
+
 HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached)
 {
 	char *before = NULL;
@@ -221,6 +258,8 @@ HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, 
 		*ret_reached = NULL;
 	if (!run || !item || !item->path)
 		return -EINVAL;
+	if (item->kind == HK_PLAN_MOUNT)
+		return hk_is_dry_run(run->ctx) ? -EOPNOTSUPP : run_mount(run, item);
 	kept = run->n;
 	/* Kept before the write: a write that fails may still have changed the file. */
 	if (!hk_is_dry_run(run->ctx) && !journaled(run, item)) {
@@ -230,8 +269,6 @@ HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, 
 		if (rc > 0 && (rc = keep(run, item, before, raw)) < 0)
 			return rc;
 	}
-	if (item->kind == HK_PLAN_MOUNT)
-		return -EOPNOTSUPP;
 	rc = hk_plan_item_apply(run->ctx, item, ret_reached);
 	if (rc == -EAGAIN && ret_reached && (run->flags & HK_RUN_HARD) &&
 	    item->field == HK_POOL_MINIMUM && item->page_size && hk_is_live(run->ctx))

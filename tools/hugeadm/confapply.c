@@ -313,25 +313,6 @@ static int write_through_run(struct hugeadm_ctl *ctl, const struct hk_plan_item 
 	return rc;
 }
 
-/*
- * A [mount] made (mounts.c: through descriptors, level by level), kept for the
- * put-back: unmounted, and its mount point removed when this run made it.
- */
-static int mount_through_run(struct hugeadm_ctl *ctl, const struct hk_plan_item *it)
-{
-	struct hk_plan_item dir = *it;
-	struct stat st;
-	bool made = lstat(it->path, &st) < 0 && errno == ENOENT;
-
-	if (ha_mount_config(ctl, it) < 0)
-		return -1;
-	dir.kind = HK_PLAN_MKDIR;
-	if ((made && hk_run_record(ctl->run, &dir) < 0) || hk_run_record(ctl->run, it) < 0)
-		ha_msg(ctl, HA_WARNING, "%s: cannot keep it for a put-back: out of memory",
-		       it->item);
-	return 0;
-}
-
 /* Write one item (or print it, dry); 0, 1 when the kernel reached less, -1 after an error. */
 static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, char **ret_reached)
 {
@@ -358,7 +339,11 @@ static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, ch
 			       it->item);
 			return -1;
 		}
-		return mount_through_run(ctl, it);
+		/* Made by libhugekit, level by level through descriptors, and kept for the put-back. */
+		rc = hk_run_apply(ctl->run, it, NULL);
+		if (rc == -ENOMEM)
+			ha_msg(ctl, HA_ERROR, "%s: out of memory", it->item);
+		return rc < 0 ? -1 : 0;
 	}
 	if (it->kind == HK_PLAN_MKDIR && ctl->dry_run) {
 		if (ctl->json)

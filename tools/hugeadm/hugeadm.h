@@ -223,12 +223,6 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a);
 int ha_apply_unmount_all(struct hugeadm_ctl *ctl);
 /* --max-size, --min-size: 0, or -EINVAL, -EOVERFLOW. */
 int ha_parse_mount_size(const char *s, uint64_t *ret);
-/*
- * A [mount] of the configuration: its directory made and checked level by
- * level (every level above it root's and not writable by others), hugetlbfs
- * mounted on it by descriptor with the item's options. 0, or -1 after a message.
- */
-int ha_mount_config(struct hugeadm_ctl *ctl, const struct hk_plan_item *it);
 /* The directory hugeadm's mounts live under. */
 #define HA_MOUNT_DIR "/var/lib/hugetlbfs"
 

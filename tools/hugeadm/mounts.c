@@ -3,9 +3,10 @@
  * hugetlbfs mounts, in libhugetlbfs's layout: one mount per page size,
  * /var/lib/hugetlbfs[/user/USER|/group/GROUP|/global]/pagesize-2MB, with the
  * owner and mode 2.23 gave them. Validated first (users, groups, sizes, paths
- * already mounted), idempotent, and with 2.23's dry-run text.
+ * already mounted), idempotent, and with 2.23's dry-run text. The directories
+ * are walked and made, and the mounts made and checked, by libhugekit
+ * (hk_mount_dir_open, hk_mount_make): this file chooses the layout.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -168,182 +169,20 @@ static bool same_mount(const struct hugeadm_ctl *ctl, const struct ha_action *a,
 }
 
 /*
- * The directories of a mount path, and who may own them. hugeadm runs as root
- * and the user of --create-user-mounts owns .../user/USER (2.23's layout), so
- * no name below /var/lib/hugetlbfs is trusted: the path is opened one
- * directory at a time from "/" with O_NOFOLLOW, each directory is checked
- * through its descriptor, new ones are made with mkdirat() and given their
- * owner with fchown()/fchmod() on the descriptor, and the mount goes onto the
- * descriptor of the last one (hk_mount_hugetlbfs_fd). A level is made with
- * uid, gid and mode; an existing directory there must be owned by root or by
- * uid, and when root owns it, be writable by its group only where the level's
- * mode gives the group write access and the group is gid, and by others only
- * where the mode does (the 1777 mount points of --create-global-mounts).
+ * The library's request for one of the action's mounts: the levels up to
+ * the base directory are root's, the user or group directory and the mount
+ * point the action's owner and mode (hk_mount_dir_open, hk_mount_make).
  */
-struct dir_level {
-	uid_t uid;
-	gid_t gid;
-	mode_t mode;
-};
-
-/* The level of the directory that ends at path[len]: the base or above it, or the mount's. */
-static struct dir_level level_of(const struct ha_action *a, size_t len)
+static struct hk_mount_request request(const struct ha_action *a, const char *target,
+				       const char *opts)
 {
-	struct dir_level root = {0, 0, 0755}, own = {a->uid, a->gid, a->mode};
-
-	return len <= strlen(a->base) ? root : own;
-}
-
-static const char *user_name(uid_t uid)
-{
-	const struct passwd *pw = getpwuid(uid);
-
-	return pw ? pw->pw_name : "?";
-}
-
-/* An existing directory that the level does not allow: one error naming it. */
-static int check_dir(struct hugeadm_ctl *ctl, const char *path, const struct stat *st,
-		     const struct dir_level *lv)
-{
-	mode_t m = st->st_mode & 07777;
-
-	if (!S_ISDIR(st->st_mode)) {
-		ha_msg(ctl, HA_ERROR, "%s is not a directory: not mounting there", path);
-		return -1;
-	}
-	if (st->st_uid != 0 && st->st_uid != lv->uid) {
-		char *owner = strdup(user_name(st->st_uid));
-
-		ha_msg(ctl, HA_ERROR, "%s is owned by %s (uid %u), expected root%s%s: not using it",
-		       path, owner ? owner : "?", (unsigned)st->st_uid, lv->uid ? " or " : "",
-		       lv->uid ? user_name(lv->uid) : "");
-		free(owner);
-		return -1;
-	}
-	if (st->st_uid == 0 &&
-	    (((m & S_IWGRP) && !((lv->mode & S_IWGRP) && st->st_gid == lv->gid)) ||
-	     ((m & S_IWOTH) && !(lv->mode & S_IWOTH)))) {
-		ha_msg(ctl, HA_ERROR, "%s is writable by %s (mode %04o): not using it", path,
-		       (m & S_IWOTH) && !(lv->mode & S_IWOTH) ? "others" : "its group",
-		       (unsigned)m);
-		return -1;
-	}
-	return 0;
-}
-
-/* openat() of one component failed: say what is there instead of a directory. */
-static int open_failed(struct hugeadm_ctl *ctl, int dirfd, const char *name, const char *path)
-{
-	int err = errno;
-	struct stat st;
-
-	if ((err == ELOOP || err == ENOTDIR) &&
-	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-		ha_msg(ctl, HA_ERROR,
-		       "%s is a symbolic link: not following it (remove it, then run hugeadm "
-		       "again)",
-		       path);
-	else if (err == ENOTDIR)
-		ha_msg(ctl, HA_ERROR, "%s is not a directory: not mounting there", path);
-	else
-		ha_msg(ctl, HA_ERROR, "Unable to open dir %s, error: %s", path, strerror(err));
-	return -1;
-}
-
-/* mkdirat() the missing component, then open and own what was made: by descriptor only. */
-static int make_dir(struct hugeadm_ctl *ctl, int dirfd, const char *name, const char *path,
-		    const struct dir_level *lv)
-{
-	struct stat st;
-	int fd;
-
-	if (mkdirat(dirfd, name, 0700) < 0) {
-		if (errno != EEXIST) {
-			ha_msg(ctl, HA_ERROR, "Unable to create dir %s, error: %m", path);
-			return -1;
-		}
-		/* Made meanwhile by someone else: checked like any existing one. */
-		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return open_failed(ctl, dirfd, name, path);
-		if (fstat(fd, &st) < 0 || check_dir(ctl, path, &st, lv) < 0) {
-			close(fd);
-			return -1;
-		}
-		return fd;
-	}
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return open_failed(ctl, dirfd, name, path);
-	/* Only we (root) can have made a root-owned directory: else it was swapped. */
-	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
-		ha_msg(ctl, HA_ERROR, "%s changed while it was being created: not using it", path);
-		close(fd);
-		return -1;
-	}
-	if (fchown(fd, lv->uid, lv->gid) < 0 || fchmod(fd, lv->mode) < 0) {
-		ha_msg(ctl, HA_ERROR, "Unable to change ownership of %s, error: %m", path);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * The directory path (absolute), opened and checked level by level as above.
- * With create, missing directories are made; without, a missing one ends the
- * walk with -ENOENT and no message. Else the descriptor, or -1 after one error.
- */
-static int open_mount_dir(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *path,
-			  bool create)
-{
-	char buf[PATH_MAX];
-	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	size_t len = strlen(path);
-
-	if (fd < 0 || len >= sizeof(buf) || path[0] != '/') {
-		ha_msg(ctl, HA_ERROR, "Unable to open dir %s, error: %s", path,
-		       fd < 0 ? strerror(errno) : strerror(ENAMETOOLONG));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	memcpy(buf, path, len + 1);
-	for (char *name = buf + 1, *end; *name; name = end) {
-		struct dir_level lv;
-		struct stat st;
-		bool last;
-		int next;
-
-		end = name + strcspn(name, "/");
-		if (end == name) { /* "//" */
-			end++;
-			continue;
-		}
-		lv = level_of(a, (size_t)(end - buf));
-		last = *end == '\0';
-		*end = '\0';
-		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && !create) {
-			close(fd);
-			return -ENOENT;
-		}
-		if (next < 0 && errno == ENOENT) {
-			next = make_dir(ctl, fd, name, buf, &lv);
-		} else if (next < 0) {
-			next = open_failed(ctl, fd, name, buf);
-		} else if (fstat(next, &st) < 0 || check_dir(ctl, buf, &st, &lv) < 0) {
-			close(next);
-			next = -1;
-		}
-		close(fd);
-		if (next < 0)
-			return -1;
-		fd = next;
-		if (!last)
-			*end++ = '/';
-	}
-	return fd;
+	return (struct hk_mount_request){.size = sizeof(struct hk_mount_request),
+					 .path = target,
+					 .base = a->base,
+					 .uid = (uint32_t)a->uid,
+					 .gid = (uint32_t)a->gid,
+					 .mode = (uint32_t)a->mode,
+					 .options = opts};
 }
 
 /* With --unmount-all, which runs first, the mounts there now do not matter. */
@@ -446,12 +285,14 @@ int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)
 		char target[PATH_MAX];
 		ssize_t i;
 		int fd = -ENOENT;
+		struct hk_mount_request rq;
 
 		mount_dir(a, sizes[k], target, sizeof(target));
+		rq = request(a, target, NULL);
 		/* The directories as they are now: no symlink, no stranger's (nothing made yet). */
 		if (hk_is_live(ctl->ctx))
-			fd = open_mount_dir(ctl, a, target, false);
-		if (fd == -1) {
+			fd = hk_mount_dir_open(ctl->ctx, &rq, false);
+		if (fd < 0 && fd != -ENOENT) {
 			rc = -1;
 			break;
 		}
@@ -523,117 +364,17 @@ static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action 
 	snprintf(buf + n, sz - (size_t)n, ",nosuid,nodev");
 }
 
-/* Whether mount i has both nosuid and nodev, as the mount table shows it. */
-static bool restricted(const struct hk_mounts *ms, size_t i)
-{
-	char *v = NULL;
-	bool ok = hk_mount_option(ms, i, "nosuid", &v) == 0;
-
-	free(v);
-	v = NULL;
-	ok = ok && hk_mount_option(ms, i, "nodev", &v) == 0;
-	free(v);
-	return ok;
-}
-
 /* A mount left as it is that lacks nosuid or nodev: a warning naming it. */
 static void warn_unrestricted(struct hugeadm_ctl *ctl, const struct hk_mounts *ms, size_t i)
 {
 	const char *t = hk_mount_target(ms, i);
 
-	if (restricted(ms, i))
+	if (hk_mount_is_restricted(ms, i))
 		return;
 	ha_msg(ctl, HA_WARNING,
 	       "%s is mounted without nosuid,nodev (%s): left as it is; remount it (mount -o "
 	       "remount,bind,nosuid,nodev %s) or unmount it and run hugeadm again",
 	       t, hk_mount_options(ms, i), t);
-}
-
-/*
- * The mount just made (id, or 0 when the kernel did not say: then the last
- * mount at target) has nosuid and nodev in the mount table, read back.
- */
-static bool made_restricted(struct hugeadm_ctl *ctl, const char *target, uint64_t id)
-{
-	struct hk_mounts *ms = NULL;
-	ssize_t found = -1;
-	bool ok;
-	int rc = hk_mounts_read(ctl->ctx, &ms);
-
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot read the mount table: %s", strerror(-rc));
-		return false;
-	}
-	for (size_t i = 0; i < hk_mounts_count(ms); i++)
-		if (id ? (uint64_t)hk_mount_id(ms, i) == id
-		       : strcmp(hk_mount_target(ms, i), target) == 0)
-			found = (ssize_t)i;
-	ok = found >= 0 && restricted(ms, (size_t)found);
-	if (!ok)
-		ha_msg(ctl, HA_ERROR, "%s was mounted without nosuid,nodev (%s): not kept", target,
-		       found >= 0 ? hk_mount_options(ms, (size_t)found) : "not in the mount table");
-	hk_mounts_unref(ms);
-	return ok;
-}
-
-/* The id of the mount whose root fd holds; 0 when fd is not a mount's root (or no statx). */
-static uint64_t root_mnt_id(int fd)
-{
-	struct statx stx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
-	    !(stx.stx_mask & STATX_MNT_ID) || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
-	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
-		return 0;
-	return stx.stx_mnt_id;
-}
-
-/*
- * The mount just made on dirfd (id, or 0 when the kernel did not say) is the
- * one at target: the path walked again as before, symlinks refused, ends on
- * that mount's root. A user who owns a level can rename the directory between
- * the walk and the mount, and the mount follows the directory.
- */
-static bool mounted_at(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *target,
-		       int dirfd, uint64_t id)
-{
-	struct stat st, dst;
-	uint64_t got;
-	bool ok;
-	int fd = open_mount_dir(ctl, a, target, false);
-
-	if (fd < 0)
-		return false;
-	got = root_mnt_id(fd);
-	if (id)
-		ok = got == id;
-	else /* mount(2) fallback: at least another filesystem than the covered directory's. */
-		ok = fstat(fd, &st) == 0 && fstat(dirfd, &dst) == 0 && st.st_dev != dst.st_dev;
-	close(fd);
-	return ok;
-}
-
-/*
- * The mount just made on dirfd is at target (mounted_at) and nosuid,nodev
- * (made_restricted); else it is taken down again, through the directory it
- * covers, never by its (user's) path, after an error that says why.
- */
-static bool made_ok(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *target,
-		    int dirfd, uint64_t id)
-{
-	int rc;
-
-	if (!mounted_at(ctl, a, target, dirfd, id))
-		ha_msg(ctl, HA_ERROR,
-		       "%s moved while it was being mounted: not mounted (run hugeadm again)",
-		       target);
-	else if (made_restricted(ctl, target, id))
-		return true;
-	rc = hk_umount_fd(ctl->ctx, dirfd, NULL, MNT_DETACH);
-	if (rc < 0)
-		ha_msg(ctl, HA_ERROR, "Unable to unmount the mount meant for %s: %s", target,
-		       strerror(-rc));
-	return false;
 }
 
 /*
@@ -644,10 +385,9 @@ static int mount_one(struct hugeadm_ctl *ctl, const struct ha_action *a, const s
 		     const struct hk_plan_item *it, int *ret_fd)
 {
 	const char *target = it->path, *opts = it->value;
+	struct hk_mount_request rq;
 	char dry_opts[320];
-	uint64_t id;
 	ssize_t i;
-	int fd, rc;
 
 	/* 2.23's dry run chowned and chmodded after mounting: its options have no owner. */
 	if (ctl->dry_run) {
@@ -668,20 +408,10 @@ static int mount_one(struct hugeadm_ctl *ctl, const struct ha_action *a, const s
 		       target);
 		return 0;
 	}
-	fd = open_mount_dir(ctl, a, target, true);
-	if (fd < 0)
+	rq = request(a, target, opts);
+	/* Made, read back at its path and checked nosuid,nodev (libhugekit); else said and not there. */
+	if (hk_mount_make(ctl->ctx, &rq, ret_fd) < 0)
 		return -1;
-	rc = hk_mount_hugetlbfs_fd_id(ctl->ctx, fd, opts, &id);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "Unable to mount %s, error: %s", target, strerror(-rc));
-		close(fd);
-		return -1;
-	}
-	if (!made_ok(ctl, a, target, fd, id)) {
-		close(fd);
-		return -1;
-	}
-	*ret_fd = fd;
 	return 1;
 }
 
@@ -797,7 +527,7 @@ static int unmount_one(struct hugeadm_ctl *ctl, const struct hk_mounts *ms, size
 	int fd = -1, dirfd = open_nofollow(t, &fd), rc = -EXDEV;
 
 	if (dirfd >= 0 && hk_mount_id(ms, i) > 0 &&
-	    root_mnt_id(fd) == (uint64_t)hk_mount_id(ms, i)) {
+	    hk_mount_root_id(fd) == (uint64_t)hk_mount_id(ms, i)) {
 		/* An open descriptor of its root keeps the mount busy. */
 		close(fd);
 		fd = -1;
@@ -863,75 +593,4 @@ int ha_apply_unmount_all(struct hugeadm_ctl *ctl)
 		ha_msg(ctl, HA_INFO, "no hugetlbfs mounts under %s", HA_MOUNT_DIR);
 	hk_mounts_unref(ms);
 	return rc < 0 || skipped ? -1 : 0;
-}
-
-/* Whether the directory fd holds anything but . and ..: 1, 0, or -errno. */
-static int dir_has_entries(int fd)
-{
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-	struct dirent *de;
-	int rc = 0;
-
-	if (!d) {
-		rc = -errno;
-		if (dup_fd >= 0)
-			close(dup_fd);
-		return rc;
-	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			rc = 1;
-	closedir(d);
-	return rc;
-}
-
-int ha_mount_config(struct hugeadm_ctl *ctl, const struct hk_plan_item *it)
-{
-	/* Every level above the mount point is root's; the mount point is the item's. */
-	char *base = strdup(it->path), *slash = base ? strrchr(base, '/') : NULL;
-	struct ha_action a = {.uid = it->uid, .gid = it->gid, .mode = it->mode};
-	uint64_t id;
-	int fd, rc;
-
-	if (!slash) {
-		free(base);
-		ha_msg(ctl, HA_ERROR, "%s: not an absolute path", it->path);
-		return -1;
-	}
-	slash[slash == base] = '\0';
-	a.base = base;
-	fd = open_mount_dir(ctl, &a, it->path, true);
-	if (fd < 0) {
-		free(base);
-		return -1;
-	}
-	/* Never over something: another filesystem's mount, or files a mount would hide. */
-	if (root_mnt_id(fd)) {
-		ha_msg(ctl, HA_ERROR, "%s is a mount point already: not mounting hugetlbfs over it",
-		       it->path);
-		rc = -1;
-	} else if ((rc = dir_has_entries(fd)) != 0) {
-		if (rc < 0)
-			ha_msg(ctl, HA_ERROR, "cannot read %s: %s", it->path, strerror(-rc));
-		else
-			ha_msg(ctl, HA_ERROR,
-			       "%s is not empty: not mounting hugetlbfs over what is in it",
-			       it->path);
-		rc = -1;
-	}
-	if (rc < 0) {
-		close(fd);
-		free(base);
-		return -1;
-	}
-	rc = hk_mount_hugetlbfs_fd_id(ctl->ctx, fd, it->value, &id);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "Unable to mount %s, error: %s", it->path, strerror(-rc));
-	} else if (!made_ok(ctl, &a, it->path, fd, id)) {
-		rc = -1;
-	}
-	close(fd);
-	free(base);
-	return rc < 0 ? -1 : 0;
 }

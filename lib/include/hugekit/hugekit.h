@@ -156,6 +156,47 @@ int hk_umount(struct hk_ctx *ctx, const char *target);
  */
 int hk_umount_fd(struct hk_ctx *ctx, int fd, const char *name, int flags);
 
+/*
+ * Making a mount where users may own directories on the way (HK_1.6). The
+ * path is walked from "/" one directory at a time without following a
+ * symbolic link, every level checked by its descriptor: the levels up to
+ * base (NULL: the mount point's parent) are root's, made 0755, and may be
+ * written by others only when they are root's and mode lets others write;
+ * the levels below it, the mount point among them, are made with uid, gid
+ * and mode, and may be owned by uid. Every refusal is logged with the path.
+ * The caller sets size to sizeof(struct hk_mount_request).
+ */
+struct hk_mount_request {
+	size_t size;
+	const char *path; /* absolute: the mount point */
+	const char *base; /* a leading part of path, or NULL */
+	uint32_t uid, gid, mode;
+	const char *options; /* hugetlbfs options (nosuid,nodev are always added) */
+	unsigned flags;
+};
+
+/* The mount point must be an empty directory that is not a mount point already. */
+#define HK_MOUNT_EMPTY 0x1u
+
+/*
+ * The request's directory, walked and checked (made where missing with
+ * create): its descriptor, or -errno (logged), or -ENOENT without create
+ * where a level is missing (not logged).
+ */
+int hk_mount_dir_open(struct hk_ctx *ctx, const struct hk_mount_request *req, bool create);
+/* The id of the mount whose root fd is (as mountinfo numbers it), 0 when it is not a mount's root. */
+uint64_t hk_mount_root_id(int fd);
+/* Mount i has both nosuid and nodev in the mount table. */
+bool hk_mount_is_restricted(const struct hk_mounts *mounts, size_t i);
+/*
+ * Walk (create), mount hugetlbfs on the descriptor, then walk again: the
+ * mount is at the path and nosuid,nodev in the mount table, or it is taken
+ * down (through the directory it covers) and the result is -errno. 0 and
+ * *ret_fd the mount point's descriptor under the new mount (hk_umount_fd
+ * takes it down again; close it). The running system only (-EOPNOTSUPP).
+ */
+int hk_mount_make(struct hk_ctx *ctx, const struct hk_mount_request *req, int *ret_fd);
+
 /* Kernel settings */
 
 enum hk_sysctl {
@@ -632,8 +673,9 @@ void hk_run_unref(struct hk_run *run);
 /*
  * hk_plan_item_apply() through the run: what was there is kept first (also
  * when the write then fails: a failed write may have changed the file). Same
- * results; HK_PLAN_MOUNT is the caller's (-EOPNOTSUPP, see hk_run_record).
- * Nothing is kept in a dry run.
+ * results. HK_PLAN_MOUNT (since HK_1.6): made by hk_mount_make() on an
+ * empty mount point, its directory (when the run made it) and the mount
+ * kept; -EOPNOTSUPP in a dry run or a tree. Nothing is kept in a dry run.
  */
 int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached);
 /*

@@ -182,7 +182,7 @@ static int retry_hard(struct hk_run *run, const struct hk_plan_item *it, char **
 {
 	long long deadline = now_s() + HARD_TIMEOUT_S;
 	uint64_t last = reached_pages(*ret_reached);
-	int rc = -EAGAIN, rounds = 0, stalls = 0;
+	int rc = -EAGAIN, rounds = 0, stalls = 0, compacted;
 
 	while (rc == -EAGAIN) {
 		if (stalls >= HARD_STALLS || now_s() >= deadline) {
@@ -195,10 +195,21 @@ static int retry_hard(struct hk_run *run, const struct hk_plan_item *it, char **
 				last, it->number);
 			break;
 		}
-		hk_info(run->ctx,
-			"%s: %" PRIu64 " of %" PRIu64 " pages; compacting memory and trying again",
-			it->item, last, it->number);
-		hk_compact_memory(run->ctx, HK_NODE_ALL);
+		/* A whole pool: libhugetlbfs 2.23's line for its --hard; a node's: which and where. */
+		if (it->node == HK_NODE_ALL)
+			hk_info(run->ctx,
+				"Retrying allocation HUGEPAGES_TOTAL to %" PRIu64
+				" current %" PRIu64,
+				it->number, last);
+		else
+			hk_info(run->ctx,
+				"%s: %" PRIu64 " of %" PRIu64
+				" pages; compacting memory and trying again",
+				it->item, last, it->number);
+		compacted = hk_compact_memory(run->ctx, HK_NODE_ALL);
+		/* No compaction file (a kernel without it): nothing to say. */
+		if (compacted < 0 && compacted != -ENOENT)
+			hk_warn(run->ctx, "cannot compact memory: %s", strerror(-compacted));
 		if (it->node != HK_NODE_ALL)
 			hk_compact_memory(run->ctx, it->node);
 		sleep(1);

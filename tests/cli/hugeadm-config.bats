@@ -358,7 +358,23 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF" --verbose 3
 	# strict = yes is --strict: put back, exit 2.
 	assert_failure 2
-	[ "$(grep -c '^hugeadm:INFO: pool 1G minimum: 3 of 5 pages; compacting memory and trying again$' <<< "$stderr")" -eq 3 ] || fail "$stderr"
+	# libhugetlbfs 2.23's retry line for a whole pool, three rounds without progress.
+	[ "$(grep -c '^hugeadm:INFO: Retrying allocation HUGEPAGES_TOTAL to 5 current 3$' <<< "$stderr")" -eq 3 ] || fail "$stderr"
 	[[ $stderr == *"hugeadm:INFO: pool 1G minimum: giving up after 3 rounds (the last ones without progress), at 3 of 5 pages"* ]] || fail "$stderr"
 	[[ $stderr == *"hugeadm:ERROR: pool 1G minimum: came up short (--strict): 1 file put back as it was before this run"* ]] || fail "$stderr"
+}
+
+@test "--hard on the options is the same loop as [apply] hard = yes: retried, said short, put back with --strict" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
+	hk_need_built "$faulty"
+	mkdir -p "$bin" "$ROOT/run"
+	ln -sf "$faulty" "$bin/hugeadm"
+	echo 2 > "$ROOT/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+	run --separate-stderr env HK_FAULT="live;read:sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages:4+:value=3" \
+		"$bin/hugeadm" --sysroot "$ROOT" --pool-pages-min 1G:5 --hard --strict --verbose 3
+	assert_failure 2
+	[ "$(grep -c '^hugeadm:INFO: Retrying allocation HUGEPAGES_TOTAL to 5 current 3$' <<< "$stderr")" -eq 3 ] || fail "$stderr"
+	[[ $stderr == *"hugeadm:INFO: pool 1G minimum: giving up after 3 rounds (the last ones without progress), at 3 of 5 pages"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:WARNING: failed to set pool minimum to 5 became 3"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: 1G:5: the pool came up short; it was put back (--strict)"* ]] || fail "$stderr"
 }

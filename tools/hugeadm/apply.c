@@ -19,8 +19,6 @@
 #include "hugeadm.h"
 
 /* --hard gives up after this long, or after this many rounds without progress. */
-#define HARD_TIMEOUT_S 30
-#define HARD_STALLS 3
 
 static void dry_line(void *data, const char *path, const char *value)
 {
@@ -147,24 +145,6 @@ void ha_check_swap(struct hugeadm_ctl *ctl)
 	       "Use --add-temp-swap option to temporarily add swap during the resize");
 }
 
-static long long now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
-
-static void compact(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	int rc = hk_compact_memory(ctl->ctx, HK_NODE_ALL);
-
-	if (rc < 0 && rc != -ENOENT)
-		ha_msg(ctl, HA_WARNING, "cannot compact memory: %s", strerror(-rc));
-	for (size_t j = 0; a->nodes && j < a->n_nodes; j++)
-		hk_compact_memory(ctl->ctx, a->nodes[j]);
-}
-
 static void gigantic_hint(struct hugeadm_ctl *ctl, uint64_t size)
 {
 	char sz[32];
@@ -273,52 +253,14 @@ static uint64_t reached(const struct hugeadm_ctl *ctl, const struct pool_goal *g
 }
 
 /*
- * Write the goal and read the pool back. With --hard, while it is short:
- * compact memory, wait a second and write again, until it has its pages,
- * HARD_STALLS rounds in a row have brought no page, or HARD_TIMEOUT_S have
- * passed. One loop, so that --hard means the same with and without @NODES.
+ * Write the goal and read the pool back. With --hard the run retries each
+ * Minimum item that comes up short (libhugekit's HK_RUN_HARD: compaction, a
+ * second's wait, written again; the same loop as --apply's hard = yes).
  */
-static int write_and_retry(struct hugeadm_ctl *ctl, const struct pool_goal *g,
-			   struct hk_pool **pool)
+static int write_and_read(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct hk_pool **pool)
 {
-	long long deadline = now_s() + HARD_TIMEOUT_S;
-	int rounds = 0, stalls = 0;
-	uint64_t got, last, goal;
-	bool below;
-
 	if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, pool) < 0)
 		return -1;
-	last = reached(ctl, g, false, *pool, &goal, &below);
-	while (ctl->hard && below) {
-		if (stalls >= HARD_STALLS) {
-			ha_msg(ctl, HA_INFO,
-			       "--hard: giving up after %d rounds, the last %d without progress",
-			       rounds, HARD_STALLS);
-			break;
-		}
-		if (now_s() >= deadline) {
-			ha_msg(ctl, HA_INFO, "--hard: giving up after %d rounds and %d seconds",
-			       rounds, HARD_TIMEOUT_S);
-			break;
-		}
-		if (g->a->nodes)
-			ha_msg(ctl, HA_INFO,
-			       "retrying: %" PRIu64 " of %" PRIu64 " pages on the nodes", last,
-			       goal);
-		else
-			ha_msg(ctl, HA_INFO,
-			       "Retrying allocation HUGEPAGES_TOTAL to %" PRIu64
-			       " current %" PRIu64,
-			       goal, last);
-		compact(ctl, g->a);
-		sleep(1);
-		if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, pool) < 0)
-			return -1;
-		got = reached(ctl, g, false, *pool, &goal, &below);
-		rounds++;
-		stalls = got > last ? 0 : stalls + 1;
-		last = got;
-	}
 	return 0;
 }
 
@@ -497,7 +439,7 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 		rc = write_items(ctl, a, g.nr, a->n_items);
 		goto out;
 	}
-	if (write_and_retry(ctl, &g, &pool) < 0)
+	if (write_and_read(ctl, &g, &pool) < 0)
 		goto out;
 	*ret_short = warn_short(ctl, &g, pool);
 	if (*ret_short && hk_pool_is_gigantic(pool))
@@ -678,7 +620,7 @@ int ha_apply(struct hugeadm_ctl *ctl)
 
 	if (ctl->n_actions == 0)
 		return HK_EXIT_SUCCESS;
-	if (hk_run_new(ctl->ctx, 0, &ctl->run) < 0) {
+	if (hk_run_new(ctl->ctx, ctl->hard ? HK_RUN_HARD : 0, &ctl->run) < 0) {
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}

@@ -148,6 +148,44 @@ static int before_of(struct hk_run *run, const struct hk_plan_item *it, char **r
 	return rc == 1 ? 0 : 1;
 }
 
+/*
+ * A whole pool's minimum written through nr_hugepages_mempolicy moves the
+ * policy's nodes only: what was there is kept per node, so that the
+ * put-back gives each node its own pages back (the pool's file would take
+ * them from any node). 1 when kept so, 0 when the pool has no node files
+ * (kept as any file), or -errno.
+ */
+static int keep_nodes(struct hk_run *run, const struct hk_plan_item *it)
+{
+	const struct hk_plan_item *items;
+	struct hk_pool *pool = NULL;
+	struct hk_plan *tmp = NULL;
+	int rc = hk_pool_read(run->ctx, it->page_size, &pool);
+
+	if (rc == 0)
+		rc = hk_plan_new(&tmp);
+	for (size_t k = 0; rc >= 0 && k < hk_pool_node_count(pool); k++) {
+		char *before = NULL;
+		bool raw = false;
+
+		rc = hk_plan_add_pool(run->ctx, tmp, it->page_size, hk_pool_node_id(pool, k),
+				      HK_POOL_MINIMUM, 0, 0, it->why);
+		if (rc < 0)
+			break;
+		hk_plan_items(tmp, &items);
+		if (journaled(run, &items[rc]))
+			continue;
+		rc = before_of(run, &items[rc], &before, &raw);
+		if (rc > 0)
+			rc = keep(run, &items[hk_plan_items(tmp, &items) - 1], before, raw);
+	}
+	if (rc >= 0)
+		rc = hk_pool_node_count(pool) > 0;
+	hk_plan_unref(tmp);
+	hk_pool_unref(pool);
+	return rc;
+}
+
 HK_EXPORT int hk_run_record(struct hk_run *run, const struct hk_plan_item *item)
 {
 	if (!run || !item || !item->path)
@@ -273,7 +311,14 @@ HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, 
 		return hk_is_dry_run(run->ctx) ? -EOPNOTSUPP : run_mount(run, item);
 	kept = run->n;
 	/* Kept before the write: a write that fails may still have changed the file. */
-	if (!hk_is_dry_run(run->ctx) && !journaled(run, item)) {
+	rc = 0;
+	if (!hk_is_dry_run(run->ctx) && hk_is_live(run->ctx) && item->kind == HK_PLAN_WRITE &&
+	    item->page_size && item->field == HK_POOL_MINIMUM && item->node == HK_NODE_ALL &&
+	    (item->flags & HK_POOL_SET_MEMPOLICY))
+		rc = keep_nodes(run, item);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 && !hk_is_dry_run(run->ctx) && !journaled(run, item)) {
 		rc = before_of(run, item, &before, &raw);
 		if (rc < 0)
 			return rc;
@@ -284,9 +329,9 @@ HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, 
 	if (rc == -EAGAIN && ret_reached && (run->flags & HK_RUN_HARD) &&
 	    item->field == HK_POOL_MINIMUM && item->page_size && hk_is_live(run->ctx))
 		rc = retry_hard(run, item, ret_reached);
-	/* Kept by this call, and refused: the file is as it was, unless it reads otherwise. */
-	if (rc < 0 && rc != -EAGAIN && run->n > kept)
-		run->undo[run->n - 1].refused = true;
+	/* Kept by this call, and refused: the files are as they were, unless they read otherwise. */
+	for (size_t i = kept; rc < 0 && rc != -EAGAIN && i < run->n; i++)
+		run->undo[i].refused = true;
 	return rc;
 }
 
@@ -295,7 +340,7 @@ HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, 
  * taken away: 1, 0 when it was as it was already (a write that failed
  * changed nothing), or -errno.
  */
-static int put_back_one(struct hk_run *run, const struct undo *u)
+static int put_back_one(struct hk_run *run, const struct undo *u, char **ret_reached)
 {
 	struct hk_plan_item old = u->it;
 	char minus[96];
@@ -341,7 +386,7 @@ static int put_back_one(struct hk_run *run, const struct undo *u)
 	 */
 	if (u->refused && hk_plan_item_check(run->ctx, &old, NULL) == 1)
 		return 0;
-	rc = hk_plan_item_apply(run->ctx, &old, NULL);
+	rc = hk_plan_item_apply(run->ctx, &old, ret_reached);
 	return rc < 0 ? rc : 1;
 }
 
@@ -356,14 +401,22 @@ HK_EXPORT int hk_run_put_back(struct hk_run *run, size_t *ret_done)
 		return -EINVAL;
 	for (size_t i = run->n; i-- > 0;) {
 		const struct undo *u = &run->undo[i];
-		int rc = put_back_one(run, u);
+		char *reached = NULL;
+		int rc = put_back_one(run, u, &reached);
 
-		if (rc < 0) {
+		/* Written, and read back otherwise: a pool the kernel did not give back. */
+		if (rc == -EAGAIN)
+			hk_err(run->ctx, "%s: put back to %s, but it reads %s (%s)", u->it.item,
+			       u->before ? u->before : "?", reached ? reached : "nothing",
+			       u->it.path);
+		else if (rc < 0)
 			hk_err(run->ctx, "%s: cannot put back %s (%s): %s", u->it.item,
 			       u->raw	   ? "the file's contents"
 			       : u->before ? u->before
 					   : "its absence",
 			       u->it.path, strerror(-rc));
+		free(reached);
+		if (rc < 0) {
 			if (!first)
 				first = rc;
 			continue;

@@ -260,6 +260,13 @@ P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 	assert_failure 2
 	has_line "hugeadm:ERROR: 1G:+1: the pool came up short; it was put back (--strict)"
 	assert_equal "$(cat "$ROOT/$P1G")" 2
+	# The kernel does not give the old size back: the run's put-back says so, exit 1.
+	# (Reads 9 and later: after the run kept what was there, 2.)
+	faulty x86-2node "live;read:$P1G:9+:value=1" --strict --pool-pages-min 1G:+1
+	assert_failure 1
+	has_line "hugeadm:WARNING: failed to set pool minimum to 3 became 1"
+	has_line "hugeadm:ERROR: pool 1G minimum: put back to 2, but it reads 1 (/$P1G)"
+	has_line "hugeadm:ERROR: --pool-pages-min 1G:+1: not every change could be put back (see above)"
 	# Moved between the checks and the change: the relative change counts from what is there.
 	faulty x86-2node "live;read:$P1G:3+:value=5" --pool-pages-min 1G:+1
 	assert_success

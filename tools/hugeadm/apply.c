@@ -209,18 +209,6 @@ static struct pool_goal pool_goal(const struct hugeadm_ctl *ctl, const struct ha
 	return g;
 }
 
-/* One round of writes of the Minimum items: their planned values, or (before) what they were. */
-static int write_goal(struct hugeadm_ctl *ctl, const struct pool_goal *g, bool before)
-{
-	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
-		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
-
-		if (write_pool(ctl, it, before ? g->a->before[i] : it->number) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* The persistent pages of the pool (HK_NODE_ALL) or of one node; 0 when it has no such node. */
 static uint64_t min_of(const struct hk_pool *pool, int node)
 {
@@ -232,26 +220,6 @@ static uint64_t min_of(const struct hk_pool *pool, int node)
 	return 0;
 }
 
-/* The pages reached (and asked for, in *ret_goal); *ret_below when short of them. */
-static uint64_t reached(const struct hugeadm_ctl *ctl, const struct pool_goal *g, bool before,
-			const struct hk_pool *pool, uint64_t *ret_goal, bool *ret_below)
-{
-	uint64_t got = 0, goal = 0;
-
-	*ret_below = false;
-	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
-		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
-		uint64_t want = before ? g->a->before[i] : it->number;
-		uint64_t have = min_of(pool, it->node);
-
-		got = hkc_sat_add(got, have);
-		goal = hkc_sat_add(goal, want);
-		*ret_below |= have < want;
-	}
-	*ret_goal = goal;
-	return got;
-}
-
 /*
  * Write the goal and read the pool back. With --hard the run retries each
  * Minimum item that comes up short (libhugekit's HK_RUN_HARD: compaction, a
@@ -259,7 +227,8 @@ static uint64_t reached(const struct hugeadm_ctl *ctl, const struct pool_goal *g
  */
 static int write_and_read(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct hk_pool **pool)
 {
-	if (write_goal(ctl, g, false) < 0 || pool_now(ctl, g->a->size, pool) < 0)
+	if (write_items(ctl, g->a, g->nr, g->nr + g->n_nr) < 0 ||
+	    pool_now(ctl, g->a->size, pool) < 0)
 		return -1;
 	return 0;
 }
@@ -310,28 +279,6 @@ static int write_oc(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t
 	}
 	hk_plan_items(ctl->plan, &it);
 	return write_pool(ctl, &it[rc], oc);
-}
-
-/* --strict: put the pool (or the listed nodes) back as it was, and check that it is. */
-static int put_back(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct hk_pool **pool)
-{
-	uint64_t got, goal;
-	bool below;
-
-	if (write_goal(ctl, g, true) < 0 ||
-	    (!g->a->nodes && !hk_pool_is_gigantic(*pool) &&
-	     hk_pool_get(*pool, HK_POOL_OVERCOMMIT) != g->a->oc0 &&
-	     write_oc(ctl, g->a, g->a->oc0) < 0) ||
-	    pool_now(ctl, g->a->size, pool) < 0)
-		return -1;
-	got = reached(ctl, g, true, *pool, &goal, &below);
-	if (got != goal) {
-		ha_msg(ctl, HA_ERROR,
-		       "%s: could not put the pool back: %" PRIu64 " pages instead of %" PRIu64,
-		       g->a->arg, got, goal);
-		return -1;
-	}
-	return 0;
 }
 
 /*
@@ -444,8 +391,9 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 	*ret_short = warn_short(ctl, &g, pool);
 	if (*ret_short && hk_pool_is_gigantic(pool))
 		gigantic_hint(ctl, a->size);
+	/* --strict: the run's one put-back (ha_apply) takes this pool back with the rest. */
 	if (*ret_short && ctl->strict) {
-		rc = put_back(ctl, &g, &pool);
+		rc = 0;
 		goto out;
 	}
 	if (!*ret_short ? write_items(ctl, a, g.nr + g.n_nr, a->n_items) < 0
@@ -599,18 +547,21 @@ int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd)
  * wrote before is put back as it was (libhugekit's one put-back). Swap,
  * mounts, demoted pages and removed shared text are not files it can put back.
  */
-static void put_back_all(struct hugeadm_ctl *ctl, const struct ha_action *a, bool failed)
+static int put_back_all(struct hugeadm_ctl *ctl, const struct ha_action *a, bool failed)
 {
 	char why[256];
 	size_t done = 0;
 
 	ha_action_why(a, why, sizeof(why));
-	if (hk_run_put_back(ctl->run, &done) < 0)
+	if (hk_run_put_back(ctl->run, &done) < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: not every change could be put back (see above)", why);
-	else if (done)
+		return -1;
+	}
+	if (done)
 		ha_msg(ctl, HA_ERROR, "%s: %s: %zu %s put back as %s before this run", why,
 		       failed ? "failed" : "came up short (--strict)", done,
 		       hk_plural(done, "file", "files"), done == 1 ? "it was" : "they were");
+	return 0;
 }
 
 int ha_apply(struct hugeadm_ctl *ctl)
@@ -650,8 +601,9 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		}
 	}
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
-	if (stopped && !ctl->dry_run)
-		put_back_all(ctl, stopped, rc < 0);
+	/* A put-back that fails (a pool the kernel did not give back) is a failure, not a short pool. */
+	if (stopped && !ctl->dry_run && put_back_all(ctl, stopped, rc < 0) < 0)
+		rc = -1;
 	hk_run_unref(ctl->run);
 	ctl->run = NULL;
 	if (rc < 0)

@@ -54,7 +54,7 @@ enum {
 };
 
 // clang-format off
-static const struct hk_opt opts[] = {
+static const struct hkt_opt opts[] = {
 	{ "pid",          'p', HK_ARG_REQUIRED, 'p', "PID", "count a running process instead of a command", 0 },
 	{ "time",         't', HK_ARG_REQUIRED, 't', "SECONDS", "how long to count the process (default 10)", 0 },
 	{ "cost",         'c', HK_ARG_REQUIRED, 'c', "CYCLES", "the cost of one TLB miss (default: measured\nby tlbmiss_cost when walk cycles are not counted)", 0 },
@@ -89,12 +89,12 @@ static const char *const hugectl_flag[] = {"--heap", "--shm", "--text", "--data"
 __attribute__((noreturn)) static void usage(void)
 {
 	printf("Usage:\n %s [options] [--] command [arguments]\n %s [options] -p PID\n\n",
-	       hk_prog(), hk_prog());
+	       hkt_prog(), hkt_prog());
 	printf("How much of a program's time goes to TLB misses: with hardware counters,\n"
 	       "the miss rate and the share of the time; without, --compare runs it plain\n"
 	       "and on huge pages (hugectl) and reports the time each way.\n\n");
 	printf("Options:\n");
-	hk_opts_print_help(stdout, opts);
+	hkt_opts_print_help(stdout, opts);
 	printf("\nSee cpupcstat(8).\n");
 	exit(HK_EXIT_SUCCESS);
 }
@@ -104,10 +104,10 @@ static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
 {
 	uint64_t v;
 
-	if (hk_parse_u64_strict(s, &v) < 0 || v < 1 || v > max) {
-		fprintf(stderr, "%s: %s: '%s' is not a number from 1 to %" PRIu64 "\n", hk_prog(),
+	if (hkc_parse_u64_strict(s, &v) < 0 || v < 1 || v > max) {
+		fprintf(stderr, "%s: %s: '%s' is not a number from 1 to %" PRIu64 "\n", hkt_prog(),
 			opt, s, max);
-		hk_errtryhelp();
+		hkt_errtryhelp();
 	}
 	return v;
 }
@@ -124,15 +124,16 @@ static uint64_t parse_raw_event(const char *opt, const char *s)
 	size_t n = strspn(d, "0123456789abcdefABCDEF");
 
 	if (n == 0 || n > 16 || d[n]) {
-		fprintf(stderr, "%s: %s: '%s' is not a raw event (rNNN, hex digits)\n", hk_prog(),
+		fprintf(stderr, "%s: %s: '%s' is not a raw event (rNNN, hex digits)\n", hkt_prog(),
 			opt, s);
-		hk_errtryhelp();
+		hkt_errtryhelp();
 	}
 	for (size_t i = 0; i < n; i++)
 		v = v << 4 | (uint64_t)(d[i] <= '9' ? d[i] - '0' : (d[i] | 0x20) - 'a' + 10);
 	if (!v) {
-		fprintf(stderr, "%s: %s: '%s' is not a raw event (0 is none)\n", hk_prog(), opt, s);
-		hk_errtryhelp();
+		fprintf(stderr, "%s: %s: '%s' is not a raw event (0 is none)\n", hkt_prog(), opt,
+			s);
+		hkt_errtryhelp();
 	}
 	return v;
 }
@@ -235,7 +236,7 @@ static void counters_ioctl(struct counters *c, unsigned long req)
 }
 
 /* Add the counts of c to out (a counter is had when one thread's could be read). */
-static void counters_read(struct counters *c, struct hk_tlb_counts *out)
+static void counters_read(struct counters *c, struct hkt_tlb_counts *out)
 {
 	uint64_t *val[EV_N] = {&out->cycles, &out->instructions, &out->dtlb_misses,
 			       &out->itlb_misses, &out->walk_cycles};
@@ -271,7 +272,7 @@ static void threads_ioctl(struct threads *t, unsigned long req)
 		counters_ioctl(&t->c[i], req);
 }
 
-static void threads_read(struct threads *t, struct hk_tlb_counts *out)
+static void threads_read(struct threads *t, struct hkt_tlb_counts *out)
 {
 	for (size_t i = 0; i < t->n; i++)
 		counters_read(&t->c[i], out);
@@ -285,24 +286,24 @@ static void threads_read(struct threads *t, struct hk_tlb_counts *out)
  */
 static int threads_open(struct threads *t, pid_t pid, uint64_t walk_raw)
 {
-	struct hk_path path;
+	struct hkc_path path;
 	struct dirent *e;
 	DIR *d = NULL;
 	int rc;
 
 	t->c = NULL;
 	t->n = 0;
-	rc = hk_path_init(&path, NULL);
+	rc = hkc_path_init(&path, NULL);
 	if (rc == 0)
-		rc = hk_path_opendirf(&path, &d, HK_PROC "/%d/task", (int)pid);
-	hk_path_fini(&path);
+		rc = hkc_path_opendirf(&path, &d, HK_PROC "/%d/task", (int)pid);
+	hkc_path_fini(&path);
 	if (rc < 0)
 		return rc == -ENOENT ? -ESRCH : rc;
 	while (rc == 0 && (e = readdir(d))) {
 		uint64_t tid;
 		struct counters *c;
 
-		if (hk_parse_u64_strict(e->d_name, &tid) < 0 || tid < 1 || tid > INT32_MAX)
+		if (hkc_parse_u64_strict(e->d_name, &tid) < 0 || tid < 1 || tid > INT32_MAX)
 			continue;
 		c = realloc(t->c, (t->n + 1) * sizeof(*c));
 		if (!c) {
@@ -333,21 +334,21 @@ static bool say_no_counters(int err, bool json)
 				 "(kernel.perf_event_paranoid, CAP_PERFMON)";
 
 	if (json) {
-		struct hk_json j;
+		struct hkt_json j;
 
-		hk_json_init(&j, stdout);
-		hk_json_open_object(&j, NULL);
-		hk_json_open_object(&j, "cpupcstat");
-		hk_json_bool(&j, "counters", false);
-		hk_json_string(&j, "reason", why);
-		hk_json_string(&j, "error", strerror(-err));
-		hk_json_bool(&j, "compare_available", true);
-		hk_json_close_object(&j);
-		hk_json_close_object(&j);
-		hk_json_end(&j);
+		hkt_json_init(&j, stdout);
+		hkt_json_open_object(&j, NULL);
+		hkt_json_open_object(&j, "cpupcstat");
+		hkt_json_bool(&j, "counters", false);
+		hkt_json_string(&j, "reason", why);
+		hkt_json_string(&j, "error", strerror(-err));
+		hkt_json_bool(&j, "compare_available", true);
+		hkt_json_close_object(&j);
+		hkt_json_close_object(&j);
+		hkt_json_end(&j);
 	}
 	fprintf(stderr, "%s: %s (perf_event_open: %s); --compare measures without them\n",
-		hk_prog(), why, strerror(-err));
+		hkt_prog(), why, strerror(-err));
 	return none;
 }
 
@@ -367,11 +368,11 @@ static void child_drop_privileges(void)
 {
 	int rc;
 
-	if (!hk_privileged_for_other())
+	if (!hkc_privileged_for_other())
 		return;
-	rc = hk_drop_privileges();
+	rc = hkc_drop_privileges();
 	if (rc < 0) {
-		fprintf(stderr, "%s: cannot give up privileges: %s\n", hk_prog(), strerror(-rc));
+		fprintf(stderr, "%s: cannot give up privileges: %s\n", hkt_prog(), strerror(-rc));
 		_exit(127);
 	}
 }
@@ -395,7 +396,7 @@ static pid_t spawn(char *const *argv, const int gate[2])
 		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
-		fprintf(stderr, "%s: cannot run %s: %s\n", hk_prog(), argv[0], strerror(errno));
+		fprintf(stderr, "%s: cannot run %s: %s\n", hkt_prog(), argv[0], strerror(errno));
 		_exit(127);
 	}
 	return pid < 0 ? -errno : pid;
@@ -408,15 +409,16 @@ static int reap(pid_t pid, const char *what)
 
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
-			fprintf(stderr, "%s: waitpid: %s\n", hk_prog(), strerror(errno));
+			fprintf(stderr, "%s: waitpid: %s\n", hkt_prog(), strerror(errno));
 			return -1;
 		}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	if (WIFEXITED(st))
-		fprintf(stderr, "%s: %s exited with status %d\n", hk_prog(), what, WEXITSTATUS(st));
+		fprintf(stderr, "%s: %s exited with status %d\n", hkt_prog(), what,
+			WEXITSTATUS(st));
 	else
-		fprintf(stderr, "%s: %s was killed by signal %d\n", hk_prog(), what, WTERMSIG(st));
+		fprintf(stderr, "%s: %s was killed by signal %d\n", hkt_prog(), what, WTERMSIG(st));
 	return -1;
 }
 
@@ -449,7 +451,7 @@ static double measure_cost(const char *argv0)
 		free(tool);
 		return 0;
 	}
-	fprintf(stderr, "%s: measuring the cost of a TLB miss (%s)\n", hk_prog(), tool);
+	fprintf(stderr, "%s: measuring the cost of a TLB miss (%s)\n", hkt_prog(), tool);
 	pid = fork();
 	if (pid == 0) {
 		child_drop_privileges();
@@ -499,49 +501,49 @@ struct compare {
 
 /*
  * Run argv once: its wall time (fork to reap) and whether it lost time to
- * other tasks (hk_run_disturbed). 0, or -ECHILD after a message when it
+ * other tasks (hkt_run_disturbed). 0, or -ECHILD after a message when it
  * failed, or -errno of fork.
  */
-static int time_run(char **argv, const char *what, double *wall, enum hk_disturb *d)
+static int time_run(char **argv, const char *what, double *wall, enum hkt_disturb *d)
 {
-	double t0 = hk_now(), cpu;
+	double t0 = hkt_now(), cpu;
 	pid_t pid = spawn(argv, (const int[2]){-1, -1});
 	struct rusage ru;
 	int st;
 
 	if (pid < 0) {
-		fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-pid));
+		fprintf(stderr, "%s: fork: %s\n", hkt_prog(), strerror(-pid));
 		return pid;
 	}
 	while (wait4(pid, &st, 0, &ru) < 0)
 		if (errno != EINTR) {
-			fprintf(stderr, "%s: waitpid: %s\n", hk_prog(), strerror(errno));
+			fprintf(stderr, "%s: waitpid: %s\n", hkt_prog(), strerror(errno));
 			return -ECHILD;
 		}
-	*wall = hk_now() - t0;
+	*wall = hkt_now() - t0;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		if (WIFEXITED(st))
-			fprintf(stderr, "%s: %s exited with status %d\n", hk_prog(), what,
+			fprintf(stderr, "%s: %s exited with status %d\n", hkt_prog(), what,
 				WEXITSTATUS(st));
 		else
-			fprintf(stderr, "%s: %s was killed by signal %d\n", hk_prog(), what,
+			fprintf(stderr, "%s: %s was killed by signal %d\n", hkt_prog(), what,
 				WTERMSIG(st));
 		return -ECHILD;
 	}
 	cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
 	      ru.ru_stime.tv_usec / 1e6;
-	*d = hk_run_disturbed(*wall, cpu, (uint64_t)ru.ru_nivcsw);
+	*d = hkt_run_disturbed(*wall, cpu, (uint64_t)ru.ru_nivcsw);
 	return 0;
 }
 
-/* hk_measure_cfg's sample: one round, plain first in even rounds, hugectl first in odd ones. */
-static int compare_sample(void *ctx, size_t round, struct hk_sample *s)
+/* hkt_measure_cfg's sample: one round, plain first in even rounds, hugectl first in odd ones. */
+static int compare_sample(void *ctx, size_t round, struct hkt_sample *s)
 {
 	struct compare *c = ctx;
 
 	for (int i = 0; i < 2; i++) {
 		int way = (int)((round + (size_t)i) % 2);
-		enum hk_disturb d = HK_KEPT;
+		enum hkt_disturb d = HK_KEPT;
 		char what[64];
 		int rc;
 
@@ -559,48 +561,48 @@ static int compare_sample(void *ctx, size_t round, struct hk_sample *s)
 static double compare_clock(void *ctx)
 {
 	(void)ctx;
-	return hk_now();
+	return hkt_now();
 }
 
-static void json_way(struct hk_json *j, const char *key, const double *t, size_t n)
+static void json_way(struct hkt_json *j, const char *key, const double *t, size_t n)
 {
-	double m = hk_median(t, n);
+	double m = hkt_median(t, n);
 
-	hk_json_open_object(j, key);
-	hk_json_double(j, "median_s", m, 6);
-	hk_json_double(j, "spread_pct", hk_spread_pct(t, n, m), 1);
-	hk_json_open_array(j, "times_s");
+	hkt_json_open_object(j, key);
+	hkt_json_double(j, "median_s", m, 6);
+	hkt_json_double(j, "spread_pct", hkt_spread_pct(t, n, m), 1);
+	hkt_json_open_array(j, "times_s");
 	for (size_t i = 0; i < n; i++)
-		hk_json_double(j, NULL, t[i], 6);
-	hk_json_close_array(j);
-	hk_json_close_object(j);
+		hkt_json_double(j, NULL, t[i], 6);
+	hkt_json_close_array(j);
+	hkt_json_close_object(j);
 }
 
-static void compare_json(const struct plan *p, const struct hk_measure *m,
-			 const struct hk_measure_cfg *cfg)
+static void compare_json(const struct plan *p, const struct hkt_measure *m,
+			 const struct hkt_measure_cfg *cfg)
 {
-	struct hk_json j;
+	struct hkt_json j;
 
-	hk_json_init(&j, stdout);
-	hk_json_open_object(&j, NULL);
-	hk_json_open_object(&j, "cpupcstat");
-	hk_json_string(&j, "mode", "compare");
-	hk_json_open_array(&j, "command");
+	hkt_json_init(&j, stdout);
+	hkt_json_open_object(&j, NULL);
+	hkt_json_open_object(&j, "cpupcstat");
+	hkt_json_string(&j, "mode", "compare");
+	hkt_json_open_array(&j, "command");
 	for (size_t i = 0; p->cmd[i]; i++)
-		hk_json_string(&j, NULL, p->cmd[i]);
-	hk_json_close_array(&j);
-	hk_json_open_array(&j, "hugectl");
+		hkt_json_string(&j, NULL, p->cmd[i]);
+	hkt_json_close_array(&j);
+	hkt_json_open_array(&j, "hugectl");
 	for (size_t i = 0; i < p->n_huge; i++)
-		hk_json_string(&j, NULL, p->huge_opts[i]);
-	hk_json_close_array(&j);
-	hk_json_u64(&j, "runs", m->kept);
+		hkt_json_string(&j, NULL, p->huge_opts[i]);
+	hkt_json_close_array(&j);
+	hkt_json_u64(&j, "runs", m->kept);
 	json_way(&j, "plain", m->a, m->kept);
 	json_way(&j, "huge", m->b, m->kept);
-	hk_json_double(&j, "saving_pct", m->iv.est, 2);
-	hk_measure_json(&j, m, cfg, "bound_points");
-	hk_json_close_object(&j);
-	hk_json_close_object(&j);
-	hk_json_end(&j);
+	hkt_json_double(&j, "saving_pct", m->iv.est, 2);
+	hkt_measure_json(&j, m, cfg, "bound_points");
+	hkt_json_close_object(&j);
+	hkt_json_close_object(&j);
+	hkt_json_end(&j);
 }
 
 /* "%.Nf" of v into buf, or "unknown" for NaN and infinities; buf. */
@@ -618,32 +620,33 @@ static const char *fmt_known(char *buf, size_t n, int prec, double v)
  * where there is one) on stderr; the medians, the interval, the verdict and
  * the saving on stdout, "unknown" for what no round kept could give.
  */
-static void compare_text(const struct plan *p, const struct hk_measure *m,
-			 const struct hk_measure_cfg *cfg)
+static void compare_text(const struct plan *p, const struct hkt_measure *m,
+			 const struct hkt_measure_cfg *cfg)
 {
-	const char *why = hk_measure_why_not(m, cfg);
+	const char *why = hkt_measure_why_not(m, cfg);
 	bool has_iv = isfinite(m->iv.low) && isfinite(m->iv.high);
 	char b1[32], b2[32];
 
 	fprintf(stderr,
 		"%s: %zu rounds: %zu kept, %zu discarded (a run lost time to other tasks); "
 		"%.2f s of %.2f s; stopped: %s\n",
-		hk_prog(), m->rounds, m->kept, m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED],
-		m->used_s, cfg->budget_s, hk_stop_name(m->stop));
+		hkt_prog(), m->rounds, m->kept,
+		m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED], m->used_s, cfg->budget_s,
+		hkt_stop_name(m->stop));
 	if (why && has_iv)
 		fprintf(stderr,
 			"%s: not measurable: %s (95 %% interval %.1f to %.1f %%, bound %.1f)\n",
-			hk_prog(), why, m->iv.low, m->iv.high, m->bound);
+			hkt_prog(), why, m->iv.low, m->iv.high, m->bound);
 	else if (why)
-		fprintf(stderr, "%s: not measurable: %s (%zu kept, 6 needed)\n", hk_prog(), why,
+		fprintf(stderr, "%s: not measurable: %s (%zu kept, 6 needed)\n", hkt_prog(), why,
 			m->kept);
 	printf("runs: %zu each way, alternately, median wall-clock time\n", m->kept);
-	printf("plain:    %10s%s\n", fmt_known(b1, sizeof(b1), 3, hk_median(m->a, m->kept)),
+	printf("plain:    %10s%s\n", fmt_known(b1, sizeof(b1), 3, hkt_median(m->a, m->kept)),
 	       m->kept ? " s" : "");
 	printf("hugectl");
 	for (size_t i = 0; i < p->n_huge; i++)
 		printf(" %s", p->huge_opts[i]);
-	printf(": %s%s\n", fmt_known(b1, sizeof(b1), 3, hk_median(m->b, m->kept)),
+	printf(": %s%s\n", fmt_known(b1, sizeof(b1), 3, hkt_median(m->b, m->kept)),
 	       m->kept ? " s" : "");
 	if (has_iv)
 		printf("interval_pct=%s,%s\n", fmt_known(b1, sizeof(b1), 1, m->iv.low),
@@ -657,7 +660,7 @@ static void compare_text(const struct plan *p, const struct hk_measure *m,
 static int do_compare(struct plan *p, const char *argv0)
 {
 	struct compare c = {{p->cmd, NULL}};
-	struct hk_measure_cfg cfg = {
+	struct hkt_measure_cfg cfg = {
 		.kind = HK_VALUE_SAVING,
 		.bound = {BOUND_POINTS, BOUND_PCT},
 		.positive = false,
@@ -668,16 +671,16 @@ static int do_compare(struct plan *p, const char *argv0)
 		.clock = compare_clock,
 		.ctx = &c,
 	};
-	struct hk_measure m = {0};
+	struct hkt_measure m = {0};
 	size_t ncmd = 0, k = 0;
 	char **hargv, *hugectl;
 	int rc = -1;
 #ifdef HK_MEASURE_FAKE
-	struct hk_fake f = {0};
+	struct hkt_fake f = {0};
 
 	if (getauxval(AT_SECURE) && getenv("HK_MEASURE_FAKE"))
-		fprintf(stderr, "%s: a privileged run ignores HK_MEASURE_FAKE\n", hk_prog());
-	if (hk_fake_hook(&f, &cfg) < 0)
+		fprintf(stderr, "%s: a privileged run ignores HK_MEASURE_FAKE\n", hkt_prog());
+	if (hkt_fake_hook(&f, &cfg) < 0)
 		return -1;
 #endif
 
@@ -686,7 +689,7 @@ static int do_compare(struct plan *p, const char *argv0)
 	hugectl = sibling(argv0, "hugectl");
 	hargv = calloc(ncmd + p->n_huge + 3, sizeof(*hargv));
 	if (!hugectl || !hargv) {
-		fprintf(stderr, "%s: %s\n", hk_prog(), strerror(ENOMEM));
+		fprintf(stderr, "%s: %s\n", hkt_prog(), strerror(ENOMEM));
 		goto out;
 	}
 	hargv[k++] = hugectl;
@@ -696,9 +699,9 @@ static int do_compare(struct plan *p, const char *argv0)
 	for (size_t i = 0; i < ncmd; i++)
 		hargv[k++] = p->cmd[i];
 	c.argv[1] = hargv;
-	rc = hk_measure_run(&cfg, &m);
+	rc = hkt_measure_run(&cfg, &m);
 	if (rc == -ENOMEM)
-		fprintf(stderr, "%s: %s\n", hk_prog(), strerror(ENOMEM));
+		fprintf(stderr, "%s: %s\n", hkt_prog(), strerror(ENOMEM));
 	if (rc < 0)
 		goto out;
 	if (p->json)
@@ -706,9 +709,9 @@ static int do_compare(struct plan *p, const char *argv0)
 	else
 		compare_text(p, &m, &cfg);
 out:
-	hk_measure_fini(&m);
+	hkt_measure_fini(&m);
 #ifdef HK_MEASURE_FAKE
-	hk_fake_fini(&f);
+	hkt_fake_fini(&f);
 #endif
 	free(hargv);
 	free(hugectl);
@@ -729,19 +732,19 @@ static int target_start(struct target *t, const struct plan *p)
 {
 	if (!p->cmd) {
 		if (kill(t->pid, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)t->pid);
+			fprintf(stderr, "%s: --pid: no process %d\n", hkt_prog(), (int)t->pid);
 			return -1;
 		}
 		return 0;
 	}
 	if (pipe2(t->gate, O_CLOEXEC) < 0) {
-		fprintf(stderr, "%s: pipe: %s\n", hk_prog(), strerror(errno));
+		fprintf(stderr, "%s: pipe: %s\n", hkt_prog(), strerror(errno));
 		return -1;
 	}
 	t->pid = spawn(p->cmd, t->gate);
 	close(t->gate[0]);
 	if (t->pid < 0) {
-		fprintf(stderr, "%s: fork: %s\n", hk_prog(), strerror(-t->pid));
+		fprintf(stderr, "%s: fork: %s\n", hkt_prog(), strerror(-t->pid));
 		close(t->gate[1]);
 		return -1;
 	}
@@ -758,7 +761,7 @@ static int target_open(struct target *t, const struct plan *p)
 	} else {
 		rc = threads_open(&t->th, t->pid, p->walk_raw);
 		if (rc == -ESRCH) {
-			fprintf(stderr, "%s: --pid: no process %d\n", hk_prog(), (int)t->pid);
+			fprintf(stderr, "%s: --pid: no process %d\n", hkt_prog(), (int)t->pid);
 			return -1;
 		}
 	}
@@ -779,9 +782,9 @@ static int target_open(struct target *t, const struct plan *p)
  * --time seconds (or until it ends); the counts added to *cnt, the counters
  * closed. -1 after a message when the command failed.
  */
-static int target_count(struct target *t, const struct plan *p, struct hk_tlb_counts *cnt)
+static int target_count(struct target *t, const struct plan *p, struct hkt_tlb_counts *cnt)
 {
-	double t0 = hk_now();
+	double t0 = hkt_now();
 
 	if (p->cmd) {
 		close(t->gate[1]); /* the child execs; its counters start there */
@@ -795,7 +798,7 @@ static int target_count(struct target *t, const struct plan *p, struct hk_tlb_co
 			nanosleep(&(struct timespec){0, 100000000}, NULL);
 		threads_ioctl(&t->th, PERF_EVENT_IOC_DISABLE);
 	}
-	cnt->seconds = hk_now() - t0;
+	cnt->seconds = hkt_now() - t0;
 	t->nthreads = t->th.n;
 	if (p->cmd) {
 		counters_read(&t->c, cnt);
@@ -808,46 +811,46 @@ static int target_count(struct target *t, const struct plan *p, struct hk_tlb_co
 }
 
 /* A count under key, or null where the counter was not had. */
-static void json_count(struct hk_json *j, const char *key, bool has, uint64_t v)
+static void json_count(struct hkt_json *j, const char *key, bool has, uint64_t v)
 {
 	if (has)
-		hk_json_u64(j, key, v);
+		hkt_json_u64(j, key, v);
 	else
-		hk_json_null(j, key);
+		hkt_json_null(j, key);
 }
 
 /* The report of a count as JSON. */
 static void count_json(const struct plan *p, const struct target *t,
-		       const struct hk_tlb_counts *cnt, const struct hk_tlb_estimate *est)
+		       const struct hkt_tlb_counts *cnt, const struct hkt_tlb_estimate *est)
 {
-	struct hk_json j;
+	struct hkt_json j;
 
-	hk_json_init(&j, stdout);
-	hk_json_open_object(&j, NULL);
-	hk_json_open_object(&j, "cpupcstat");
-	hk_json_string(&j, "mode", "count");
-	hk_json_bool(&j, "counters", true);
-	hk_json_int(&j, "pid", t->pid);
+	hkt_json_init(&j, stdout);
+	hkt_json_open_object(&j, NULL);
+	hkt_json_open_object(&j, "cpupcstat");
+	hkt_json_string(&j, "mode", "count");
+	hkt_json_bool(&j, "counters", true);
+	hkt_json_int(&j, "pid", t->pid);
 	if (!p->cmd)
-		hk_json_u64(&j, "threads", t->nthreads);
-	hk_json_double(&j, "seconds", cnt->seconds, 3);
-	hk_json_u64(&j, "dtlb_load_misses", cnt->dtlb_misses);
+		hkt_json_u64(&j, "threads", t->nthreads);
+	hkt_json_double(&j, "seconds", cnt->seconds, 3);
+	hkt_json_u64(&j, "dtlb_load_misses", cnt->dtlb_misses);
 	json_count(&j, "itlb_load_misses", cnt->has_itlb, cnt->itlb_misses);
 	json_count(&j, "walk_cycles", cnt->has_walk, cnt->walk_cycles);
 	json_count(&j, "cycles", cnt->has_cycles, cnt->cycles);
 	json_count(&j, "instructions", cnt->has_instructions, cnt->instructions);
-	hk_json_double(&j, "misses_per_sec", est->misses_per_sec, 0);
-	hk_json_double(&j, "misses_per_kinstr", est->misses_per_kinstr, 3);
-	hk_json_double(&j, "tlb_miss_cost", est->from_walk ? NAN : p->cost, 1);
-	hk_json_string(&j, "estimate_from", est->from_walk ? "walk_cycles" : "misses_x_cost");
-	hk_json_double(&j, "tlb_miss_time_pct", est->time_pct, 2);
-	hk_json_close_object(&j);
-	hk_json_close_object(&j);
-	hk_json_end(&j);
+	hkt_json_double(&j, "misses_per_sec", est->misses_per_sec, 0);
+	hkt_json_double(&j, "misses_per_kinstr", est->misses_per_kinstr, 3);
+	hkt_json_double(&j, "tlb_miss_cost", est->from_walk ? NAN : p->cost, 1);
+	hkt_json_string(&j, "estimate_from", est->from_walk ? "walk_cycles" : "misses_x_cost");
+	hkt_json_double(&j, "tlb_miss_time_pct", est->time_pct, 2);
+	hkt_json_close_object(&j);
+	hkt_json_close_object(&j);
+	hkt_json_end(&j);
 }
 
 /* The report of a count as text. */
-static void count_text(const struct hk_tlb_counts *cnt, const struct hk_tlb_estimate *est)
+static void count_text(const struct hkt_tlb_counts *cnt, const struct hkt_tlb_estimate *est)
 {
 	printf("%-28s %" PRIu64 "\n", "dTLB load misses:", cnt->dtlb_misses);
 	if (cnt->has_itlb)
@@ -867,16 +870,16 @@ static void count_text(const struct hk_tlb_counts *cnt, const struct hk_tlb_esti
 static int do_count(struct plan *p, const char *argv0)
 {
 	struct target t = {.pid = p->pid, .gate = {-1, -1}};
-	struct hk_tlb_counts cnt = {0};
-	struct hk_tlb_estimate est;
+	struct hkt_tlb_counts cnt = {0};
+	struct hkt_tlb_estimate est;
 	double hz = 0;
 
 	if (target_start(&t, p) < 0 || target_open(&t, p) < 0 || target_count(&t, p, &cnt) < 0)
 		return -1;
 	if (!cnt.has_walk && !(p->cost > 0))
 		p->cost = measure_cost(argv0);
-	if (hk_tlb_estimate(&cnt, p->cost, hz, &est) < 0) {
-		fprintf(stderr, "%s: the TLB counters could not be read\n", hk_prog());
+	if (hkt_tlb_estimate(&cnt, p->cost, hz, &est) < 0) {
+		fprintf(stderr, "%s: the TLB counters could not be read\n", hkt_prog());
 		return -1;
 	}
 	if (p->json)
@@ -889,12 +892,12 @@ static int do_count(struct plan *p, const char *argv0)
 /* The options and the command into *p; exits on a usage error, -1 when getopt cannot start. */
 static int parse_options(int argc, char **argv, struct plan *p, bool *have_pid)
 {
-	struct hk_getopt g;
+	struct hkt_getopt g;
 	int c;
 
-	if (hk_getopt_init(&g, opts, "+") < 0)
+	if (hkt_getopt_init(&g, opts, "+") < 0)
 		return -1;
-	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
+	while ((c = hkt_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
 			p->pid = (pid_t)parse_num("--pid", optarg, INT32_MAX);
@@ -916,11 +919,11 @@ static int parse_options(int argc, char **argv, struct plan *p, bool *have_pid)
 			p->runs = parse_num("--runs", optarg, MAX_RUNS);
 			break;
 		case OPT_BUDGET:
-			if (hk_parse_seconds(optarg, 0.1, MAX_TIME, &p->budget_s) < 0) {
+			if (hkt_parse_seconds(optarg, 0.1, MAX_TIME, &p->budget_s) < 0) {
 				fprintf(stderr,
 					"%s: --budget: '%s' is not a number of seconds from 0.1 to %d\n",
-					hk_prog(), optarg, MAX_TIME);
-				hk_errtryhelp();
+					hkt_prog(), optarg, MAX_TIME);
+				hkt_errtryhelp();
 			}
 			break;
 		case OPT_HEAP:
@@ -939,10 +942,10 @@ static int parse_options(int argc, char **argv, struct plan *p, bool *have_pid)
 			p->json = true;
 			break;
 		default:
-			hk_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, &g, usage);
 		}
 	}
-	hk_getopt_fini(&g);
+	hkt_getopt_fini(&g);
 	if (optind < argc)
 		p->cmd = argv + optind;
 	return 0;
@@ -952,20 +955,20 @@ static int parse_options(int argc, char **argv, struct plan *p, bool *have_pid)
 static void check_plan(struct plan *p, bool have_pid)
 {
 	if (have_pid && p->cmd) {
-		fprintf(stderr, "%s: --pid and a command: give one of them\n", hk_prog());
-		hk_errtryhelp();
+		fprintf(stderr, "%s: --pid and a command: give one of them\n", hkt_prog());
+		hkt_errtryhelp();
 	}
 	if (!have_pid && !p->cmd) {
-		fprintf(stderr, "%s: no command and no --pid\n", hk_prog());
-		hk_errtryhelp();
+		fprintf(stderr, "%s: no command and no --pid\n", hkt_prog());
+		hkt_errtryhelp();
 	}
 	if (p->compare && !p->cmd) {
-		fprintf(stderr, "%s: --compare runs a command; it cannot take --pid\n", hk_prog());
-		hk_errtryhelp();
+		fprintf(stderr, "%s: --compare runs a command; it cannot take --pid\n", hkt_prog());
+		hkt_errtryhelp();
 	}
 	if (!p->compare && p->n_huge) {
-		fprintf(stderr, "%s: %s is for --compare\n", hk_prog(), p->huge_opts[0]);
-		hk_errtryhelp();
+		fprintf(stderr, "%s: %s is for --compare\n", hkt_prog(), p->huge_opts[0]);
+		hkt_errtryhelp();
 	}
 	if (p->n_huge == 0)
 		add_huge_opt(p, "--heap");
@@ -976,7 +979,7 @@ int main(int argc, char **argv)
 	struct plan p = {.time_s = 10, .runs = 30, .budget_s = 60};
 	bool have_pid = false;
 
-	hk_close_stdout_atexit();
+	hkt_close_stdout_atexit();
 	if (parse_options(argc, argv, &p, &have_pid) < 0)
 		return HK_EXIT_FAILURE;
 	check_plan(&p, have_pid);

@@ -53,7 +53,7 @@ enum {
 };
 
 // clang-format off
-static const struct hk_opt opts[] = {
+static const struct hkt_opt opts[] = {
 	{ "heap",         0,   HK_ARG_OPTIONAL, OPT_HEAP,          "SIZE", "the malloc heap on huge pages (of SIZE, default:\nthe default huge page size)", 0 },
 	{ "shm",          0,   HK_ARG_OPTIONAL, OPT_SHM,           "SIZE", "SysV shared memory (shmget) on huge pages", 0 },
 	{ "thp",          0,   HK_ARG_NONE,     OPT_THP,           NULL, "transparent huge pages instead, for the heap and\nfor --text, --data and --bss without SIZE", 0 },
@@ -112,7 +112,7 @@ static void msg(const struct hugectl *c, int level, const char *fmt, ...)
 
 	if (level > c->verbose)
 		return;
-	fprintf(stderr, "%s: %s: ", hk_prog(), level_names[level < L_DEBUG ? level : L_DEBUG]);
+	fprintf(stderr, "%s: %s: ", hkt_prog(), level_names[level < L_DEBUG ? level : L_DEBUG]);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -121,10 +121,10 @@ static void msg(const struct hugectl *c, int level, const char *fmt, ...)
 
 __attribute__((noreturn)) static void usage(void)
 {
-	printf("Usage:\n %s [options] program [arguments]\n\n", hk_prog());
+	printf("Usage:\n %s [options] program [arguments]\n\n", hkt_prog());
 	printf("Run a program with its heap, shared memory and segments on huge pages.\n\n");
 	printf("Options:\n");
-	hk_opts_print_help(stdout, opts);
+	hkt_opts_print_help(stdout, opts);
 	printf("\nSee hugectl(1) and libhugekit-rt(7).\n");
 	exit(HK_EXIT_SUCCESS);
 }
@@ -437,12 +437,12 @@ static bool level_option(struct hugectl *c, int ch)
 /* The command line into c; on return optind is the program's name (or argc). */
 static void parse_options(struct hugectl *c, int argc, char **argv)
 {
-	struct hk_getopt g;
+	struct hkt_getopt g;
 	int ch;
 
-	if (hk_getopt_init(&g, opts, "+") < 0)
+	if (hkt_getopt_init(&g, opts, "+") < 0)
 		exit(HK_EXIT_FAILURE);
-	while ((ch = hk_getopt_next(&g, argc, argv)) != -1) {
+	while ((ch = hkt_getopt_next(&g, argc, argv)) != -1) {
 		if (map_option(c, ch) || level_option(c, ch))
 			continue;
 		switch (ch) {
@@ -481,10 +481,10 @@ static void parse_options(struct hugectl *c, int argc, char **argv)
 			c->report = optarg ? "all" : "1";
 			break;
 		default:
-			hk_opts_standard(ch, opts, &g, usage);
+			hkt_opts_standard(ch, opts, &g, usage);
 		}
 	}
-	hk_getopt_fini(&g);
+	hkt_getopt_fini(&g);
 }
 
 /* --membind's nodes, or NULL after saying what is wrong with them. */
@@ -683,21 +683,21 @@ int main(int argc, char **argv)
 	bool preload, segments;
 	int rc;
 
-	hk_close_stdout_atexit();
+	hkt_close_stdout_atexit();
 	/* Privileged for someone else (privilege.h): never; it runs what its caller names. */
-	if (hk_privileged_for_other()) {
+	if (hkc_privileged_for_other()) {
 		fprintf(stderr,
 			"%s: not run set-user-ID, set-group-ID or with file capabilities for "
 			"another user: it runs the program its caller names, with its environment\n",
-			hk_prog());
+			hkt_prog());
 		return HK_EXIT_FAILURE;
 	}
 	c.verbose =
 		hkc_verbosity_env(getenv("HUGETLB_VERBOSE"), getenv("HUGETLB_DEBUG"), c.verbose);
 	parse_options(&c, argc, argv);
 	if (optind >= argc && !c.dry_run) {
-		fprintf(stderr, "%s: no program to run\n", hk_prog());
-		hk_errtryhelp();
+		fprintf(stderr, "%s: no program to run\n", hkt_prog());
+		hkt_errtryhelp();
 	}
 	rc = hk_new(NULL, &ctx);
 	if (rc < 0) {

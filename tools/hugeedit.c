@@ -46,7 +46,7 @@ enum {
 };
 
 // clang-format off
-static const struct hk_opt opts[] = {
+static const struct hkt_opt opts[] = {
 	{ "text",         0,   HK_ARG_NONE, OPT_TEXT,    NULL, "put the text segment on huge pages by default", 0 },
 	{ "data",         0,   HK_ARG_NONE, OPT_DATA,    NULL, "put the data segment (data and bss) on huge pages by default", 0 },
 	{ "disable",      0,   HK_ARG_NONE, OPT_DISABLE, NULL, "put no segment on huge pages by default", 0 },
@@ -63,12 +63,12 @@ static const struct hk_opt opts[] = {
 __attribute__((noreturn)) static void usage(void)
 {
 	printf("Usage:\n %s [--text] [--data] | [--disable] [--align[=SIZE]] [options] FILE\n\n",
-	       hk_prog());
+	       hkt_prog());
 	printf("Show, or set and clear, which segments of the program FILE the hugekit\n"
 	       "runtime puts on huge pages by default (without HUGETLB_ELFMAP).\n"
 	       "Without --text, --data, --disable or --align: show, change nothing.\n\n");
 	printf("Options:\n");
-	hk_opts_print_help(stdout, opts);
+	hkt_opts_print_help(stdout, opts);
 	printf("\nSee hugeedit(1).\n");
 	exit(HK_EXIT_SUCCESS);
 }
@@ -100,7 +100,7 @@ static void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ERROR: ", hk_prog());
+	fprintf(stderr, "%s: ERROR: ", hkt_prog());
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -391,32 +391,32 @@ static void print_table(const struct image *im)
 
 static void print_json(const struct image *im)
 {
-	struct hk_json j;
+	struct hkt_json j;
 
-	hk_json_init(&j, stdout);
-	hk_json_open_object(&j, NULL);
-	hk_json_string(&j, "file", im->name);
-	hk_json_int(&j, "class", im->cls == ELFCLASS64 ? 64 : 32);
-	hk_json_string(&j, "byte_order", im->buf[EI_DATA] == ELFDATA2MSB ? "big" : "little");
-	hk_json_open_array(&j, "segments");
+	hkt_json_init(&j, stdout);
+	hkt_json_open_object(&j, NULL);
+	hkt_json_string(&j, "file", im->name);
+	hkt_json_int(&j, "class", im->cls == ELFCLASS64 ? 64 : 32);
+	hkt_json_string(&j, "byte_order", im->buf[EI_DATA] == ELFDATA2MSB ? "big" : "little");
+	hkt_json_open_array(&j, "segments");
 	for (size_t i = 0; i < im->nsegs; i++) {
 		const struct seg *s = &im->segs[i];
 
-		hk_json_open_object(&j, NULL);
-		hk_json_u64(&j, "index", s->index);
-		hk_json_u64(&j, "vaddr", s->ph.p_vaddr);
-		hk_json_u64(&j, "memsz", s->ph.p_memsz);
-		hk_json_u64(&j, "offset", s->ph.p_offset);
-		hk_json_u64(&j, "filesz", s->ph.p_filesz);
-		hk_json_u64(&j, "flags", s->flags);
-		hk_json_u64(&j, "align", s->align);
-		hk_json_string(&j, "kind", kind(s));
-		hk_json_bool(&j, "huge", s->flags & PF_LINUX_HUGETLB);
-		hk_json_close_object(&j);
+		hkt_json_open_object(&j, NULL);
+		hkt_json_u64(&j, "index", s->index);
+		hkt_json_u64(&j, "vaddr", s->ph.p_vaddr);
+		hkt_json_u64(&j, "memsz", s->ph.p_memsz);
+		hkt_json_u64(&j, "offset", s->ph.p_offset);
+		hkt_json_u64(&j, "filesz", s->ph.p_filesz);
+		hkt_json_u64(&j, "flags", s->flags);
+		hkt_json_u64(&j, "align", s->align);
+		hkt_json_string(&j, "kind", kind(s));
+		hkt_json_bool(&j, "huge", s->flags & PF_LINUX_HUGETLB);
+		hkt_json_close_object(&j);
 	}
-	hk_json_close_array(&j);
-	hk_json_close_object(&j);
-	hk_json_end(&j);
+	hkt_json_close_array(&j);
+	hkt_json_close_object(&j);
+	hkt_json_end(&j);
 }
 
 /* What an edit touches: the file, its directory, the temporary copy. */
@@ -594,7 +594,7 @@ static int unchanged(struct edit *e)
 static int write_copy(struct edit *e, struct image *im)
 {
 	struct patch *patches = calloc(2 * im->nsegs, sizeof(*patches));
-	struct hk_tmpfile t = {.fd = -1};
+	struct hkt_tmpfile t = {.fd = -1};
 	int rc = -1, err;
 	size_t n;
 
@@ -605,7 +605,7 @@ static int write_copy(struct edit *e, struct image *im)
 	if (make_patches(im, patches, &n) < 0)
 		goto out;
 	/* No name until it is whole (O_TMPFILE), or a random one: none that others can plant. */
-	err = hk_tmpfile_open(&t, e->dirfd, e->base, 0600);
+	err = hkt_tmpfile_open(&t, e->dirfd, e->base, 0600);
 	if (err < 0) {
 		err_msg("%s: cannot create a temporary file beside it: %s", e->name,
 			strerror(-err));
@@ -626,7 +626,7 @@ static int write_copy(struct edit *e, struct image *im)
 		goto out;
 	if (unchanged(e) < 0)
 		goto out;
-	err = hk_tmpfile_replace(&t, e->base);
+	err = hkt_tmpfile_replace(&t, e->base);
 	if (err < 0) {
 		err_msg("%s: replacing it with the new copy failed (%s): %s", e->name, t.step,
 			strerror(-err));
@@ -635,7 +635,7 @@ static int write_copy(struct edit *e, struct image *im)
 	rc = 0;
 out:
 	e->tmpfd = -1;
-	err = hk_tmpfile_close(&t);
+	err = hkt_tmpfile_close(&t);
 	if (err < 0 && rc == 0) {
 		err_msg("%s: closing the new copy failed: %s", e->name, strerror(-err));
 		rc = -1;
@@ -650,13 +650,13 @@ out:
  */
 static uint64_t default_huge_size(void)
 {
-	struct hk_path p;
+	struct hkc_path p;
 	uint64_t size = 0;
 
-	if (hk_path_init(&p, NULL) == 0) {
+	if (hkc_path_init(&p, NULL) == 0) {
 		if (hkc_default_page_size(&p, &size) < 0 || !hkc_is_pow2(size))
 			size = 0;
-		hk_path_fini(&p);
+		hkc_path_fini(&p);
 	}
 	return size ? size : 2u << 20;
 }
@@ -677,7 +677,7 @@ static int set_align(struct image *im, uint64_t size)
 		fprintf(stderr,
 			"%s: %s is not position-independent (ET_EXEC: loaded at fixed "
 			"addresses): --align would change nothing; its alignment is left as it is\n",
-			hk_prog(), im->name);
+			hkt_prog(), im->name);
 		return 0;
 	}
 	if (im->cls == ELFCLASS32 && size > UINT32_MAX) {
@@ -942,12 +942,12 @@ static bool editing(const struct args *a)
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	const char *align_arg = NULL;
-	struct hk_getopt g;
+	struct hkt_getopt g;
 	int c;
 
-	if (hk_getopt_init(&g, opts, "") < 0)
+	if (hkt_getopt_init(&g, opts, "") < 0)
 		return -1;
-	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
+	while ((c = hkt_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_TEXT:
 			a->text = true;
@@ -969,10 +969,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->json = true;
 			break;
 		default:
-			hk_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, &g, usage);
 		}
 	}
-	hk_getopt_fini(&g);
+	hkt_getopt_fini(&g);
 	if (align_arg && (hkc_parse_size(align_arg, &a->align) < 0 || !hkc_is_pow2(a->align) ||
 			  a->align < (uint64_t)sysconf(_SC_PAGESIZE) || a->align > (16ull << 30))) {
 		err_msg("--align=%s: not a size such as 2M or 1G (a power of two, the page size "
@@ -985,14 +985,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return -1;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "%s: %s\n", hk_prog(),
+		fprintf(stderr, "%s: %s\n", hkt_prog(),
 			optind == argc ? "no FILE given" : "more than one FILE given");
-		hk_errtryhelp();
+		hkt_errtryhelp();
 	}
 	if (a->dry_run && !editing(a)) {
 		fprintf(stderr, "%s: --dry-run needs --text, --data, --disable or --align\n",
-			hk_prog());
-		hk_errtryhelp();
+			hkt_prog());
+		hkt_errtryhelp();
 	}
 	a->file = argv[optind];
 	return 0;
@@ -1055,13 +1055,13 @@ int main(int argc, char **argv)
 	struct image im = {0};
 	int rc = HK_EXIT_FAILURE;
 
-	hk_close_stdout_atexit();
+	hkt_close_stdout_atexit();
 	/* Privileged for someone else (privilege.h): never; it rewrites what its caller names. */
-	if (hk_privileged_for_other()) {
+	if (hkc_privileged_for_other()) {
 		fprintf(stderr,
 			"%s: not run set-user-ID, set-group-ID or with file capabilities for "
 			"another user: it rewrites the files its caller names\n",
-			hk_prog());
+			hkt_prog());
 		return HK_EXIT_FAILURE;
 	}
 	if (parse_args(argc, argv, &a) < 0)

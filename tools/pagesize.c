@@ -19,7 +19,7 @@ enum {
 };
 
 // clang-format off
-static const struct hk_opt opts[] = {
+static const struct hkt_opt opts[] = {
 	{ "all",          'a', HK_ARG_NONE,     'a', NULL, "show the base page size and all huge page sizes", 0 },
 	{ "huge-only",    'H', HK_ARG_NONE,     'H', NULL, "show only the huge page sizes", 0 },
 	{ "sysroot",      0,   HK_ARG_REQUIRED, OPT_SYSROOT, "DIR", "read /proc and /sys under DIR", 0 },
@@ -32,11 +32,11 @@ static const struct hk_opt opts[] = {
 
 __attribute__((noreturn)) static void usage(void)
 {
-	printf("Usage:\n %s [options]\n\n", hk_prog());
+	printf("Usage:\n %s [options]\n\n", hkt_prog());
 	printf("Print the page sizes of the system, in bytes, one per line, ascending.\n"
 	       "Without an option: the base page size.\n\n");
 	printf("Options:\n");
-	hk_opts_print_help(stdout, opts);
+	hkt_opts_print_help(stdout, opts);
 	printf("\nSee pagesize(1).\n");
 	exit(HK_EXIT_SUCCESS);
 }
@@ -44,7 +44,7 @@ __attribute__((noreturn)) static void usage(void)
 /* The library's messages: its errors, and everything when HK_DEBUG asks for it. */
 static void lib_log(void *data, int priority, const char *msg)
 {
-	fprintf(stderr, "%s: %s: %s\n", hk_prog(), priority <= LOG_ERR ? "ERROR" : "DEBUG", msg);
+	fprintf(stderr, "%s: %s: %s\n", hkt_prog(), priority <= LOG_ERR ? "ERROR" : "DEBUG", msg);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -57,12 +57,12 @@ static int cmp_u64(const void *a, const void *b)
 /* The command line: -a, -H, --sysroot DIR; exits after a message when it is wrong. */
 static void parse_args(int argc, char **argv, bool *all, bool *huge_only, const char **sysroot)
 {
-	struct hk_getopt g;
+	struct hkt_getopt g;
 	int c;
 
-	if (hk_getopt_init(&g, opts, "+") < 0)
+	if (hkt_getopt_init(&g, opts, "+") < 0)
 		exit(HK_EXIT_FAILURE);
-	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
+	while ((c = hkt_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'a':
 			*all = true;
@@ -74,18 +74,18 @@ static void parse_args(int argc, char **argv, bool *all, bool *huge_only, const 
 			*sysroot = optarg;
 			break;
 		default:
-			hk_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, &g, usage);
 		}
 	}
-	hk_getopt_fini(&g);
+	hkt_getopt_fini(&g);
 	/* An empty DIR (an unset variable) is a mistake, not the running system. */
 	if (*sysroot && !**sysroot) {
-		fprintf(stderr, "%s: --sysroot: the directory is empty\n", hk_prog());
+		fprintf(stderr, "%s: --sysroot: the directory is empty\n", hkt_prog());
 		exit(HK_EXIT_FAILURE);
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
-		hk_errtryhelp();
+		fprintf(stderr, "%s: unexpected argument '%s'\n", hkt_prog(), argv[optind]);
+		hkt_errtryhelp();
 	}
 }
 
@@ -109,11 +109,11 @@ int main(int argc, char **argv)
 	size_t n = 0;
 	int rc;
 
-	hk_close_stdout_atexit();
+	hkt_close_stdout_atexit();
 	parse_args(argc, argv, &all, &huge_only, &sysroot);
 	rc = hk_new(sysroot, &ctx);
 	if (rc < 0) {
-		fprintf(stderr, "%s: ERROR: cannot open %s: %s\n", hk_prog(),
+		fprintf(stderr, "%s: ERROR: cannot open %s: %s\n", hkt_prog(),
 			sysroot ? sysroot : "/", strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
@@ -129,8 +129,8 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		/* The legacy message, then why. */
 		fprintf(stderr, "%s: ERROR: failed to get list of supported page sizes\n",
-			hk_prog());
-		fprintf(stderr, "%s: ERROR: %s\n", hk_prog(), strerror(-rc));
+			hkt_prog());
+		fprintf(stderr, "%s: ERROR: %s\n", hkt_prog(), strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
 	if (!all && !huge_only)

@@ -50,7 +50,7 @@ enum {
 };
 
 // clang-format off
-static const struct hk_opt opts[] = {
+static const struct hkt_opt opts[] = {
 	{ "size",         's', HK_ARG_REQUIRED, 's', "SIZE", "the region each chase runs over (default 512M)", 0 },
 	{ "budget",       0,   HK_ARG_REQUIRED, OPT_BUDGET, "SECONDS", "the most time the rounds take (default 5)", 0 },
 	{ "runs",         'r', HK_ARG_REQUIRED, 'r', "N", "the most rounds (default 1000000)", 0 },
@@ -77,12 +77,12 @@ static const struct hk_opt opts[] = {
 
 __attribute__((noreturn)) static void usage(void)
 {
-	printf("Usage:\n %s [options]\n\n", hk_prog());
+	printf("Usage:\n %s [options]\n\n", hkt_prog());
 	printf("Measure the cost of one TLB miss in cycles, without hardware counters:\n"
 	       "the same random pointer chase on base pages and on huge pages.\n"
 	       "Prints TLB_MISS_COST=N last on standard output.\n\n");
 	printf("Options:\n");
-	hk_opts_print_help(stdout, opts);
+	hkt_opts_print_help(stdout, opts);
 	printf("\nSee tlbmiss_cost(8).\n");
 	exit(HK_EXIT_SUCCESS);
 }
@@ -100,7 +100,7 @@ static uint64_t ticks(void)
 #ifdef HAVE_TSC
 	return __rdtsc();
 #else
-	return (uint64_t)(hk_now() * 1e9);
+	return (uint64_t)(hkt_now() * 1e9);
 #endif
 }
 
@@ -108,11 +108,11 @@ static uint64_t ticks(void)
 static double tick_hz(void)
 {
 #ifdef HAVE_TSC
-	double t0 = hk_now(), t1;
+	double t0 = hkt_now(), t1;
 	uint64_t c0 = ticks(), c1;
 
 	do
-		t1 = hk_now();
+		t1 = hkt_now();
 	while (t1 - t0 < 0.2);
 	c1 = ticks();
 	return (double)(c1 - c0) / (t1 - t0);
@@ -199,14 +199,14 @@ static int build_ring(char *mem, size_t size, size_t page, size_t line)
 }
 
 /* The kB of huge pages smaps shows in [start, start + len): AnonHugePages and Hugetlb. */
-static uint64_t smaps_huge_kb(struct hk_path *p, const char *start, size_t len)
+static uint64_t smaps_huge_kb(struct hkc_path *p, const char *start, size_t len)
 {
 	uintptr_t lo = (uintptr_t)start, hi = lo + len;
 	uint64_t total = 0;
 	bool in = false;
 	char *buf, *line, *save;
 
-	if (hk_path_read_allf(p, &buf, NULL, HK_PROC_SMAPS) < 0)
+	if (hkc_path_read_allf(p, &buf, NULL, HK_PROC_SMAPS) < 0)
 		return 0;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		uintptr_t a, b;
@@ -282,7 +282,7 @@ static void unmap(struct region *r)
  * pages: on a VM, what the host backs them with changes the walk), with the
  * chase built and the backing checked in smaps. 0, or -1 with a message.
  */
-static int map_pair(struct hk_path *path, struct region *rb, struct region *rh, uint64_t size,
+static int map_pair(struct hkc_path *path, struct region *rb, struct region *rh, uint64_t size,
 		    uint64_t huge, size_t page, size_t line, const char *backing,
 		    uint64_t free_pages)
 {
@@ -291,7 +291,7 @@ static int map_pair(struct hk_path *path, struct region *rb, struct region *rh, 
 	rc = map_base(rb, size);
 	if (rc < 0) {
 		fprintf(stderr, "%s: ERROR: cannot map %" PRIu64 " MiB on base pages: %s\n",
-			hk_prog(), size >> 20, strerror(-rc));
+			hkt_prog(), size >> 20, strerror(-rc));
 		return -1;
 	}
 	rc = -ENOMEM;
@@ -303,12 +303,12 @@ static int map_pair(struct hk_path *path, struct region *rb, struct region *rh, 
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: ERROR: cannot map %" PRIu64 " MiB on huge pages (%s): %s\n",
-			hk_prog(), size >> 20, backing, strerror(-rc));
+			hkt_prog(), size >> 20, backing, strerror(-rc));
 		return -1;
 	}
 	if (build_ring(rb->mem, size, page, line) < 0 ||
 	    build_ring(rh->mem, size, page, line) < 0) {
-		fprintf(stderr, "%s: ERROR: cannot build the chase: %s\n", hk_prog(),
+		fprintf(stderr, "%s: ERROR: cannot build the chase: %s\n", hkt_prog(),
 			strerror(ENOMEM));
 		return -1;
 	}
@@ -320,13 +320,13 @@ static int map_pair(struct hk_path *path, struct region *rb, struct region *rh, 
 			"%s: ERROR: only %" PRIu64 " of %" PRIu64
 			" MiB got huge pages (%s; smaps); grow the pool (hugeadm --pool-pages-min) "
 			"or allow THP (madvise)\n",
-			hk_prog(), rh->huge_kb >> 10, size >> 20, rh->backing);
+			hkt_prog(), rh->huge_kb >> 10, size >> 20, rh->backing);
 		return -1;
 	}
 	if (rb->huge_kb * 1024 > size / 10) {
 		fprintf(stderr,
 			"%s: ERROR: %" PRIu64 " MiB of the base page region is on huge pages\n",
-			hk_prog(), rb->huge_kb >> 10);
+			hkt_prog(), rb->huge_kb >> 10);
 		return -1;
 	}
 	return 0;
@@ -355,16 +355,16 @@ static uint64_t timed_piece(void **p, uint64_t hops, uint64_t extra)
 /*
  * One round: a piece on each backing, base first in even rounds and huge
  * first in odd ones (what the order costs cancels out), between two probes of
- * the scheduler (the discard rule, hk_disturbed).
+ * the scheduler (the discard rule, hkt_disturbed).
  */
-static int round_sample(void *ctx, size_t round, struct hk_sample *s)
+static int round_sample(void *ctx, size_t round, struct hkt_sample *s)
 {
 	struct chases *c = ctx;
-	struct hk_probe p0, p1;
+	struct hkt_probe p0, p1;
 	uint64_t tb, th;
 	int rc;
 
-	rc = hk_probe_take(&p0);
+	rc = hkt_probe_take(&p0);
 	if (rc < 0)
 		return rc;
 	if (round & 1) {
@@ -374,19 +374,19 @@ static int round_sample(void *ctx, size_t round, struct hk_sample *s)
 		tb = timed_piece(&c->pb, c->hops, c->extra);
 		th = timed_piece(&c->ph, c->hops, 0);
 	}
-	rc = hk_probe_take(&p1);
+	rc = hkt_probe_take(&p1);
 	if (rc < 0)
 		return rc;
 	s->a = (double)tb / (double)c->hops;
 	s->b = (double)th / (double)c->hops;
-	s->disturbed = hk_disturbed(&p0, &p1);
+	s->disturbed = hkt_disturbed(&p0, &p1);
 	return 0;
 }
 
 static double clock_now(void *ctx)
 {
 	(void)ctx;
-	return hk_now();
+	return hkt_now();
 }
 
 /* One measurement: its sizes and clock, its two regions and the chases over them. */
@@ -404,13 +404,13 @@ struct bench {
 /*
  * The test copy's hooks (tests/CMakeLists.txt builds it; never installed):
  * HK_MEASURE_FAKE="A B SECONDS [switched|stalled]; ..." gives the rounds
- * (hk_fake_parse) on a fake clock, and no memory is mapped;
+ * (hkt_fake_parse) on a fake clock, and no memory is mapped;
  * HK_MEASURE_INPAGE=1 makes the huge side a chase within one base page (a
  * pattern that never misses the TLB or L1, for live/insight-tlb's ordering);
  * HK_MEASURE_EXTRA=TICKS adds TICKS to each base page hop of the real chase,
  * a cost known in advance. 0, 1 with HK_MEASURE_FAKE, -1 after a message.
  */
-static int test_hooks(struct hk_fake *f, struct hk_measure_cfg *cfg, struct chases *c)
+static int test_hooks(struct hkt_fake *f, struct hkt_measure_cfg *cfg, struct chases *c)
 {
 	/* A privileged run (setuid, file capabilities: AT_SECURE) never takes them. */
 	const char *extra = secure_getenv("HK_MEASURE_EXTRA");
@@ -419,14 +419,14 @@ static int test_hooks(struct hk_fake *f, struct hk_measure_cfg *cfg, struct chas
 				     getenv("HK_MEASURE_INPAGE")))
 		fprintf(stderr,
 			"%s: a privileged run ignores HK_MEASURE_FAKE, HK_MEASURE_INPAGE and HK_MEASURE_EXTRA\n",
-			hk_prog());
+			hkt_prog());
 
-	if (extra && (hk_parse_u64_strict(extra, &c->extra) < 0 || c->extra > 1000000)) {
+	if (extra && (hkc_parse_u64_strict(extra, &c->extra) < 0 || c->extra > 1000000)) {
 		fprintf(stderr, "%s: HK_MEASURE_EXTRA: '%s' is not a number to 1000000\n",
-			hk_prog(), extra);
+			hkt_prog(), extra);
 		return -1;
 	}
-	return hk_fake_hook(f, cfg);
+	return hkt_fake_hook(f, cfg);
 }
 #endif
 
@@ -451,24 +451,24 @@ static void warm_up(struct bench *b)
  * bytes rounded up to whole huge pages) and, but in a fake run, its clock and
  * both regions, mapped with the chase built and warmed up. -1 after a message.
  */
-static int setup(struct hk_path *path, struct bench *b, uint64_t size, const char *backing,
+static int setup(struct hkc_path *path, struct bench *b, uint64_t size, const char *backing,
 		 bool fake)
 {
 	uint64_t free_pages = 0, v;
 
-	if (hk_path_read_u64f(path, &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v >= 16 && v <= b->page &&
-	    (v & (v - 1)) == 0)
+	if (hkc_path_read_u64f(path, &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v >= 16 &&
+	    v <= b->page && (v & (v - 1)) == 0)
 		b->line = v;
 	/* The PMD size: the default hugetlb size, which is also THP's. */
 	if (fake)
 		b->huge = 2 << 20;
 	else if (hkc_default_page_size(path, &b->huge) < 0 || b->huge <= b->page) {
-		fprintf(stderr, "%s: ERROR: no huge page size on this machine\n", hk_prog());
+		fprintf(stderr, "%s: ERROR: no huge page size on this machine\n", hkt_prog());
 		return -1;
 	}
 	b->size = (size + b->huge - 1) / b->huge * b->huge;
-	(void)hk_path_read_u64f(path, &free_pages, HK_SYS_HUGEPAGES_SIZE "/free_hugepages",
-				b->huge / 1024);
+	(void)hkc_path_read_u64f(path, &free_pages, HK_SYS_HUGEPAGES_SIZE "/free_hugepages",
+				 b->huge / 1024);
 	if (fake) {
 		b->clock = "fake";
 		b->rh.backing = "fake";
@@ -494,71 +494,71 @@ __attribute__((noipa)) static const char *clock_label(const char *clock)
 }
 
 /* The cost and its interval on stderr (nothing with --quiet but a verdict), TLB_MISS_COST=N. */
-static void print_text(const struct hk_measure *m, const struct hk_measure_cfg *cfg,
+static void print_text(const struct hkt_measure *m, const struct hkt_measure_cfg *cfg,
 		       const struct bench *b, bool quiet)
 {
-	const char *why = hk_measure_why_not(m, cfg);
+	const char *why = hkt_measure_why_not(m, cfg);
 
 	if (!quiet) {
 		fprintf(stderr,
 			"%s: chase of %" PRIu64 " hops a side over %" PRIu64
 			" MiB a round; clock %s at %.0f MHz\n",
-			hk_prog(), b->ch.hops, b->size >> 20, clock_label(b->clock), b->hz / 1e6);
+			hkt_prog(), b->ch.hops, b->size >> 20, clock_label(b->clock), b->hz / 1e6);
 		fprintf(stderr,
 			"%s: base pages %.1f cycles/hop, huge pages (%s) %.1f cycles/hop "
 			"(medians of the rounds kept)\n",
-			hk_prog(), hk_median(m->a, m->kept), b->rh.backing,
-			hk_median(m->b, m->kept));
+			hkt_prog(), hkt_median(m->a, m->kept), b->rh.backing,
+			hkt_median(m->b, m->kept));
 		fprintf(stderr,
 			"%s: %zu rounds: %zu kept, %zu discarded (%zu switched out, %zu stalled); "
 			"%.2f s of %.2f s; stopped: %s\n",
-			hk_prog(), m->rounds, m->kept,
+			hkt_prog(), m->rounds, m->kept,
 			m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED],
 			m->discarded[HK_SWITCHED], m->discarded[HK_STALLED], m->used_s,
-			cfg->budget_s, hk_stop_name(m->stop));
+			cfg->budget_s, hkt_stop_name(m->stop));
 		fprintf(stderr,
 			"%s: TLB miss cost %.1f cycles, 95 %% interval %.1f to %.1f "
 			"(bound: within %.1f of it, above 0)\n",
-			hk_prog(), m->iv.est, m->iv.low, m->iv.high, m->bound);
+			hkt_prog(), m->iv.est, m->iv.low, m->iv.high, m->bound);
 	}
 	if (why)
 		fprintf(stderr,
 			"%s: not measurable: %s (95 %% interval %.1f to %.1f cycles, bound %.1f); "
 			"printing %d\n",
-			hk_prog(), why, m->iv.low, m->iv.high, m->bound, UNMEASURABLE_COST);
+			hkt_prog(), why, m->iv.low, m->iv.high, m->bound, UNMEASURABLE_COST);
 	printf("TLB_MISS_COST=%lld\n", m->measurable ? llround(m->iv.est) : UNMEASURABLE_COST);
 }
 
 /* The measurement as JSON. */
-static void print_json(const struct hk_measure *m, const struct hk_measure_cfg *cfg,
+static void print_json(const struct hkt_measure *m, const struct hkt_measure_cfg *cfg,
 		       const struct bench *b)
 {
-	struct hk_json j;
+	struct hkt_json j;
 
-	hk_json_init(&j, stdout);
-	hk_json_open_object(&j, NULL);
-	hk_json_open_object(&j, "tlbmiss_cost");
-	hk_json_string(&j, "method",
-		       "random dependent pointer chase, one hop per base page and cache line, "
-		       "base pages vs huge pages, in paired rounds");
-	hk_json_u64(&j, "size", b->size);
-	hk_json_u64(&j, "base_page_size", b->page);
-	hk_json_u64(&j, "huge_page_size", b->huge);
-	hk_json_u64(&j, "line_size", b->line);
-	hk_json_string(&j, "backing", b->rh.backing);
-	hk_json_u64(&j, "huge_kb", b->rh.huge_kb);
-	hk_json_string(&j, "clock", b->clock);
-	hk_json_double(&j, "clock_hz", b->hz, 0);
-	hk_json_u64(&j, "hops", b->ch.hops);
-	hk_json_double(&j, "base_cycles_per_hop", hk_median(m->a, m->kept), 2);
-	hk_json_double(&j, "huge_cycles_per_hop", hk_median(m->b, m->kept), 2);
-	hk_json_double(&j, "estimate", m->iv.est, 2);
-	hk_measure_json(&j, m, cfg, "bound_cycles");
-	hk_json_u64(&j, "tlb_miss_cost",
-		    m->measurable ? (uint64_t)llround(m->iv.est) : UNMEASURABLE_COST);
-	hk_json_close_object(&j);
-	hk_json_close_object(&j);
-	hk_json_end(&j);
+	hkt_json_init(&j, stdout);
+	hkt_json_open_object(&j, NULL);
+	hkt_json_open_object(&j, "tlbmiss_cost");
+	hkt_json_string(&j, "method",
+			"random dependent pointer chase, one hop per base page and cache line, "
+			"base pages vs huge pages, in paired rounds");
+	hkt_json_u64(&j, "size", b->size);
+	hkt_json_u64(&j, "base_page_size", b->page);
+	hkt_json_u64(&j, "huge_page_size", b->huge);
+	hkt_json_u64(&j, "line_size", b->line);
+	hkt_json_string(&j, "backing", b->rh.backing);
+	hkt_json_u64(&j, "huge_kb", b->rh.huge_kb);
+	hkt_json_string(&j, "clock", b->clock);
+	hkt_json_double(&j, "clock_hz", b->hz, 0);
+	hkt_json_u64(&j, "hops", b->ch.hops);
+	hkt_json_double(&j, "base_cycles_per_hop", hkt_median(m->a, m->kept), 2);
+	hkt_json_double(&j, "huge_cycles_per_hop", hkt_median(m->b, m->kept), 2);
+	hkt_json_double(&j, "estimate", m->iv.est, 2);
+	hkt_measure_json(&j, m, cfg, "bound_cycles");
+	hkt_json_u64(&j, "tlb_miss_cost",
+		     m->measurable ? (uint64_t)llround(m->iv.est) : UNMEASURABLE_COST);
+	hkt_json_close_object(&j);
+	hkt_json_close_object(&j);
+	hkt_json_end(&j);
 }
 
 /* What the command line asks for. */
@@ -572,45 +572,45 @@ struct options {
 /* The options into *o; exits on a usage error, -1 when getopt cannot start. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	struct hk_getopt g;
+	struct hkt_getopt g;
 	int c;
 
-	if (hk_getopt_init(&g, opts, "+") < 0)
+	if (hkt_getopt_init(&g, opts, "+") < 0)
 		return -1;
-	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
+	while ((c = hkt_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
 			if (hk_parse_size(optarg, &o->size) < 0 || o->size < (4ull << 20) ||
 			    o->size > (64ull << 30)) {
 				fprintf(stderr, "%s: --size: '%s' is not a size from 4M to 64G\n",
-					hk_prog(), optarg);
-				hk_errtryhelp();
+					hkt_prog(), optarg);
+				hkt_errtryhelp();
 			}
 			break;
 		case 'r':
-			if (hk_parse_u64_strict(optarg, &o->runs) < 0 || o->runs < 6 ||
+			if (hkc_parse_u64_strict(optarg, &o->runs) < 0 || o->runs < 6 ||
 			    o->runs > MAX_ROUNDS) {
 				fprintf(stderr, "%s: --runs: '%s' is not a number from 6 to %d\n",
-					hk_prog(), optarg, MAX_ROUNDS);
-				hk_errtryhelp();
+					hkt_prog(), optarg, MAX_ROUNDS);
+				hkt_errtryhelp();
 			}
 			break;
 		case OPT_HOPS:
-			if (hk_parse_u64_strict(optarg, &o->hops) < 0 || o->hops < 100 ||
+			if (hkc_parse_u64_strict(optarg, &o->hops) < 0 || o->hops < 100 ||
 			    o->hops > 1000000) {
 				fprintf(stderr,
 					"%s: --hops: '%s' is not a number from 100 to 1000000\n",
-					hk_prog(), optarg);
-				hk_errtryhelp();
+					hkt_prog(), optarg);
+				hkt_errtryhelp();
 			}
 			break;
 		case OPT_BUDGET:
-			if (hk_parse_seconds(optarg, 0.1, 3600, &o->budget_s) < 0) {
+			if (hkt_parse_seconds(optarg, 0.1, 3600, &o->budget_s) < 0) {
 				fprintf(stderr,
 					"%s: --budget: '%s' is not a number of seconds from 0.1 to "
 					"3600\n",
-					hk_prog(), optarg);
-				hk_errtryhelp();
+					hkt_prog(), optarg);
+				hkt_errtryhelp();
 			}
 			break;
 		case OPT_BACKING:
@@ -618,8 +618,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			    strcmp(optarg, "thp")) {
 				fprintf(stderr,
 					"%s: --backing: '%s' is not one of auto, hugetlb, thp\n",
-					hk_prog(), optarg);
-				hk_errtryhelp();
+					hkt_prog(), optarg);
+				hkt_errtryhelp();
 			}
 			o->backing = optarg;
 			break;
@@ -630,32 +630,32 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->quiet = true;
 			break;
 		default:
-			hk_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, &g, usage);
 		}
 	}
-	hk_getopt_fini(&g);
+	hkt_getopt_fini(&g);
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), argv[optind]);
-		hk_errtryhelp();
+		fprintf(stderr, "%s: unexpected argument '%s'\n", hkt_prog(), argv[optind]);
+		hkt_errtryhelp();
 	}
 	return 0;
 }
 
 /* The rounds, the regions unmapped after them, and the report; -1 after a message. */
-static int measure(struct hk_measure_cfg *cfg, struct bench *b, const struct options *o)
+static int measure(struct hkt_measure_cfg *cfg, struct bench *b, const struct options *o)
 {
-	struct hk_measure m = {0};
-	int rc = hk_measure_run(cfg, &m);
+	struct hkt_measure m = {0};
+	int rc = hkt_measure_run(cfg, &m);
 
 	unmap(&b->rb);
 	unmap(&b->rh);
 	if (rc < 0)
-		fprintf(stderr, "%s: ERROR: measuring: %s\n", hk_prog(), strerror(-rc));
+		fprintf(stderr, "%s: ERROR: measuring: %s\n", hkt_prog(), strerror(-rc));
 	else if (o->json)
 		print_json(&m, cfg, b);
 	else
 		print_text(&m, cfg, b, o->quiet);
-	hk_measure_fini(&m);
+	hkt_measure_fini(&m);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -674,7 +674,7 @@ int main(int argc, char **argv)
 		.clock = CLOCK_NAME,
 		.hz = 1e9,
 	};
-	struct hk_measure_cfg cfg = {
+	struct hkt_measure_cfg cfg = {
 		.kind = HK_VALUE_DIFF,
 		.bound = {BOUND_CYCLES, BOUND_PCT},
 		.positive = true,
@@ -684,21 +684,21 @@ int main(int argc, char **argv)
 		.ctx = &b.ch,
 	};
 	int rc, status = HK_EXIT_FAILURE;
-	struct hk_path path;
+	struct hkc_path path;
 	bool fake = false;
 #ifdef HK_MEASURE_FAKE
-	struct hk_fake f = {0};
+	struct hkt_fake f = {0};
 #endif
 
-	hk_close_stdout_atexit();
+	hkt_close_stdout_atexit();
 	if (parse_options(argc, argv, &o) < 0)
 		return HK_EXIT_FAILURE;
 	cfg.max_rounds = o.runs;
 	cfg.budget_s = o.budget_s;
 	b.ch.hops = o.hops;
-	rc = hk_path_init(&path, NULL);
+	rc = hkc_path_init(&path, NULL);
 	if (rc < 0) {
-		fprintf(stderr, "%s: ERROR: cannot open /: %s\n", hk_prog(), strerror(-rc));
+		fprintf(stderr, "%s: ERROR: cannot open /: %s\n", hkt_prog(), strerror(-rc));
 		return HK_EXIT_FAILURE;
 	}
 #ifdef HK_MEASURE_FAKE
@@ -708,10 +708,10 @@ int main(int argc, char **argv)
 	if (rc >= 0 && setup(&path, &b, o.size, o.backing, fake) == 0 && measure(&cfg, &b, &o) == 0)
 		status = HK_EXIT_SUCCESS;
 #ifdef HK_MEASURE_FAKE
-	hk_fake_fini(&f);
+	hkt_fake_fini(&f);
 #endif
 	unmap(&b.rb);
 	unmap(&b.rh);
-	hk_path_fini(&path);
+	hkc_path_fini(&path);
 	return status;
 }

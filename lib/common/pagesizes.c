@@ -6,16 +6,16 @@
 
 #include "pagesizes.h"
 
-int hkc_default_page_size(const struct hk_path *p, uint64_t *ret)
+int hkc_default_page_size(const struct hkc_path *p, uint64_t *ret)
 {
 	uint64_t kb;
 	char *buf;
 	int rc;
 
-	rc = hk_path_read_allf(p, &buf, NULL, HK_PROC_MEMINFO);
+	rc = hkc_path_read_allf(p, &buf, NULL, HK_PROC_MEMINFO);
 	if (rc < 0)
 		return rc;
-	rc = hk_kv_find_u64(buf, "Hugepagesize", &kb);
+	rc = hkc_kv_find_u64(buf, "Hugepagesize", &kb);
 	free(buf);
 	if (rc < 0)
 		return rc;
@@ -47,12 +47,12 @@ static uint64_t size_dir_bytes(const char *name)
 		return 0;
 	memcpy(num, name, len - 2);
 	num[len - 2] = '\0';
-	if (hk_parse_u64_strict(num, &kb) < 0 || kb == 0 || kb > UINT64_MAX / 1024)
+	if (hkc_parse_u64_strict(num, &kb) < 0 || kb == 0 || kb > UINT64_MAX / 1024)
 		return 0;
 	return kb * 1024;
 }
 
-int hkc_size_dirs(const struct hk_path *p, const char *dir, uint64_t **ret_sizes, size_t *ret_n)
+int hkc_size_dirs(const struct hkc_path *p, const char *dir, uint64_t **ret_sizes, size_t *ret_n)
 {
 	uint64_t *sizes = NULL;
 	size_t n = 0, cap = 0;
@@ -60,7 +60,7 @@ int hkc_size_dirs(const struct hk_path *p, const char *dir, uint64_t **ret_sizes
 	DIR *d;
 	int rc;
 
-	rc = hk_path_opendirf(p, &d, "%s", dir);
+	rc = hkc_path_opendirf(p, &d, "%s", dir);
 	if (rc == 0) {
 		while ((de = readdir(d))) {
 			uint64_t sz = size_dir_bytes(de->d_name);
@@ -93,7 +93,7 @@ int hkc_size_dirs(const struct hk_path *p, const char *dir, uint64_t **ret_sizes
 	return 0;
 }
 
-int hkc_page_sizes(const struct hk_path *p, uint64_t **ret_sizes, size_t *ret_n)
+int hkc_page_sizes(const struct hkc_path *p, uint64_t **ret_sizes, size_t *ret_n)
 {
 	uint64_t def = 0, *sizes;
 	size_t n;
@@ -118,14 +118,14 @@ int hkc_page_sizes(const struct hk_path *p, uint64_t **ret_sizes, size_t *ret_n)
 	return 0;
 }
 
-int hkc_base_page_size(const struct hk_path *p, uint64_t *ret)
+int hkc_base_page_size(const struct hkc_path *p, uint64_t *ret)
 {
 	uint64_t kb;
 	char *buf;
 	int rc;
 
 	/* A tree may say what base page its machine had; otherwise ours. */
-	rc = p->live ? -ENOENT : hk_path_read_allf(p, &buf, NULL, HK_PROC_SMAPS);
+	rc = p->live ? -ENOENT : hkc_path_read_allf(p, &buf, NULL, HK_PROC_SMAPS);
 	if (rc == -ENOENT) {
 		long v = sysconf(_SC_PAGESIZE);
 
@@ -136,7 +136,7 @@ int hkc_base_page_size(const struct hk_path *p, uint64_t *ret)
 	}
 	if (rc < 0)
 		return rc;
-	rc = hk_kv_find_u64(buf, "KernelPageSize", &kb);
+	rc = hkc_kv_find_u64(buf, "KernelPageSize", &kb);
 	free(buf);
 	if (rc < 0)
 		return rc;

@@ -18,7 +18,7 @@
 /* Directories deep in one lookup of the fallback walk. */
 #define HK_MAX_DEPTH 256
 
-bool hk_path_no_openat2;
+bool hkc_path_no_openat2;
 
 /*
  * Fault injection, compiled in only with HK_FAULT_INJECT (the test copies of
@@ -188,12 +188,12 @@ static int fault_err(enum fault_op op, const char *path)
 	return fault_check(op, path, &hit) && hit.err ? -hit.err : 0;
 }
 
-int hk_path_init(struct hk_path *p, const char *sysroot)
+int hkc_path_init(struct hkc_path *p, const char *sysroot)
 {
 	const char *root = sysroot ? sysroot : "/";
 	struct stat a, b;
 
-	*p = (struct hk_path){.rootfd = -1};
+	*p = (struct hkc_path){.rootfd = -1};
 	/* "" is a mistake (an unset variable), never the running system. */
 	if (!*root)
 		return -EINVAL;
@@ -215,7 +215,7 @@ int hk_path_init(struct hk_path *p, const char *sysroot)
 	return 0;
 }
 
-void hk_path_fini(struct hk_path *p)
+void hkc_path_fini(struct hkc_path *p)
 {
 	if (p->rootfd >= 0)
 		close(p->rootfd);
@@ -224,7 +224,7 @@ void hk_path_fini(struct hk_path *p)
 	p->root = NULL;
 }
 
-void hk_path_set_log(struct hk_path *p, hk_path_log_fn fn, void *data)
+void hkc_path_set_log(struct hkc_path *p, hkc_path_log_fn fn, void *data)
 {
 	p->log = fn;
 	p->log_data = data;
@@ -354,9 +354,9 @@ static int walk_beneath(int rootfd, const char *path, int flags, mode_t mode)
 	return rc;
 }
 
-static int open_beneath(const struct hk_path *p, const char *path, int flags, mode_t mode)
+static int open_beneath(const struct hkc_path *p, const char *path, int flags, mode_t mode)
 {
-	if (!hk_path_no_openat2) {
+	if (!hkc_path_no_openat2) {
 		struct open_how how = {
 			.flags = (uint64_t)(unsigned)flags,
 			.mode = flags & O_CREAT ? mode : 0,
@@ -388,7 +388,7 @@ static int open_beneath(const struct hk_path *p, const char *path, int flags, mo
  * would be read and truncated in place, and a FIFO would block the run.
  * Takes fd; returns it, or -EMLINK/-EINVAL with fd closed.
  */
-static int tree_file_ok(const struct hk_path *p, const char *path, int fd)
+static int tree_file_ok(const struct hkc_path *p, const char *path, int fd)
 {
 	const char *why = NULL;
 	struct stat st;
@@ -421,7 +421,7 @@ static int tree_file_ok(const struct hk_path *p, const char *path, int fd)
 	return rc;
 }
 
-static void say_out_of_tree(const struct hk_path *p, const char *path)
+static void say_out_of_tree(const struct hkc_path *p, const char *path)
 {
 	char msg[PATH_MAX + 256];
 
@@ -439,7 +439,7 @@ static void say_out_of_tree(const struct hk_path *p, const char *path)
  * system's root is opened with plain openat() (its /proc/self and /sys links
  * are meant to be followed); a sysroot tree never lets a lookup leave it.
  */
-static int open_rel(const struct hk_path *p, const char *path, int flags, mode_t mode)
+static int open_rel(const struct hkc_path *p, const char *path, int flags, mode_t mode)
 {
 	int fd = fault_err(FAULT_OPEN, path);
 
@@ -460,7 +460,7 @@ static int open_rel(const struct hk_path *p, const char *path, int flags, mode_t
 	return fd;
 }
 
-HK_PRINTF(3, 0) static int vopen(const struct hk_path *p, int flags, const char *fmt, va_list ap)
+HK_PRINTF(3, 0) static int vopen(const struct hkc_path *p, int flags, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX];
 	int rc;
@@ -471,7 +471,7 @@ HK_PRINTF(3, 0) static int vopen(const struct hk_path *p, int flags, const char 
 	return open_rel(p, path, flags, 0644);
 }
 
-int hk_path_openf(const struct hk_path *p, int flags, const char *fmt, ...)
+int hkc_path_openf(const struct hkc_path *p, int flags, const char *fmt, ...)
 {
 	va_list ap;
 	int fd;
@@ -482,7 +482,7 @@ int hk_path_openf(const struct hk_path *p, int flags, const char *fmt, ...)
 	return fd;
 }
 
-int hk_path_fopenf(const struct hk_path *p, FILE **ret, const char *fmt, ...)
+int hkc_path_fopenf(const struct hkc_path *p, FILE **ret, const char *fmt, ...)
 {
 	va_list ap;
 	FILE *f;
@@ -504,7 +504,7 @@ int hk_path_fopenf(const struct hk_path *p, FILE **ret, const char *fmt, ...)
 	return 0;
 }
 
-int hk_path_opendirf(const struct hk_path *p, DIR **ret, const char *fmt, ...)
+int hkc_path_opendirf(const struct hkc_path *p, DIR **ret, const char *fmt, ...)
 {
 	va_list ap;
 	DIR *d;
@@ -527,7 +527,7 @@ int hk_path_opendirf(const struct hk_path *p, DIR **ret, const char *fmt, ...)
 }
 
 /* F_OK through the same lookup as every open: an O_PATH descriptor, closed at once. */
-static int exists_rel(const struct hk_path *p, const char *path)
+static int exists_rel(const struct hkc_path *p, const char *path)
 {
 	int fd = open_rel(p, path, O_PATH, 0);
 
@@ -537,7 +537,7 @@ static int exists_rel(const struct hk_path *p, const char *path)
 	return 0;
 }
 
-bool hk_path_existsf(const struct hk_path *p, const char *fmt, ...)
+bool hkc_path_existsf(const struct hkc_path *p, const char *fmt, ...)
 {
 	char path[PATH_MAX];
 	va_list ap;
@@ -550,7 +550,7 @@ bool hk_path_existsf(const struct hk_path *p, const char *fmt, ...)
 }
 
 /* mkdirat() (rmdir: unlinkat(AT_REMOVEDIR)) of the path's last name, in its parent as every open finds it. */
-static int vdirop(const struct hk_path *p, bool rmdir, mode_t mode, const char *fmt, va_list ap)
+static int vdirop(const struct hkc_path *p, bool rmdir, mode_t mode, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX], *slash;
 	const char *name = path;
@@ -582,7 +582,7 @@ static int vdirop(const struct hk_path *p, bool rmdir, mode_t mode, const char *
 	return rc;
 }
 
-int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...)
+int hkc_path_mkdirf(const struct hkc_path *p, mode_t mode, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -593,7 +593,7 @@ int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...)
 	return rc;
 }
 
-int hk_path_rmdirf(const struct hk_path *p, const char *fmt, ...)
+int hkc_path_rmdirf(const struct hkc_path *p, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -661,7 +661,7 @@ done:
 }
 
 HK_PRINTF(4, 0)
-static int vread_all(const struct hk_path *p, char **ret, size_t *ret_len, const char *fmt,
+static int vread_all(const struct hkc_path *p, char **ret, size_t *ret_len, const char *fmt,
 		     va_list ap)
 {
 	char path[PATH_MAX];
@@ -678,7 +678,7 @@ static int vread_all(const struct hk_path *p, char **ret, size_t *ret_len, const
 	return rc;
 }
 
-int hk_path_read_allf(const struct hk_path *p, char **ret, size_t *ret_len, const char *fmt, ...)
+int hkc_path_read_allf(const struct hkc_path *p, char **ret, size_t *ret_len, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -689,8 +689,8 @@ int hk_path_read_allf(const struct hk_path *p, char **ret, size_t *ret_len, cons
 	return rc;
 }
 
-int hk_path_read_all_at(const struct hk_path *p, int dirfd, const char *dirpath, const char *name,
-			char **ret, size_t *ret_len)
+int hkc_path_read_all_at(const struct hkc_path *p, int dirfd, const char *dirpath, const char *name,
+			 char **ret, size_t *ret_len)
 {
 	char path[PATH_MAX];
 	int fd, rc;
@@ -717,7 +717,7 @@ int hk_path_read_all_at(const struct hk_path *p, int dirfd, const char *dirpath,
 	return rc;
 }
 
-int hk_path_read_stringf(const struct hk_path *p, char **ret, const char *fmt, ...)
+int hkc_path_read_stringf(const struct hkc_path *p, char **ret, const char *fmt, ...)
 {
 	va_list ap;
 	char *buf;
@@ -733,7 +733,7 @@ int hk_path_read_stringf(const struct hk_path *p, char **ret, const char *fmt, .
 	return 0;
 }
 
-int hk_parse_u64_strict(const char *s, uint64_t *ret)
+int hkc_parse_u64_strict(const char *s, uint64_t *ret)
 {
 	unsigned long long v;
 	char *end;
@@ -754,7 +754,7 @@ int hk_parse_u64_strict(const char *s, uint64_t *ret)
 	return 0;
 }
 
-int hk_path_read_u64f(const struct hk_path *p, uint64_t *ret, const char *fmt, ...)
+int hkc_path_read_u64f(const struct hkc_path *p, uint64_t *ret, const char *fmt, ...)
 {
 	va_list ap;
 	size_t len;
@@ -767,13 +767,13 @@ int hk_path_read_u64f(const struct hk_path *p, uint64_t *ret, const char *fmt, .
 	if (rc < 0)
 		return rc;
 	/* A NUL inside the file ("7\0junk") is not the end of the number. */
-	rc = strlen(buf) == len ? hk_parse_u64_strict(buf, ret) : -EINVAL;
+	rc = strlen(buf) == len ? hkc_parse_u64_strict(buf, ret) : -EINVAL;
 	free(buf);
 	return rc;
 }
 
 HK_PRINTF(3, 0)
-static int vwrite(const struct hk_path *p, const char *value, const char *fmt, va_list ap)
+static int vwrite(const struct hkc_path *p, const char *value, const char *fmt, va_list ap)
 {
 	size_t len = strlen(value), off = 0;
 	char path[PATH_MAX + 1];
@@ -833,7 +833,7 @@ static int vwrite(const struct hk_path *p, const char *value, const char *fmt, v
 	return rc;
 }
 
-int hk_path_write_stringf(const struct hk_path *p, const char *value, const char *fmt, ...)
+int hkc_path_write_stringf(const struct hkc_path *p, const char *value, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -844,7 +844,7 @@ int hk_path_write_stringf(const struct hk_path *p, const char *value, const char
 	return rc;
 }
 
-int hk_path_write_u64f(const struct hk_path *p, uint64_t value, const char *fmt, ...)
+int hkc_path_write_u64f(const struct hkc_path *p, uint64_t value, const char *fmt, ...)
 {
 	char buf[32];
 	va_list ap;
@@ -857,7 +857,7 @@ int hk_path_write_u64f(const struct hk_path *p, uint64_t value, const char *fmt,
 	return rc;
 }
 
-int hk_kv_find_u64(const char *buf, const char *key, uint64_t *ret)
+int hkc_kv_find_u64(const char *buf, const char *key, uint64_t *ret)
 {
 	size_t klen = strlen(key);
 	const char *line = buf;

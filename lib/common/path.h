@@ -32,70 +32,72 @@
 #define HK_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
 /* Dry run: instead of writing, the layer hands the absolute path and the value here. */
-typedef void (*hk_path_dry_run_fn)(void *data, const char *path, const char *value);
+typedef void (*hkc_path_dry_run_fn)(void *data, const char *path, const char *value);
 /* Told when a lookup would leave a sysroot tree (the layer itself never prints). */
-typedef void (*hk_path_log_fn)(void *data, const char *msg);
+typedef void (*hkc_path_log_fn)(void *data, const char *msg);
 
-struct hk_path {
+struct hkc_path {
 	int rootfd;
 	char *root; /* "/" or the sysroot directory, as given */
 	bool live;  /* true when the root is the running system's "/" */
-	hk_path_dry_run_fn dry_run;
+	hkc_path_dry_run_fn dry_run;
 	void *dry_run_data;
 	bool beneath; /* a sysroot tree: no lookup leaves it */
-	hk_path_log_fn log;
+	hkc_path_log_fn log;
 	void *log_data;
 };
 
 /* sysroot NULL is the running system; "" is -EINVAL, never the running system. */
-int hk_path_init(struct hk_path *p, const char *sysroot);
-void hk_path_fini(struct hk_path *p);
-void hk_path_set_log(struct hk_path *p, hk_path_log_fn fn, void *data);
+int hkc_path_init(struct hkc_path *p, const char *sysroot);
+void hkc_path_fini(struct hkc_path *p);
+void hkc_path_set_log(struct hkc_path *p, hkc_path_log_fn fn, void *data);
 
 /* Tests only: behave as on a kernel without openat2(2) (the fallback walk). */
-extern bool hk_path_no_openat2;
+extern bool hkc_path_no_openat2;
 
 /* Open a file under the root; path is relative ("proc/meminfo"). */
-int hk_path_openf(const struct hk_path *p, int flags, const char *fmt, ...) HK_PRINTF(3, 4);
-int hk_path_fopenf(const struct hk_path *p, FILE **ret, const char *fmt, ...) HK_PRINTF(3, 4);
-int hk_path_opendirf(const struct hk_path *p, DIR **ret, const char *fmt, ...) HK_PRINTF(3, 4);
-bool hk_path_existsf(const struct hk_path *p, const char *fmt, ...) HK_PRINTF(2, 3);
+int hkc_path_openf(const struct hkc_path *p, int flags, const char *fmt, ...) HK_PRINTF(3, 4);
+int hkc_path_fopenf(const struct hkc_path *p, FILE **ret, const char *fmt, ...) HK_PRINTF(3, 4);
+int hkc_path_opendirf(const struct hkc_path *p, DIR **ret, const char *fmt, ...) HK_PRINTF(3, 4);
+bool hkc_path_existsf(const struct hkc_path *p, const char *fmt, ...) HK_PRINTF(2, 3);
 /* mkdirat() in the path's parent directory, found as every open finds it; -EEXIST as mkdir. */
-int hk_path_mkdirf(const struct hk_path *p, mode_t mode, const char *fmt, ...) HK_PRINTF(3, 4);
+int hkc_path_mkdirf(const struct hkc_path *p, mode_t mode, const char *fmt, ...) HK_PRINTF(3, 4);
 /* The same with unlinkat(AT_REMOVEDIR): an empty directory removed. */
-int hk_path_rmdirf(const struct hk_path *p, const char *fmt, ...) HK_PRINTF(2, 3);
+int hkc_path_rmdirf(const struct hkc_path *p, const char *fmt, ...) HK_PRINTF(2, 3);
 
 /* Whole file into a NUL-terminated malloc'd buffer (any length). */
-int hk_path_read_allf(const struct hk_path *p, char **ret, size_t *ret_len, const char *fmt, ...)
+int hkc_path_read_allf(const struct hkc_path *p, char **ret, size_t *ret_len, const char *fmt, ...)
 	HK_PRINTF(4, 5);
 /*
  * The same, of one file (name: one component, never a symbolic link) in a
- * directory opened with hk_path_openf() as dirpath: the files of /proc/PID
+ * directory opened with hkc_path_openf() as dirpath: the files of /proc/PID
  * read through one fd of it are one process's, even when the pid is reused.
  */
-int hk_path_read_all_at(const struct hk_path *p, int dirfd, const char *dirpath, const char *name,
-			char **ret, size_t *ret_len);
+int hkc_path_read_all_at(const struct hkc_path *p, int dirfd, const char *dirpath, const char *name,
+			 char **ret, size_t *ret_len);
 /* First line without its newline. */
-int hk_path_read_stringf(const struct hk_path *p, char **ret, const char *fmt, ...) HK_PRINTF(3, 4);
+int hkc_path_read_stringf(const struct hkc_path *p, char **ret, const char *fmt, ...)
+	HK_PRINTF(3, 4);
 /* One unsigned decimal number, optionally followed by one newline. */
-int hk_path_read_u64f(const struct hk_path *p, uint64_t *ret, const char *fmt, ...) HK_PRINTF(3, 4);
+int hkc_path_read_u64f(const struct hkc_path *p, uint64_t *ret, const char *fmt, ...)
+	HK_PRINTF(3, 4);
 
 /*
  * O_WRONLY|O_TRUNC write of the whole buffer; short writes loop; close() checked.
  * In a dry run nothing is opened for writing: a file that exists is handed to
  * the dry-run function, a missing one is -ENOENT as it would be for real.
  */
-int hk_path_write_stringf(const struct hk_path *p, const char *value, const char *fmt, ...)
+int hkc_path_write_stringf(const struct hkc_path *p, const char *value, const char *fmt, ...)
 	HK_PRINTF(3, 4);
-int hk_path_write_u64f(const struct hk_path *p, uint64_t value, const char *fmt, ...)
+int hkc_path_write_u64f(const struct hkc_path *p, uint64_t value, const char *fmt, ...)
 	HK_PRINTF(3, 4);
 
 /* Strict unsigned decimal: digits only, an optional single trailing newline. */
-int hk_parse_u64_strict(const char *s, uint64_t *ret);
+int hkc_parse_u64_strict(const char *s, uint64_t *ret);
 
 /*
  * Find "Key:   value [kB]" in a /proc/meminfo-style buffer. The key must start a
  * line (after an optional "Node N " prefix, as in node meminfo files).
  * Returns -ENOENT when the key is absent, -EINVAL when the value is malformed.
  */
-int hk_kv_find_u64(const char *buf, const char *key, uint64_t *ret);
+int hkc_kv_find_u64(const char *buf, const char *key, uint64_t *ret);

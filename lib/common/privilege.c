@@ -13,15 +13,15 @@
 
 #include "paths.h"
 
-const struct hk_creds *hk_creds_fake;
-bool hk_fake_caller_reads;
+const struct hkc_creds *hkc_creds_fake;
+bool hkc_fake_caller_reads;
 
-bool hk_creds_privileged(const struct hk_creds *c)
+bool hkc_creds_privileged(const struct hkc_creds *c)
 {
 	return c->euid == 0 || c->secure || c->caps;
 }
 
-bool hk_creds_for_other(const struct hk_creds *c)
+bool hkc_creds_for_other(const struct hkc_creds *c)
 {
 	return c->ruid != 0 && (c->secure || c->euid != c->ruid || c->egid != c->rgid);
 }
@@ -40,10 +40,10 @@ static int caps_effective(void)
 	return 0;
 }
 
-void hk_creds_get(struct hk_creds *c)
+void hkc_creds_get(struct hkc_creds *c)
 {
-	if (hk_creds_fake) {
-		*c = *hk_creds_fake;
+	if (hkc_creds_fake) {
+		*c = *hkc_creds_fake;
 		return;
 	}
 	c->ruid = getuid();
@@ -54,35 +54,35 @@ void hk_creds_get(struct hk_creds *c)
 	c->caps = caps_effective() != 0;
 }
 
-bool hk_privileged(void)
+bool hkc_privileged(void)
 {
-	struct hk_creds c;
+	struct hkc_creds c;
 
-	hk_creds_get(&c);
-	return hk_creds_privileged(&c);
+	hkc_creds_get(&c);
+	return hkc_creds_privileged(&c);
 }
 
-bool hk_privileged_for_other(void)
+bool hkc_privileged_for_other(void)
 {
-	struct hk_creds c;
+	struct hkc_creds c;
 
-	hk_creds_get(&c);
-	return hk_creds_for_other(&c);
+	hkc_creds_get(&c);
+	return hkc_creds_for_other(&c);
 }
 
-bool hk_caller_can_read_fd(int fd)
+bool hkc_caller_can_read_fd(int fd)
 {
 	char path[64];
 
-	if (hk_creds_fake)
-		return hk_fake_caller_reads;
+	if (hkc_creds_fake)
+		return hkc_fake_caller_reads;
 	if (snprintf(path, sizeof(path), "/" HK_PROC_SELF_FD "/%d", fd) >= (int)sizeof(path))
 		return false;
 	/* No AT_EACCESS: the real uid and gid, and no capability unless the real uid is 0. */
 	return faccessat(AT_FDCWD, path, R_OK, 0) == 0;
 }
 
-int hk_drop_privileges(void)
+int hkc_drop_privileges(void)
 {
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {0};

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct hk_creds {
+struct hkc_creds {
 	uid_t ruid, euid;
 	gid_t rgid, egid;
 	bool secure; /* getauxval(AT_SECURE) */
@@ -34,32 +34,32 @@ struct hk_creds {
 };
 
 /* The rule on given credentials (for tests, and the functions below). */
-bool hk_creds_privileged(const struct hk_creds *c);
-bool hk_creds_for_other(const struct hk_creds *c);
+bool hkc_creds_privileged(const struct hkc_creds *c);
+bool hkc_creds_for_other(const struct hkc_creds *c);
 
-/* This process's credentials now (or the tests' stand-in, hk_creds_fake). */
-void hk_creds_get(struct hk_creds *c);
-bool hk_privileged(void);
-bool hk_privileged_for_other(void);
+/* This process's credentials now (or the tests' stand-in, hkc_creds_fake). */
+void hkc_creds_get(struct hkc_creds *c);
+bool hkc_privileged(void);
+bool hkc_privileged_for_other(void);
 
 /*
  * Whether the real user (not the privileges) may read the file open on fd:
  * access(2) on its /proc/self/fd entry, which checks the real ids and, for a
  * real uid other than 0, no capability. False when that cannot be told.
  */
-bool hk_caller_can_read_fd(int fd);
+bool hkc_caller_can_read_fd(int fd);
 
 /*
  * Give up every privilege for good: the effective and saved ids become the
  * real ones, no capability is left (permitted, effective, inheritable,
  * ambient). 0, or -errno; checked after the change.
  */
-int hk_drop_privileges(void);
+int hkc_drop_privileges(void);
 
 /*
- * For the unit tests only: when set, hk_creds_get returns *hk_creds_fake and
- * hk_caller_can_read_fd returns hk_fake_caller_reads. Never set by the
+ * For the unit tests only: when set, hkc_creds_get returns *hkc_creds_fake and
+ * hkc_caller_can_read_fd returns hkc_fake_caller_reads. Never set by the
  * libraries or the tools.
  */
-extern const struct hk_creds *hk_creds_fake;
-extern bool hk_fake_caller_reads;
+extern const struct hkc_creds *hkc_creds_fake;
+extern bool hkc_fake_caller_reads;

@@ -18,17 +18,17 @@ static int read_buddyinfo(struct hk_ctx *ctx, struct hkc_buddy_zone **ret_zones,
 	char *buf;
 	int rc;
 
-	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_BUDDYINFO);
+	rc = hkc_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_BUDDYINFO);
 	if (rc < 0) {
-		hk_dbg(ctx, "%s: %s", HK_ABS(HK_PROC_BUDDYINFO), strerror(-rc));
+		hkl_dbg(ctx, "%s: %s", HK_ABS(HK_PROC_BUDDYINFO), strerror(-rc));
 		return rc;
 	}
 	rc = hkc_buddyinfo_parse(buf, ret_zones, ret_n, &bad);
 	free(buf);
 	if (rc == -EINVAL)
-		hk_err(ctx,
-		       "%s: line %zu is not \"Node N, zone NAME\" and the free blocks of each order",
-		       HK_ABS(HK_PROC_BUDDYINFO), bad);
+		hkl_err(ctx,
+			"%s: line %zu is not \"Node N, zone NAME\" and the free blocks of each order",
+			HK_ABS(HK_PROC_BUDDYINFO), bad);
 	return rc;
 }
 
@@ -42,7 +42,7 @@ HK_EXPORT int hk_buddy_obtainable(struct hk_ctx *ctx, uint64_t page_size, int no
 
 	if (!ret || (node < 0 && node != HK_NODE_ALL))
 		return -EINVAL;
-	rc = hk_ctx_base_size(ctx, &base);
+	rc = hkl_ctx_base_size(ctx, &base);
 	if (rc < 0)
 		return rc;
 	if (page_size < base || !hkc_is_pow2(page_size) || !hkc_is_pow2(base))
@@ -78,13 +78,13 @@ HK_EXPORT int hk_vmstat_read(struct hk_ctx *ctx, const char *name, uint64_t *ret
 
 	if (!name || !ret)
 		return -EINVAL;
-	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_VMSTAT);
+	rc = hkc_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_VMSTAT);
 	if (rc < 0)
 		return rc;
 	rc = hkc_vmstat_find(buf, name, ret);
 	free(buf);
 	if (rc == -EINVAL)
-		hk_err(ctx, "%s: the value of %s is not a number", HK_ABS(HK_PROC_VMSTAT), name);
+		hkl_err(ctx, "%s: the value of %s is not a number", HK_ABS(HK_PROC_VMSTAT), name);
 	return rc;
 }
 
@@ -99,5 +99,5 @@ HK_EXPORT int hk_thp_stat_read(struct hk_ctx *ctx, uint64_t size, const char *na
 {
 	if (!name || !*name || strchr(name, '/') || name[0] == '.' || !ret || size < 1024)
 		return -EINVAL;
-	return hk_path_read_u64f(&ctx->path, ret, HK_SYS_THP_STAT, size / 1024, name);
+	return hkc_path_read_u64f(&ctx->path, ret, HK_SYS_THP_STAT, size / 1024, name);
 }

@@ -114,7 +114,7 @@ static bool is_number(const char *s)
 {
 	uint64_t v;
 
-	return hk_parse_u64_strict(s, &v) == 0;
+	return hkc_parse_u64_strict(s, &v) == 0;
 }
 
 static bool is_size(const char *s)
@@ -137,7 +137,7 @@ static int pages_of(const char *s, uint64_t size, uint64_t *ret)
 {
 	uint64_t v;
 
-	if (hk_parse_u64_strict(s, &v) == 0) {
+	if (hkc_parse_u64_strict(s, &v) == 0) {
 		*ret = v;
 		return 0;
 	}
@@ -184,7 +184,7 @@ static int check_minimum(struct parse *p, unsigned line, const char *sec, const 
 					value);
 				return -1;
 			}
-			if (hk_parse_u64_strict(hkc_trim(at + 1), &node) < 0 || node > INT_MAX) {
+			if (hkc_parse_u64_strict(hkc_trim(at + 1), &node) < 0 || node > INT_MAX) {
 				problem(p, line, "[%s] '%s': '%s' is not a node number", sec, value,
 					hkc_trim(at + 1));
 				return -1;
@@ -253,7 +253,7 @@ static bool is_mount_size(const char *s)
 		if (len - 1 >= sizeof(num))
 			return false;
 		snprintf(num, sizeof(num), "%.*s", (int)(len - 1), s);
-		return hk_parse_u64_strict(num, &v) == 0 && v <= 100;
+		return hkc_parse_u64_strict(num, &v) == 0 && v <= 100;
 	}
 	return is_size(s) || is_number(s);
 }
@@ -379,7 +379,7 @@ static void check_sysctl(struct parse *p, unsigned line, const char *key, const 
 		if (!one_of(value, zero_one))
 			problem(p, line, "[sysctl] %s '%s': 0 or 1", key, value);
 	} else if (strcmp(key, "vm.compaction_proactiveness") == 0) {
-		if (hk_parse_u64_strict(value, &v) < 0 || v > 100)
+		if (hkc_parse_u64_strict(value, &v) < 0 || v > 100)
 			problem(p, line, "[sysctl] %s '%s': a number from 0 to 100", key, value);
 	} else if (strcmp(key, "vm.nr_hugepages") == 0 ||
 		   strcmp(key, "vm.nr_hugepages_mempolicy") == 0) {
@@ -462,7 +462,7 @@ static void check_apply(struct parse *p, unsigned line, const char *key, const c
 		if (!one_of(value, yes_no))
 			problem(p, line, "[apply] %s '%s': yes or no", key, value);
 	} else if (strcmp(key, "temp_swap") == 0) {
-		if (hk_parse_u64_strict(value, &n) < 0 || n > (1u << 20))
+		if (hkc_parse_u64_strict(value, &n) < 0 || n > (1u << 20))
 			problem(p, line, "[apply] temp_swap '%s': pages of swap, 0 to 1048576",
 				value);
 	} else {
@@ -852,7 +852,7 @@ static int parse_text(struct hk_config *cfg, const char *file, const char *text,
 			  .file = file,
 			  .first = cfg->n,
 			  .pos = text,
-			  .hide = hkc_config_hidden(cfg, file)};
+			  .hide = hkl_config_hidden(cfg, file)};
 	int rc;
 
 	if (!*text) {
@@ -897,8 +897,8 @@ static unsigned check_pools(struct hk_config *cfg, hk_config_error_fn fn, void *
 					 " is below the minimum %" PRIu64 " (%s:%u)",
 					 mx->name, max, min, mn->file, mn->line);
 				fn(data, mx->file, mx->line,
-				   hkc_config_hidden(cfg, mx->file) ||
-						   hkc_config_hidden(cfg, mn->file)
+				   hkl_config_hidden(cfg, mx->file) ||
+						   hkl_config_hidden(cfg, mn->file)
 					   ? HKC_HIDDEN_PROBLEM
 					   : msg);
 			}
@@ -941,7 +941,7 @@ static const char *add_file(struct hk_config *cfg, const char *path, bool hidden
 	return nf[cfg->n_files] ? nf[cfg->n_files++] : NULL;
 }
 
-unsigned hkc_config_section_line(const struct hk_config *cfg, const struct hk_config_entry *e)
+unsigned hkl_config_section_line(const struct hk_config *cfg, const struct hk_config_entry *e)
 {
 	if (cfg && cfg->section_lines && e >= cfg->entries && e < cfg->entries + cfg->n &&
 	    cfg->section_lines[e - cfg->entries])
@@ -949,7 +949,7 @@ unsigned hkc_config_section_line(const struct hk_config *cfg, const struct hk_co
 	return e->line;
 }
 
-bool hkc_config_hidden(const struct hk_config *cfg, const char *file)
+bool hkl_config_hidden(const struct hk_config *cfg, const char *file)
 {
 	for (size_t i = 0; cfg && file && i < cfg->n_files; i++)
 		if (cfg->files[i] == file || strcmp(cfg->files[i], file) == 0)
@@ -979,7 +979,7 @@ static void say(hk_config_error_fn fn, void *data, const char *file, const char 
  */
 static int check_owner(const char *path, const struct stat *st, hk_config_error_fn fn, void *data)
 {
-	if (!hk_privileged())
+	if (!hkc_privileged())
 		return 0;
 	if (st->st_uid != 0) {
 		say(fn, data, path,
@@ -1018,14 +1018,14 @@ static int load_file(struct hk_config *cfg, struct hk_ctx *ctx, const char *rel,
 	 * A file the caller names, in a program privileged for that caller: not
 	 * opened (the privileges would read what the caller cannot).
 	 */
-	if (!ctx && hk_privileged_for_other()) {
+	if (!ctx && hkc_privileged_for_other()) {
 		say(fn, data, path,
 		    "not read: a program privileged for its caller (set-user-ID, "
 		    "set-group-ID or capabilities) reads only the configuration of the system");
 		(*errors)++;
 		return -EPERM;
 	}
-	fd = ctx ? hk_path_openf(&ctx->path, flags, "%s", rel) : open(path, flags);
+	fd = ctx ? hkc_path_openf(&ctx->path, flags, "%s", rel) : open(path, flags);
 	if (fd < 0) {
 		rc = ctx ? fd : -errno;
 		if (rc != -ENOENT || must_exist) {
@@ -1059,7 +1059,7 @@ static int load_file(struct hk_config *cfg, struct hk_ctx *ctx, const char *rel,
 			len += (size_t)n;
 		}
 	}
-	hide = rc == 0 && hk_privileged_for_other() && !hk_caller_can_read_fd(fd);
+	hide = rc == 0 && hkc_privileged_for_other() && !hkc_caller_can_read_fd(fd);
 	close(fd);
 	if (rc < 0 || !text) {
 		if (rc != -ENOMEM && rc != -EINVAL && rc != -EFBIG && rc != -EPERM && rc < 0)
@@ -1096,7 +1096,7 @@ static int load_dir(struct hk_config *cfg, struct hk_ctx *ctx, const char *rel, 
 	char **names = NULL;
 	size_t n = 0;
 	struct stat st;
-	int rc = hk_path_opendirf(&ctx->path, &d, "%s", rel);
+	int rc = hkc_path_opendirf(&ctx->path, &d, "%s", rel);
 
 	if (rc < 0) {
 		if (rc == -ENOENT)
@@ -1184,7 +1184,7 @@ static int check_dir(struct hk_ctx *ctx, const char *rel, const char *dir, hk_co
 		     void *data)
 {
 	struct stat st;
-	int fd = hk_path_openf(&ctx->path, O_PATH | O_DIRECTORY | O_CLOEXEC, "%s", rel), rc;
+	int fd = hkc_path_openf(&ctx->path, O_PATH | O_DIRECTORY | O_CLOEXEC, "%s", rel), rc;
 
 	if (fd == -ENOENT)
 		return 0;

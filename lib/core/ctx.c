@@ -10,7 +10,7 @@
 /* The path layer's word that a lookup would have left the --sysroot tree. */
 static void path_log(void *data, const char *msg)
 {
-	hk_err(data, "%s", msg);
+	hkl_err(data, "%s", msg);
 }
 
 HK_EXPORT int hk_new(const char *sysroot, struct hk_ctx **ret_ctx)
@@ -26,12 +26,12 @@ HK_EXPORT int hk_new(const char *sysroot, struct hk_ctx **ret_ctx)
 	ctx->refcount = 1;
 	/* secure_getenv: a setuid or file-capability program does not take it from its caller. */
 	ctx->log_priority = secure_getenv("HK_DEBUG") ? LOG_DEBUG : LOG_ERR;
-	rc = hk_path_init(&ctx->path, sysroot);
+	rc = hkc_path_init(&ctx->path, sysroot);
 	if (rc < 0) {
 		free(ctx);
 		return rc;
 	}
-	hk_path_set_log(&ctx->path, path_log, ctx);
+	hkc_path_set_log(&ctx->path, path_log, ctx);
 	*ret_ctx = ctx;
 	return 0;
 }
@@ -47,7 +47,7 @@ HK_EXPORT struct hk_ctx *hk_unref(struct hk_ctx *ctx)
 {
 	if (!ctx || --ctx->refcount > 0)
 		return NULL;
-	hk_path_fini(&ctx->path);
+	hkc_path_fini(&ctx->path);
 	free(ctx);
 	return NULL;
 }
@@ -83,7 +83,7 @@ HK_EXPORT const char *hk_get_library_version(void)
 	return HK_VERSION_STRING;
 }
 
-int hk_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret)
+int hkl_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret)
 {
 	int rc = 0;
 
@@ -94,7 +94,7 @@ int hk_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret)
 	return rc;
 }
 
-int hk_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret)
+int hkl_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret)
 {
 	int rc = 0;
 
@@ -105,7 +105,7 @@ int hk_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret)
 	return rc;
 }
 
-void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...)
+void hkl_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;

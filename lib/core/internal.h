@@ -14,7 +14,7 @@
 
 struct hk_ctx {
 	int refcount;
-	struct hk_path path;
+	struct hkc_path path;
 	hk_log_fn log_fn;
 	void *log_data;
 	int log_priority;
@@ -24,15 +24,15 @@ struct hk_ctx {
 };
 
 /* The default huge page size and the base page size, read once per context. */
-int hk_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret);
-int hk_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret);
+int hkl_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret);
+int hkl_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret);
 
-void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRINTF(3, 4);
+void hkl_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRINTF(3, 4);
 
-#define hk_dbg(ctx, ...) hk_log(ctx, LOG_DEBUG, __VA_ARGS__)
-#define hk_info(ctx, ...) hk_log(ctx, LOG_INFO, __VA_ARGS__)
-#define hk_warn(ctx, ...) hk_log(ctx, LOG_WARNING, __VA_ARGS__)
-#define hk_err(ctx, ...) hk_log(ctx, LOG_ERR, __VA_ARGS__)
+#define hkl_dbg(ctx, ...) hkl_log(ctx, LOG_DEBUG, __VA_ARGS__)
+#define hkl_info(ctx, ...) hkl_log(ctx, LOG_INFO, __VA_ARGS__)
+#define hkl_warn(ctx, ...) hkl_log(ctx, LOG_WARNING, __VA_ARGS__)
+#define hkl_err(ctx, ...) hkl_log(ctx, LOG_ERR, __VA_ARGS__)
 
 /* Largest buddy allocation: pages above base << this are "gigantic" (MAX_PAGE_ORDER). */
 #define HK_MAX_PAGE_ORDER 10
@@ -44,6 +44,6 @@ void hk_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRI
  */
 #define HKC_HIDDEN_PROBLEM                                                                         \
 	"a problem on this line (not shown: the user who runs this program cannot read the file)"
-bool hkc_config_hidden(const struct hk_config *cfg, const char *file);
+bool hkl_config_hidden(const struct hk_config *cfg, const char *file);
 /* The line of the [section] header an entry of cfg is under (its own line if unknown). */
-unsigned hkc_config_section_line(const struct hk_config *cfg, const struct hk_config_entry *e);
+unsigned hkl_config_section_line(const struct hk_config *cfg, const struct hk_config_entry *e);

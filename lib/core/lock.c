@@ -43,29 +43,29 @@ static int check_owner(struct hk_ctx *ctx, int fd, const char *what, bool dir)
 	if (fstat(fd, &st) < 0) {
 		int rc = -errno;
 
-		hk_err(ctx, "%s: %s", what, strerror(-rc));
+		hkl_err(ctx, "%s: %s", what, strerror(-rc));
 		return rc;
 	}
 	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
-		hk_err(ctx, "%s: not a %s: the lock is not taken there", what,
-		       dir ? "directory" : "regular file");
+		hkl_err(ctx, "%s: not a %s: the lock is not taken there", what,
+			dir ? "directory" : "regular file");
 		return -EPERM;
 	}
 	if (st.st_uid != 0) {
-		hk_err(ctx,
-		       "%s: owned by uid %u, not root: the lock is not taken there (remove it)",
-		       what, (unsigned)st.st_uid);
+		hkl_err(ctx,
+			"%s: owned by uid %u, not root: the lock is not taken there (remove it)",
+			what, (unsigned)st.st_uid);
 		return -EPERM;
 	}
 	if (dir && (st.st_mode & 022)) {
-		hk_err(ctx,
-		       "%s: mode %04o lets other users write to it: the lock is not taken there",
-		       what, (unsigned)(st.st_mode & 07777));
+		hkl_err(ctx,
+			"%s: mode %04o lets other users write to it: the lock is not taken there",
+			what, (unsigned)(st.st_mode & 07777));
 		return -EPERM;
 	}
 	if (!dir && st.st_nlink != 1) {
-		hk_err(ctx, "%s: %lu links to it: the lock is not taken there", what,
-		       (unsigned long)st.st_nlink);
+		hkl_err(ctx, "%s: %lu links to it: the lock is not taken there", what,
+			(unsigned long)st.st_nlink);
 		return -EPERM;
 	}
 	return 0;
@@ -76,17 +76,17 @@ static int open_live_lock(struct hk_ctx *ctx)
 {
 	int dfd, fd, rc;
 
-	rc = hk_path_mkdirf(&ctx->path, 0755, "%s", HK_LOCK_DIR);
+	rc = hkc_path_mkdirf(&ctx->path, 0755, "%s", HK_LOCK_DIR);
 	if (rc < 0 && rc != -EEXIST) {
-		hk_err(ctx, "%s: cannot create it: %s", HK_ABS(HK_LOCK_DIR), strerror(-rc));
+		hkl_err(ctx, "%s: cannot create it: %s", HK_ABS(HK_LOCK_DIR), strerror(-rc));
 		return rc;
 	}
-	dfd = hk_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, "%s", HK_LOCK_DIR);
+	dfd = hkc_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, "%s", HK_LOCK_DIR);
 	if (dfd < 0) {
-		hk_err(ctx, "%s: %s", HK_ABS(HK_LOCK_DIR),
-		       dfd == -ELOOP || dfd == -ENOTDIR
-			       ? "not a directory (a symbolic link?): the lock is not taken there"
-			       : strerror(-dfd));
+		hkl_err(ctx, "%s: %s", HK_ABS(HK_LOCK_DIR),
+			dfd == -ELOOP || dfd == -ENOTDIR
+				? "not a directory (a symbolic link?): the lock is not taken there"
+				: strerror(-dfd));
 		return dfd == -ELOOP || dfd == -ENOTDIR ? -EPERM : dfd;
 	}
 	rc = check_owner(ctx, dfd, HK_ABS(HK_LOCK_DIR), true);
@@ -98,16 +98,16 @@ static int open_live_lock(struct hk_ctx *ctx)
 	rc = fd < 0 ? -errno : 0;
 	close(dfd);
 	if (rc < 0) {
-		hk_err(ctx, "%s: %s", HK_ABS(HK_LOCK_DIR "/" HK_LOCK_NAME),
-		       rc == -ELOOP ? "a symbolic link: the lock is not taken there"
-				    : strerror(-rc));
+		hkl_err(ctx, "%s: %s", HK_ABS(HK_LOCK_DIR "/" HK_LOCK_NAME),
+			rc == -ELOOP ? "a symbolic link: the lock is not taken there"
+				     : strerror(-rc));
 		return rc == -ELOOP ? -EPERM : rc;
 	}
 	rc = check_owner(ctx, fd, HK_ABS(HK_LOCK_DIR "/" HK_LOCK_NAME), false);
 	/* Root's file in root's directory, made 0644 by flock(1) say: no one else may open it. */
 	if (rc == 0 && fchmod(fd, 0600) < 0) {
 		rc = -errno;
-		hk_err(ctx, "%s: %s", HK_ABS(HK_LOCK_DIR "/" HK_LOCK_NAME), strerror(-rc));
+		hkl_err(ctx, "%s: %s", HK_ABS(HK_LOCK_DIR "/" HK_LOCK_NAME), strerror(-rc));
 	}
 	if (rc < 0) {
 		close(fd);
@@ -129,9 +129,9 @@ HK_EXPORT int hk_lock(struct hk_ctx *ctx, int timeout_ms, int *ret_fd)
 		if (fd < 0)
 			return fd;
 	} else {
-		fd = hk_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, ".");
+		fd = hkc_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, ".");
 		if (fd < 0) {
-			hk_err(ctx, "%s: %s", ctx->path.root, strerror(-fd));
+			hkl_err(ctx, "%s: %s", ctx->path.root, strerror(-fd));
 			return fd;
 		}
 	}
@@ -147,7 +147,8 @@ HK_EXPORT int hk_lock(struct hk_ctx *ctx, int timeout_ms, int *ret_fd)
 			return -ETIMEDOUT;
 		}
 		if (!said) {
-			hk_warn(ctx,
+			hkl_warn(
+				ctx,
 				"another program is changing the huge page set-up; waiting up to %d s",
 				timeout_ms / 1000);
 			said = true;

@@ -60,24 +60,24 @@ static int check_dir(struct hk_ctx *ctx, const char *path, const struct stat *st
 	mode_t m = st->st_mode & 07777;
 
 	if (!S_ISDIR(st->st_mode)) {
-		hk_err(ctx, "%s is not a directory: not mounting there", path);
+		hkl_err(ctx, "%s is not a directory: not mounting there", path);
 		return -ENOTDIR;
 	}
 	if (st->st_uid != 0 && st->st_uid != lv->uid) {
 		char *owner = strdup(user_name(st->st_uid));
 
-		hk_err(ctx, "%s is owned by %s (uid %u), expected root%s%s: not using it", path,
-		       owner ? owner : "?", (unsigned)st->st_uid, lv->uid ? " or " : "",
-		       lv->uid ? user_name(lv->uid) : "");
+		hkl_err(ctx, "%s is owned by %s (uid %u), expected root%s%s: not using it", path,
+			owner ? owner : "?", (unsigned)st->st_uid, lv->uid ? " or " : "",
+			lv->uid ? user_name(lv->uid) : "");
 		free(owner);
 		return -EPERM;
 	}
 	if (st->st_uid == 0 &&
 	    (((m & S_IWGRP) && !((lv->mode & S_IWGRP) && st->st_gid == lv->gid)) ||
 	     ((m & S_IWOTH) && !(lv->mode & S_IWOTH)))) {
-		hk_err(ctx, "%s is writable by %s (mode %04o): not using it", path,
-		       (m & S_IWOTH) && !(lv->mode & S_IWOTH) ? "others" : "its group",
-		       (unsigned)m);
+		hkl_err(ctx, "%s is writable by %s (mode %04o): not using it", path,
+			(m & S_IWOTH) && !(lv->mode & S_IWOTH) ? "others" : "its group",
+			(unsigned)m);
 		return -EPERM;
 	}
 	return 0;
@@ -91,16 +91,16 @@ static int open_failed(struct hk_ctx *ctx, int dirfd, const char *name, const ch
 
 	if ((err == ELOOP || err == ENOTDIR) &&
 	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-		hk_err(ctx,
-		       "%s is a symbolic link: not following it (remove it, then run hugeadm "
-		       "again)",
-		       path);
+		hkl_err(ctx,
+			"%s is a symbolic link: not following it (remove it, then run hugeadm "
+			"again)",
+			path);
 		return -ELOOP;
 	}
 	if (err == ENOTDIR)
-		hk_err(ctx, "%s is not a directory: not mounting there", path);
+		hkl_err(ctx, "%s is not a directory: not mounting there", path);
 	else
-		hk_err(ctx, "Unable to open dir %s, error: %s", path, strerror(err));
+		hkl_err(ctx, "Unable to open dir %s, error: %s", path, strerror(err));
 	return -err;
 }
 
@@ -112,7 +112,7 @@ static int checked(struct hk_ctx *ctx, int fd, const char *path, const struct le
 
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
-		hk_err(ctx, "Unable to open dir %s, error: %s", path, strerror(-rc));
+		hkl_err(ctx, "Unable to open dir %s, error: %s", path, strerror(-rc));
 	} else {
 		rc = check_dir(ctx, path, &st, lv);
 	}
@@ -142,7 +142,7 @@ static int make_dir(struct hk_ctx *ctx, int dirfd, const char *name, const char 
 	if (mkdirat(dirfd, name, 0700) < 0) {
 		err = errno;
 		if (err != EEXIST) {
-			hk_err(ctx, "Unable to create dir %s, error: %s", path, strerror(err));
+			hkl_err(ctx, "Unable to create dir %s, error: %s", path, strerror(err));
 			return -err;
 		}
 		/* Made meanwhile by someone else: checked like any existing one. */
@@ -153,13 +153,13 @@ static int make_dir(struct hk_ctx *ctx, int dirfd, const char *name, const char 
 		return open_failed(ctx, dirfd, name, path);
 	/* Only we (root) can have made a root-owned directory: else it was swapped. */
 	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
-		hk_err(ctx, "%s changed while it was being created: not using it", path);
+		hkl_err(ctx, "%s changed while it was being created: not using it", path);
 		close(fd);
 		return -EBUSY;
 	}
 	if (fchown(fd, lv->uid, lv->gid) < 0 || fchmod(fd, lv->mode) < 0) {
 		err = errno;
-		hk_err(ctx, "Unable to change ownership of %s, error: %s", path, strerror(err));
+		hkl_err(ctx, "Unable to change ownership of %s, error: %s", path, strerror(err));
 		close(fd);
 		return -err;
 	}
@@ -194,7 +194,7 @@ HK_EXPORT int hk_mount_dir_open(struct hk_ctx *ctx, const struct hk_mount_reques
 	if (fd < 0 || len >= sizeof(buf)) {
 		int err = fd < 0 ? errno : ENAMETOOLONG;
 
-		hk_err(ctx, "Unable to open dir %s, error: %s", req->path, strerror(err));
+		hkl_err(ctx, "Unable to open dir %s, error: %s", req->path, strerror(err));
 		if (fd >= 0)
 			close(fd);
 		return -err;
@@ -270,7 +270,7 @@ static bool made_restricted(struct hk_ctx *ctx, const char *target, uint64_t id)
 	int rc = hk_mounts_read(ctx, &ms);
 
 	if (rc < 0) {
-		hk_err(ctx, "cannot read the mount table: %s", strerror(-rc));
+		hkl_err(ctx, "cannot read the mount table: %s", strerror(-rc));
 		return false;
 	}
 	for (size_t i = 0; i < hk_mounts_count(ms); i++)
@@ -279,8 +279,9 @@ static bool made_restricted(struct hk_ctx *ctx, const char *target, uint64_t id)
 			found = (ssize_t)i;
 	ok = found >= 0 && hk_mount_is_restricted(ms, (size_t)found);
 	if (!ok)
-		hk_err(ctx, "%s was mounted without nosuid,nodev (%s): not kept", target,
-		       found >= 0 ? hk_mount_options(ms, (size_t)found) : "not in the mount table");
+		hkl_err(ctx, "%s was mounted without nosuid,nodev (%s): not kept", target,
+			found >= 0 ? hk_mount_options(ms, (size_t)found)
+				   : "not in the mount table");
 	hk_mounts_unref(ms);
 	return ok;
 }
@@ -332,14 +333,14 @@ static int check_empty(struct hk_ctx *ctx, const char *path, int fd)
 	int rc;
 
 	if (hk_mount_root_id(fd)) {
-		hk_err(ctx, "%s is a mount point already: not mounting hugetlbfs over it", path);
+		hkl_err(ctx, "%s is a mount point already: not mounting hugetlbfs over it", path);
 		return -EBUSY;
 	}
 	rc = dir_has_entries(fd);
 	if (rc < 0)
-		hk_err(ctx, "cannot read %s: %s", path, strerror(-rc));
+		hkl_err(ctx, "cannot read %s: %s", path, strerror(-rc));
 	else if (rc > 0)
-		hk_err(ctx, "%s is not empty: not mounting hugetlbfs over what is in it", path);
+		hkl_err(ctx, "%s is not empty: not mounting hugetlbfs over what is in it", path);
 	return rc < 0 ? rc : rc > 0 ? -ENOTEMPTY : 0;
 }
 
@@ -360,15 +361,15 @@ HK_EXPORT int hk_mount_make(struct hk_ctx *ctx, const struct hk_mount_request *r
 	if (rc == 0) {
 		rc = hk_mount_hugetlbfs_fd_id(ctx, fd, req->options ? req->options : "", &id);
 		if (rc < 0)
-			hk_err(ctx, "Unable to mount %s, error: %s", req->path, strerror(-rc));
+			hkl_err(ctx, "Unable to mount %s, error: %s", req->path, strerror(-rc));
 	}
 	if (rc < 0) {
 		close(fd);
 		return rc;
 	}
 	if (!mounted_at(ctx, req, fd, id)) {
-		hk_err(ctx, "%s moved while it was being mounted: not mounted (run hugeadm again)",
-		       req->path);
+		hkl_err(ctx, "%s moved while it was being mounted: not mounted (run hugeadm again)",
+			req->path);
 		rc = -EBUSY;
 	} else if (!made_restricted(ctx, req->path, id)) {
 		rc = -EPERM;
@@ -378,8 +379,8 @@ HK_EXPORT int hk_mount_make(struct hk_ctx *ctx, const struct hk_mount_request *r
 		int err = hk_umount_fd(ctx, fd, NULL, MNT_DETACH);
 
 		if (err < 0)
-			hk_err(ctx, "Unable to unmount the mount meant for %s: %s", req->path,
-			       strerror(-err));
+			hkl_err(ctx, "Unable to unmount the mount meant for %s: %s", req->path,
+				strerror(-err));
 		close(fd);
 		return rc;
 	}

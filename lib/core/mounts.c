@@ -11,7 +11,7 @@
 
 #include "internal.h"
 
-struct hk_mount {
+struct hkl_mount {
 	char *target;
 	char *options;
 	uint64_t page_size;
@@ -19,7 +19,7 @@ struct hk_mount {
 };
 
 struct hk_mounts {
-	struct hk_mount *m;
+	struct hkl_mount *m;
 	size_t n;
 };
 
@@ -27,7 +27,7 @@ static int parser_err(struct libmnt_table *tb, const char *filename, int line)
 {
 	struct hk_ctx *ctx = mnt_table_get_userdata(tb);
 
-	hk_warn(ctx, "%s:%d: cannot parse the line, ignoring it", filename, line);
+	hkl_warn(ctx, "%s:%d: cannot parse the line, ignoring it", filename, line);
 	return 1; /* skip the line, go on */
 }
 
@@ -58,17 +58,17 @@ static uint64_t fs_page_size(struct hk_ctx *ctx, struct libmnt_fs *fs, const str
 				if (ks->v[i] == sz)
 					return sz;
 	}
-	hk_warn(ctx,
-		"%s: pagesize=%.*s is not a huge page size of this kernel, taken as the default",
-		mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : "?", (int)(len < 32 ? len : 32),
-		val);
+	hkl_warn(ctx,
+		 "%s: pagesize=%.*s is not a huge page size of this kernel, taken as the default",
+		 mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : "?", (int)(len < 32 ? len : 32),
+		 val);
 	return ks->def;
 }
 
 static int add_mount(struct hk_ctx *ctx, struct hk_mounts *ms, struct libmnt_fs *fs,
 		     const struct known_sizes *ks)
 {
-	struct hk_mount *nm, *m;
+	struct hkl_mount *nm, *m;
 	const char *target = mnt_fs_get_target(fs);
 
 	nm = realloc(ms->m, (ms->n + 1) * sizeof(*nm));
@@ -103,9 +103,9 @@ HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
 	ms = calloc(1, sizeof(*ms));
 	if (!ms)
 		return -ENOMEM;
-	rc = hk_path_fopenf(&ctx->path, &f, HK_PROC_MOUNTINFO);
+	rc = hkc_path_fopenf(&ctx->path, &f, HK_PROC_MOUNTINFO);
 	if (rc < 0) {
-		hk_err(ctx, "%s: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
+		hkl_err(ctx, "%s: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
 		goto out;
 	}
 	tb = mnt_new_table();
@@ -119,10 +119,10 @@ HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
 	/* libmount reads lines of any length and decodes \040-style escapes. */
 	rc = mnt_table_parse_stream(tb, f, HK_ABS(HK_PROC_MOUNTINFO));
 	if (rc < 0) {
-		hk_err(ctx, "%s: cannot parse: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
+		hkl_err(ctx, "%s: cannot parse: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
 		goto out;
 	}
-	hk_ctx_default_size(ctx, &ks.def);
+	hkl_ctx_default_size(ctx, &ks.def);
 	if (hk_page_sizes(ctx, &ks.v, &ks.n) < 0)
 		ks.n = 0; /* no pools: every mount is taken at the default size */
 	while (mnt_table_next_fs(tb, it, &fs) == 0) {
@@ -316,9 +316,9 @@ HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const c
 		rc = context_result(cxt, mnt_context_mount(cxt));
 	}
 	if (rc < 0)
-		hk_err(ctx, "mount -t hugetlbfs none %s -o %s: %s", target, all, strerror(-rc));
+		hkl_err(ctx, "mount -t hugetlbfs none %s -o %s: %s", target, all, strerror(-rc));
 	else
-		hk_info(ctx, "mounted hugetlbfs at %s (%s)", target, all);
+		hkl_info(ctx, "mounted hugetlbfs at %s (%s)", target, all);
 	mnt_free_context(cxt);
 	free(all);
 	return rc;
@@ -411,26 +411,26 @@ HK_EXPORT int hk_mount_hugetlbfs_fd_id(struct hk_ctx *ctx, int dirfd, const char
 	rc = split_options(options, &fs, &attr, &ms);
 	if (rc < 0) {
 		if (rc == -EINVAL)
-			hk_err(ctx, "-o %s: hugetlbfs is mounted nosuid,nodev, never suid or dev",
-			       options);
+			hkl_err(ctx, "-o %s: hugetlbfs is mounted nosuid,nodev, never suid or dev",
+				options);
 		return rc;
 	}
 	rc = -ENOSYS;
 	if (!api || strcmp(api, "mount") != 0)
 		rc = mount_fd_new_api(dirfd, fs, attr, ret_mnt_id);
 	if (rc == -ENOSYS) {
-		hk_dbg(ctx,
-		       "no new mount API: mount(2) on the descriptor's magic link (" HK_PROC_SELF_FD
-		       ")");
+		hkl_dbg(ctx,
+			"no new mount API: mount(2) on the descriptor's magic link (" HK_PROC_SELF_FD
+			")");
 		rc = mount_fd_proc(dirfd, fs, ms);
 	}
 	free(fs);
 	/* The caller knows the path and reports the failure. */
 	if (rc < 0)
-		hk_dbg(ctx, "mount -t hugetlbfs none (fd %d) -o %s: %s", dirfd, options,
-		       strerror(-rc));
+		hkl_dbg(ctx, "mount -t hugetlbfs none (fd %d) -o %s: %s", dirfd, options,
+			strerror(-rc));
 	else
-		hk_info(ctx, "mounted hugetlbfs on fd %d (%s)", dirfd, options);
+		hkl_info(ctx, "mounted hugetlbfs on fd %d (%s)", dirfd, options);
 	return rc;
 }
 
@@ -461,7 +461,7 @@ HK_EXPORT int hk_umount_fd(struct hk_ctx *ctx, int fd, const char *name, int fla
 	if (umount2(target, name ? flags | UMOUNT_NOFOLLOW : flags) < 0) {
 		int err = errno;
 
-		hk_dbg(ctx, "umount %s: %s", target, strerror(err));
+		hkl_dbg(ctx, "umount %s: %s", target, strerror(err));
 		return -err;
 	}
 	return 0;
@@ -484,7 +484,7 @@ HK_EXPORT int hk_umount(struct hk_ctx *ctx, const char *target)
 		rc = context_result(cxt, mnt_context_umount(cxt));
 	}
 	if (rc < 0)
-		hk_err(ctx, "umount %s: %s", target, strerror(-rc));
+		hkl_err(ctx, "umount %s: %s", target, strerror(-rc));
 	mnt_free_context(cxt);
 	return rc;
 }

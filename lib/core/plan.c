@@ -84,9 +84,9 @@ static void problem(struct build *b, const struct hk_config_entry *e, const char
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	b->errors++;
-	if (e && hkc_config_hidden(b->cfg, e->file))
+	if (e && hkl_config_hidden(b->cfg, e->file))
 		snprintf(msg, sizeof(msg), "%s", HKC_HIDDEN_PROBLEM);
-	hk_dbg(b->ctx, "%s:%u: %s", e ? e->file : "-", e ? e->line : 0, msg);
+	hkl_dbg(b->ctx, "%s:%u: %s", e ? e->file : "-", e ? e->line : 0, msg);
 	if (b->fn)
 		b->fn(b->data, e ? e->file : NULL, e ? e->line : 0, msg);
 }
@@ -96,7 +96,7 @@ static const struct hk_config_entry *
 at_section(const struct build *b, const struct hk_config_entry *e, struct hk_config_entry *buf)
 {
 	*buf = *e;
-	buf->line = hkc_config_section_line(b->cfg, e);
+	buf->line = hkl_config_section_line(b->cfg, e);
 	return buf;
 }
 
@@ -243,7 +243,7 @@ static int parse_pages(const char *s, uint64_t size, uint64_t *ret)
 {
 	uint64_t v;
 
-	if (hk_parse_u64_strict(s, &v) == 0) {
+	if (hkc_parse_u64_strict(s, &v) == 0) {
 		*ret = v;
 		return 0;
 	}
@@ -327,7 +327,7 @@ static void plan_demote_size(struct build *b, uint64_t size, const struct pool_k
 			k->demote_size->value);
 		return;
 	}
-	if (!hk_path_existsf(&b->ctx->path, HK_SYS_HUGEPAGES_SIZE "/demote_size", size / 1024)) {
+	if (!hkc_path_existsf(&b->ctx->path, HK_SYS_HUGEPAGES_SIZE "/demote_size", size / 1024)) {
 		problem(b, k->demote_size,
 			"demote_size: the kernel cannot demote these pages (Linux 5.16 or "
 			"later, and a page size that has a smaller one)");
@@ -474,7 +474,7 @@ static bool minimum_parts(struct build *b, const struct pool_plan *pp, char *s, 
 		if (at)
 			*at = '\0';
 		if (parse_pages(hkc_trim(tok), pp->size, &pages) < 0 ||
-		    (at && hk_parse_u64_strict(hkc_trim(at + 1), &node) < 0) || node > INT_MAX ||
+		    (at && hkc_parse_u64_strict(hkc_trim(at + 1), &node) < 0) || node > INT_MAX ||
 		    m->n == m->max) {
 			problem(b, e, "[pool] minimum '%s': not understood", e->value);
 			return false;
@@ -710,7 +710,7 @@ static long account_id(const char *s, bool group)
 {
 	uint64_t v;
 
-	if (hk_parse_u64_strict(s, &v) == 0)
+	if (hkc_parse_u64_strict(s, &v) == 0)
 		return v <= UINT32_MAX - 1 ? (long)v : -1;
 	if (group) {
 		struct group *gr = getgrnam(s);
@@ -733,7 +733,7 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 	for (char *p = rel + strlen(HK_PROC_SYS) + 1; *p; p++)
 		if (*p == '.')
 			*p = '/';
-	if (!hk_path_existsf(&b->ctx->path, "%s", rel)) {
+	if (!hkc_path_existsf(&b->ctx->path, "%s", rel)) {
 		problem(b, e, "[sysctl] %s: the kernel has no such setting (/%s)", e->key, rel);
 		return;
 	}
@@ -762,7 +762,7 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 	} else if (strcmp(e->key, "kernel.shmmax") == 0) {
 		uint64_t bytes;
 
-		if (hk_parse_u64_strict(v, &bytes) < 0 && hk_parse_size(v, &bytes) < 0) {
+		if (hkc_parse_u64_strict(v, &bytes) < 0 && hk_parse_size(v, &bytes) < 0) {
 			problem(b, e, "kernel.shmmax '%s': not a size", v);
 			return;
 		}
@@ -799,12 +799,12 @@ static bool mount_size_ok(struct build *b, const struct hk_config_entry *e, uint
 		char num[32];
 
 		snprintf(num, sizeof(num), "%.*s", (int)(len - 1), e->value);
-		if (hk_parse_u64_strict(num, &v) == 0 && v <= 100)
+		if (hkc_parse_u64_strict(num, &v) == 0 && v <= 100)
 			return true;
 		problem(b, e, "%s '%s': not a size or a percentage", e->key, e->value);
 		return false;
 	}
-	if (hk_parse_size(e->value, &v) < 0 && hk_parse_u64_strict(e->value, &v) < 0) {
+	if (hk_parse_size(e->value, &v) < 0 && hkc_parse_u64_strict(e->value, &v) < 0) {
 		problem(b, e, "%s '%s': not a size or a percentage", e->key, e->value);
 		return false;
 	}
@@ -846,7 +846,7 @@ static void check_mount_keys(struct build *b, const struct mount_keys *k, uint64
 	if (k->nr_inodes) {
 		uint64_t v;
 
-		if (hk_parse_u64_strict(k->nr_inodes->value, &v) < 0 &&
+		if (hkc_parse_u64_strict(k->nr_inodes->value, &v) < 0 &&
 		    hk_parse_size(k->nr_inodes->value, &v) < 0)
 			problem(b, k->nr_inodes, "nr_inodes '%s': not a number",
 				k->nr_inodes->value);
@@ -982,7 +982,7 @@ static void plan_cgroup_limit(struct build *b, const struct hk_config_entry *e)
 	if (!size)
 		return;
 	if (!max && hk_parse_size(e->value, &bytes) < 0 &&
-	    hk_parse_u64_strict(e->value, &bytes) < 0) {
+	    hkc_parse_u64_strict(e->value, &bytes) < 0) {
 		problem(b, e, "%s '%s': not a size or 'max'", e->key, e->value);
 		return;
 	}
@@ -1419,7 +1419,7 @@ static bool same_value(const char *have, const char *want)
 {
 	uint64_t a, b;
 
-	if (hk_parse_u64_strict(have, &a) == 0 && hk_parse_u64_strict(want, &b) == 0)
+	if (hkc_parse_u64_strict(have, &a) == 0 && hkc_parse_u64_strict(want, &b) == 0)
 		return a == b;
 	return strcmp(have, want) == 0;
 }
@@ -1469,7 +1469,7 @@ static int shown_size(const char *s, uint64_t *ret)
 	char buf[40];
 	size_t len = strlen(s);
 
-	if (hk_parse_u64_strict(s, ret) == 0 || hk_parse_size(s, ret) == 0)
+	if (hkc_parse_u64_strict(s, ret) == 0 || hk_parse_size(s, ret) == 0)
 		return 0;
 	if (len && len < sizeof(buf) - 1 && s[len - 1] == 'k') {
 		snprintf(buf, sizeof(buf), "%.*sK", (int)(len - 1), s);
@@ -1588,7 +1588,7 @@ static int check_write(struct hk_ctx *ctx, const struct hk_plan_item *it, char *
 	if (strncmp(it->item, "thp ", 4) == 0)
 		rc = hk_thp_read(ctx, it->item + 4, &have);
 	else
-		rc = hk_path_read_stringf(&ctx->path, &have, "%s", rel(it));
+		rc = hkc_path_read_stringf(&ctx->path, &have, "%s", rel(it));
 	if (rc == -ENOENT)
 		return 0; /* nothing there yet: a cgroup not made */
 	if (rc < 0)
@@ -1621,13 +1621,13 @@ HK_EXPORT int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *
 	case HK_PLAN_MOUNT:
 		return check_mount(ctx, item, ret_current);
 	case HK_PLAN_MKDIR:
-		rc = hk_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", rel(item));
+		rc = hkc_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", rel(item));
 		if (rc < 0)
 			return rc == -ENOENT ? 0 : rc;
 		close(rc);
 		return dup_out("present", ret_current) < 0 ? -ENOMEM : 1;
 	case HK_PLAN_CONTROLLER:
-		rc = hk_path_read_stringf(&ctx->path, &have, "%s", rel(item));
+		rc = hkc_path_read_stringf(&ctx->path, &have, "%s", rel(item));
 		if (rc == -ENOENT)
 			return 0; /* its cgroup not made yet */
 		if (rc < 0)
@@ -1682,7 +1682,7 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 	case HK_PLAN_MKDIR:
 		if (hk_is_dry_run(ctx))
 			return 0;
-		rc = hk_path_mkdirf(&ctx->path, 0755, "%s", rel(item));
+		rc = hkc_path_mkdirf(&ctx->path, 0755, "%s", rel(item));
 		return rc == -EEXIST ? 0 : rc;
 	case HK_PLAN_CONTROLLER:
 		snprintf(value, sizeof(value), "+%s", item->value);
@@ -1690,7 +1690,7 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 			/* A tree's file is plain: it gets what the kernel would show after. */
 			char *have = NULL;
 
-			rc = hk_path_read_stringf(&ctx->path, &have, "%s", rel(item));
+			rc = hkc_path_read_stringf(&ctx->path, &have, "%s", rel(item));
 			if (rc == 0 &&
 			    snprintf(value, sizeof(value), "%s%s%s", have, *have ? " " : "",
 				     item->value) >= (int)sizeof(value))
@@ -1699,7 +1699,7 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 			if (rc < 0)
 				return rc;
 		}
-		rc = hk_path_write_stringf(&ctx->path, value, "%s", rel(item));
+		rc = hkc_path_write_stringf(&ctx->path, value, "%s", rel(item));
 		break;
 	case HK_PLAN_WRITE:
 		if (item->page_size && item->field == HK_POOL_MINIMUM)
@@ -1712,18 +1712,18 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 		else if (strncmp(item->item, "thp ", 4) == 0)
 			rc = hk_thp_write(ctx, item->item + 4, item->value);
 		else
-			rc = hk_path_write_stringf(&ctx->path, v1_value(item), "%s", rel(item));
+			rc = hkc_path_write_stringf(&ctx->path, v1_value(item), "%s", rel(item));
 		break;
 	default:
 		return -EINVAL;
 	}
 	if (rc < 0) {
-		hk_dbg(ctx, "%s: cannot write %s: %s", item->path, item->value, strerror(-rc));
+		hkl_dbg(ctx, "%s: cannot write %s: %s", item->path, item->value, strerror(-rc));
 		return rc;
 	}
 	if (hk_is_dry_run(ctx))
 		return 0;
-	hk_info(ctx, "%s = %s", item->path, item->value);
+	hkl_info(ctx, "%s = %s", item->path, item->value);
 	/* Read back: what the kernel did with it. */
 	rc = hk_plan_item_check(ctx, item, ret_reached);
 	if (rc < 0)

@@ -11,11 +11,11 @@
 #define POOL_DIR HK_SYS_HUGEPAGES "/hugepages-%" PRIu64 "kB"
 #define NODE_POOL_DIR HK_SYS_NODE "/node%d/hugepages/hugepages-%" PRIu64 "kB"
 
-struct hk_pool_counters {
+struct hkl_pool_counters {
 	uint64_t nr, free, resv, surplus, overcommit;
 };
 
-struct hk_pool_node {
+struct hkl_pool_node {
 	int id;
 	uint64_t nr, free, surplus;
 };
@@ -24,17 +24,17 @@ struct hk_pool {
 	uint64_t size;
 	uint64_t demote_size; /* 0: no demote files */
 	bool is_default, gigantic;
-	struct hk_pool_counters c;
-	struct hk_pool_node *nodes;
+	struct hkl_pool_counters c;
+	struct hkl_pool_node *nodes;
 	size_t n_nodes;
 };
 
 HK_EXPORT int hk_default_page_size(struct hk_ctx *ctx, uint64_t *ret)
 {
-	int rc = hk_ctx_default_size(ctx, ret);
+	int rc = hkl_ctx_default_size(ctx, ret);
 
 	if (rc == -ENOENT) {
-		hk_dbg(ctx, "no Hugepagesize in meminfo: kernel without hugetlb");
+		hkl_dbg(ctx, "no Hugepagesize in meminfo: kernel without hugetlb");
 		return -EOPNOTSUPP;
 	}
 	return rc;
@@ -47,7 +47,7 @@ HK_EXPORT int hk_page_sizes(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *re
 
 HK_EXPORT int hk_base_page_size(struct hk_ctx *ctx, uint64_t *ret)
 {
-	return hk_ctx_base_size(ctx, ret);
+	return hkl_ctx_base_size(ctx, ret);
 }
 
 HK_EXPORT int hk_node_list(struct hk_ctx *ctx, int **ret_nodes, size_t *ret_n)
@@ -55,38 +55,38 @@ HK_EXPORT int hk_node_list(struct hk_ctx *ctx, int **ret_nodes, size_t *ret_n)
 	char *buf;
 	int rc;
 
-	rc = hk_path_read_stringf(&ctx->path, &buf, HK_SYS_NODE "/online");
+	rc = hkc_path_read_stringf(&ctx->path, &buf, HK_SYS_NODE "/online");
 	if (rc == -ENOENT)
 		return hkc_nodelist_parse("", ret_nodes, ret_n);
 	if (rc < 0)
 		return rc;
 	rc = hkc_nodelist_parse(buf, ret_nodes, ret_n);
 	if (rc < 0)
-		hk_err(ctx, "%s/online: cannot parse \"%s\"", HK_ABS(HK_SYS_NODE), buf);
+		hkl_err(ctx, "%s/online: cannot parse \"%s\"", HK_ABS(HK_SYS_NODE), buf);
 	free(buf);
 	return rc;
 }
 
-static int read_counters(struct hk_ctx *ctx, uint64_t kb, struct hk_pool_counters *c)
+static int read_counters(struct hk_ctx *ctx, uint64_t kb, struct hkl_pool_counters *c)
 {
 	static const struct {
 		const char *file;
 		size_t off;
 	} files[] = {
-		{"nr_hugepages", offsetof(struct hk_pool_counters, nr)},
-		{"free_hugepages", offsetof(struct hk_pool_counters, free)},
-		{"resv_hugepages", offsetof(struct hk_pool_counters, resv)},
-		{"surplus_hugepages", offsetof(struct hk_pool_counters, surplus)},
-		{"nr_overcommit_hugepages", offsetof(struct hk_pool_counters, overcommit)},
+		{"nr_hugepages", offsetof(struct hkl_pool_counters, nr)},
+		{"free_hugepages", offsetof(struct hkl_pool_counters, free)},
+		{"resv_hugepages", offsetof(struct hkl_pool_counters, resv)},
+		{"surplus_hugepages", offsetof(struct hkl_pool_counters, surplus)},
+		{"nr_overcommit_hugepages", offsetof(struct hkl_pool_counters, overcommit)},
 	};
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		uint64_t *v = (uint64_t *)((char *)c + files[i].off);
-		int rc = hk_path_read_u64f(&ctx->path, v, POOL_DIR "/%s", kb, files[i].file);
+		int rc = hkc_path_read_u64f(&ctx->path, v, POOL_DIR "/%s", kb, files[i].file);
 
 		if (rc < 0) {
-			hk_dbg(ctx, "%s/hugepages-%" PRIu64 "kB/%s: %s", HK_ABS(HK_SYS_HUGEPAGES),
-			       kb, files[i].file, strerror(-rc));
+			hkl_dbg(ctx, "%s/hugepages-%" PRIu64 "kB/%s: %s", HK_ABS(HK_SYS_HUGEPAGES),
+				kb, files[i].file, strerror(-rc));
 			return rc;
 		}
 	}
@@ -109,23 +109,23 @@ static int read_nodes(struct hk_ctx *ctx, struct hk_pool *pool)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct hk_pool_node *nd = &pool->nodes[pool->n_nodes];
+		struct hkl_pool_node *nd = &pool->nodes[pool->n_nodes];
 
 		/* A node without hugepages files (memoryless, old kernel) is left out. */
-		if (!hk_path_existsf(&ctx->path, NODE_POOL_DIR, ids[i], kb))
+		if (!hkc_path_existsf(&ctx->path, NODE_POOL_DIR, ids[i], kb))
 			continue;
 		nd->id = ids[i];
-		rc = hk_path_read_u64f(&ctx->path, &nd->nr, NODE_POOL_DIR "/nr_hugepages", ids[i],
-				       kb);
+		rc = hkc_path_read_u64f(&ctx->path, &nd->nr, NODE_POOL_DIR "/nr_hugepages", ids[i],
+					kb);
 		if (rc == 0)
-			rc = hk_path_read_u64f(&ctx->path, &nd->free,
-					       NODE_POOL_DIR "/free_hugepages", ids[i], kb);
+			rc = hkc_path_read_u64f(&ctx->path, &nd->free,
+						NODE_POOL_DIR "/free_hugepages", ids[i], kb);
 		if (rc == 0)
-			rc = hk_path_read_u64f(&ctx->path, &nd->surplus,
-					       NODE_POOL_DIR "/surplus_hugepages", ids[i], kb);
+			rc = hkc_path_read_u64f(&ctx->path, &nd->surplus,
+						NODE_POOL_DIR "/surplus_hugepages", ids[i], kb);
 		if (rc < 0) {
-			hk_err(ctx, "node%d: cannot read the %" PRIu64 "kB pool: %s", ids[i], kb,
-			       strerror(-rc));
+			hkl_err(ctx, "node%d: cannot read the %" PRIu64 "kB pool: %s", ids[i], kb,
+				strerror(-rc));
 			break;
 		}
 		pool->n_nodes++;
@@ -142,7 +142,7 @@ static int read_demote_size(struct hk_ctx *ctx, uint64_t kb, uint64_t *ret)
 	int rc;
 
 	*ret = 0;
-	rc = hk_path_read_stringf(&ctx->path, &v, POOL_DIR "/demote_size", kb);
+	rc = hkc_path_read_stringf(&ctx->path, &v, POOL_DIR "/demote_size", kb);
 	if (rc == -ENOENT)
 		return 0;
 	if (rc < 0)
@@ -150,7 +150,7 @@ static int read_demote_size(struct hk_ctx *ctx, uint64_t kb, uint64_t *ret)
 	len = strlen(v);
 	if (len > 2 && strcmp(v + len - 2, "kB") == 0) {
 		v[len - 2] = '\0';
-		rc = hk_parse_u64_strict(v, ret);
+		rc = hkc_parse_u64_strict(v, ret);
 		if (rc == 0 && (*ret == 0 || *ret > UINT64_MAX / 1024))
 			rc = -EINVAL;
 		*ret *= 1024;
@@ -159,8 +159,8 @@ static int read_demote_size(struct hk_ctx *ctx, uint64_t kb, uint64_t *ret)
 	}
 	if (rc < 0) {
 		*ret = 0;
-		hk_err(ctx, "%s/hugepages-%" PRIu64 "kB/demote_size: not a size in kB",
-		       HK_ABS(HK_SYS_HUGEPAGES), kb);
+		hkl_err(ctx, "%s/hugepages-%" PRIu64 "kB/demote_size: not a size in kB",
+			HK_ABS(HK_SYS_HUGEPAGES), kb);
 	}
 	free(v);
 	return rc;
@@ -168,14 +168,14 @@ static int read_demote_size(struct hk_ctx *ctx, uint64_t kb, uint64_t *ret)
 
 HK_EXPORT int hk_pool_read(struct hk_ctx *ctx, uint64_t page_size, struct hk_pool **ret_pool)
 {
-	struct hk_pool_counters again;
+	struct hkl_pool_counters again;
 	uint64_t def = 0, base = 4096;
 	struct hk_pool *pool;
 	int rc, tries;
 
 	if (!ret_pool || page_size < 1024 || page_size % 1024)
 		return -EINVAL;
-	if (!hk_path_existsf(&ctx->path, POOL_DIR, page_size / 1024))
+	if (!hkc_path_existsf(&ctx->path, POOL_DIR, page_size / 1024))
 		return -ENOENT;
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
@@ -201,8 +201,8 @@ HK_EXPORT int hk_pool_read(struct hk_ctx *ctx, uint64_t page_size, struct hk_poo
 		hk_pool_unref(pool);
 		return rc;
 	}
-	pool->is_default = hk_ctx_default_size(ctx, &def) == 0 && def == page_size;
-	hk_ctx_base_size(ctx, &base);
+	pool->is_default = hkl_ctx_default_size(ctx, &def) == 0 && def == page_size;
+	hkl_ctx_base_size(ctx, &base);
 	pool->gigantic = page_size > (base << HK_MAX_PAGE_ORDER);
 	*ret_pool = pool;
 	return 0;
@@ -218,7 +218,7 @@ HK_EXPORT void hk_pool_unref(struct hk_pool *pool)
 
 HK_EXPORT uint64_t hk_pool_get(const struct hk_pool *pool, enum hk_pool_field field)
 {
-	const struct hk_pool_counters *c = &pool->c;
+	const struct hkl_pool_counters *c = &pool->c;
 	uint64_t min = c->nr > c->surplus ? c->nr - c->surplus : 0;
 
 	switch (field) {
@@ -268,7 +268,7 @@ HK_EXPORT int hk_pool_node_id(const struct hk_pool *pool, size_t i)
 
 HK_EXPORT uint64_t hk_pool_node_get(const struct hk_pool *pool, size_t i, enum hk_pool_field field)
 {
-	const struct hk_pool_node *nd;
+	const struct hkl_pool_node *nd;
 
 	if (i >= pool->n_nodes)
 		return 0;
@@ -324,14 +324,14 @@ static int pool_file(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_f
 		return -EINVAL;
 	if (size < 1024 || size % 1024 || (node != HK_NODE_ALL && (node < 0 || mempol)))
 		return -EINVAL;
-	if (!hk_path_existsf(&ctx->path, POOL_DIR, kb))
+	if (!hkc_path_existsf(&ctx->path, POOL_DIR, kb))
 		return -ENOENT;
 	if (node != HK_NODE_ALL) {
-		if (!hk_path_existsf(&ctx->path, NODE_POOL_DIR, node, kb))
+		if (!hkc_path_existsf(&ctx->path, NODE_POOL_DIR, node, kb))
 			return -ENOENT;
 		n = snprintf(buf, sz, NODE_POOL_DIR "/%s", node, kb, name);
 	} else if ((field == HK_POOL_NR || field == HK_POOL_OVERCOMMIT) &&
-		   hk_ctx_default_size(ctx, &def) == 0 && def == size) {
+		   hkl_ctx_default_size(ctx, &def) == 0 && def == size) {
 		n = snprintf(buf, sz, HK_PROC_SYS_VM "/%s", name);
 	} else {
 		n = snprintf(buf, sz, POOL_DIR "/%s", kb, name);
@@ -340,7 +340,7 @@ static int pool_file(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_f
 		return -ENAMETOOLONG;
 	/* The demote files exist only where the kernel can demote this size. */
 	if ((field == HK_POOL_DEMOTE || field == HK_POOL_DEMOTE_SIZE) &&
-	    !hk_path_existsf(&ctx->path, "%s", buf))
+	    !hkc_path_existsf(&ctx->path, "%s", buf))
 		return -ENOENT;
 	return 0;
 }
@@ -371,11 +371,11 @@ static int pool_write(struct hk_ctx *ctx, uint64_t size, int node, enum hk_pool_
 		snprintf(v, sizeof(v), "%" PRIu64 "kB", value / 1024);
 	else
 		snprintf(v, sizeof(v), "%" PRIu64, value);
-	rc = hk_path_write_stringf(&ctx->path, v, "%s", buf);
+	rc = hkc_path_write_stringf(&ctx->path, v, "%s", buf);
 	if (rc < 0)
-		hk_dbg(ctx, "/%s: cannot write %s: %s", buf, v, strerror(-rc));
+		hkl_dbg(ctx, "/%s: cannot write %s: %s", buf, v, strerror(-rc));
 	else
-		hk_dbg(ctx, "/%s = %s", buf, v);
+		hkl_dbg(ctx, "/%s = %s", buf, v);
 	return rc;
 }
 

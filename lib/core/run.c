@@ -134,7 +134,7 @@ static int before_of(struct hk_run *run, const struct hk_plan_item *it, char **r
 	if (!hk_is_live(run->ctx) && it->kind != HK_PLAN_MKDIR && it->kind != HK_PLAN_MOUNT) {
 		/* A tree's plain file: its bytes, so that it is put back as it was. */
 		*ret_raw = true;
-		rc = hk_path_read_allf(&run->ctx->path, ret, NULL, "%s", rel(it->path));
+		rc = hkc_path_read_allf(&run->ctx->path, ret, NULL, "%s", rel(it->path));
 		return rc == -ENOENT ? 0 : rc < 0 ? rc : 1;
 	}
 	rc = hk_plan_item_check(run->ctx, it, ret);
@@ -207,7 +207,7 @@ static uint64_t reached_pages(const char *s)
 {
 	uint64_t v = 0;
 
-	return s && hk_parse_u64_strict(s, &v) == 0 ? v : 0;
+	return s && hkc_parse_u64_strict(s, &v) == 0 ? v : 0;
 }
 
 /*
@@ -224,30 +224,30 @@ static int retry_hard(struct hk_run *run, const struct hk_plan_item *it, char **
 
 	while (rc == -EAGAIN) {
 		if (stalls >= HARD_STALLS || now_s() >= deadline) {
-			hk_info(run->ctx,
-				"%s: giving up after %d rounds (%s), at %" PRIu64 " of %" PRIu64
-				" pages",
-				it->item, rounds,
-				stalls >= HARD_STALLS ? "the last ones without progress"
-						      : "the time allowed",
-				last, it->number);
+			hkl_info(run->ctx,
+				 "%s: giving up after %d rounds (%s), at %" PRIu64 " of %" PRIu64
+				 " pages",
+				 it->item, rounds,
+				 stalls >= HARD_STALLS ? "the last ones without progress"
+						       : "the time allowed",
+				 last, it->number);
 			break;
 		}
 		/* A whole pool: libhugetlbfs 2.23's line for its --hard; a node's: which and where. */
 		if (it->node == HK_NODE_ALL)
-			hk_info(run->ctx,
-				"Retrying allocation HUGEPAGES_TOTAL to %" PRIu64
-				" current %" PRIu64,
-				it->number, last);
+			hkl_info(run->ctx,
+				 "Retrying allocation HUGEPAGES_TOTAL to %" PRIu64
+				 " current %" PRIu64,
+				 it->number, last);
 		else
-			hk_info(run->ctx,
-				"%s: %" PRIu64 " of %" PRIu64
-				" pages; compacting memory and trying again",
-				it->item, last, it->number);
+			hkl_info(run->ctx,
+				 "%s: %" PRIu64 " of %" PRIu64
+				 " pages; compacting memory and trying again",
+				 it->item, last, it->number);
 		compacted = hk_compact_memory(run->ctx, HK_NODE_ALL);
 		/* No compaction file (a kernel without it): nothing to say. */
 		if (compacted < 0 && compacted != -ENOENT)
-			hk_warn(run->ctx, "cannot compact memory: %s", strerror(-compacted));
+			hkl_warn(run->ctx, "cannot compact memory: %s", strerror(-compacted));
 		if (it->node != HK_NODE_ALL)
 			hk_compact_memory(run->ctx, it->node);
 		sleep(1);
@@ -349,19 +349,19 @@ static int put_back_one(struct hk_run *run, const struct undo *u, char **ret_rea
 
 	if (u->raw) {
 		char *now = NULL;
-		bool same = hk_path_read_allf(&run->ctx->path, &now, NULL, "%s", rel(u->it.path)) ==
-				    0 &&
+		bool same = hkc_path_read_allf(&run->ctx->path, &now, NULL, "%s",
+					       rel(u->it.path)) == 0 &&
 			    strcmp(now, u->before) == 0;
 
 		free(now);
 		if (same)
 			return 0;
-		rc = hk_path_write_stringf(&run->ctx->path, u->before, "%s", rel(u->it.path));
+		rc = hkc_path_write_stringf(&run->ctx->path, u->before, "%s", rel(u->it.path));
 		return rc < 0 ? rc : 1;
 	}
 	switch (u->it.kind) {
 	case HK_PLAN_MKDIR:
-		rc = hk_path_rmdirf(&run->ctx->path, "%s", rel(u->it.path));
+		rc = hkc_path_rmdirf(&run->ctx->path, "%s", rel(u->it.path));
 		return rc == -ENOENT ? 0 : rc < 0 ? rc : 1;
 	case HK_PLAN_MOUNT:
 		if (umount2(u->it.path, UMOUNT_NOFOLLOW) == 0)
@@ -369,7 +369,7 @@ static int put_back_one(struct hk_run *run, const struct undo *u, char **ret_rea
 		return errno == EINVAL ? 0 : -errno; /* EINVAL: not mounted there */
 	case HK_PLAN_CONTROLLER:
 		snprintf(minus, sizeof(minus), "-%s", u->it.value);
-		rc = hk_path_write_stringf(&run->ctx->path, minus, "%s", rel(u->it.path));
+		rc = hkc_path_write_stringf(&run->ctx->path, minus, "%s", rel(u->it.path));
 		return rc < 0 ? rc : 1;
 	case HK_PLAN_WRITE:
 		break;
@@ -377,7 +377,7 @@ static int put_back_one(struct hk_run *run, const struct undo *u, char **ret_rea
 	old.value = u->before;
 	/* Pools: the whole pool's file, not the mempolicy's (which acts on some nodes only). */
 	old.flags = 0;
-	if (u->it.page_size && hk_parse_u64_strict(u->before, &v) == 0)
+	if (u->it.page_size && hkc_parse_u64_strict(u->before, &v) == 0)
 		old.number = v;
 	/*
 	 * A write the kernel refused changed nothing, unless it reads otherwise
@@ -406,15 +406,15 @@ HK_EXPORT int hk_run_put_back(struct hk_run *run, size_t *ret_done)
 
 		/* Written, and read back otherwise: a pool the kernel did not give back. */
 		if (rc == -EAGAIN)
-			hk_err(run->ctx, "%s: put back to %s, but it reads %s (%s)", u->it.item,
-			       u->before ? u->before : "?", reached ? reached : "nothing",
-			       u->it.path);
+			hkl_err(run->ctx, "%s: put back to %s, but it reads %s (%s)", u->it.item,
+				u->before ? u->before : "?", reached ? reached : "nothing",
+				u->it.path);
 		else if (rc < 0)
-			hk_err(run->ctx, "%s: cannot put back %s (%s): %s", u->it.item,
-			       u->raw	   ? "the file's contents"
-			       : u->before ? u->before
-					   : "its absence",
-			       u->it.path, strerror(-rc));
+			hkl_err(run->ctx, "%s: cannot put back %s (%s): %s", u->it.item,
+				u->raw	    ? "the file's contents"
+				: u->before ? u->before
+					    : "its absence",
+				u->it.path, strerror(-rc));
 		free(reached);
 		if (rc < 0) {
 			if (!first)
@@ -424,9 +424,9 @@ HK_EXPORT int hk_run_put_back(struct hk_run *run, size_t *ret_done)
 		if (rc == 0)
 			continue;
 		if (u->raw || !u->before)
-			hk_info(run->ctx, "%s: put back as it was", u->it.item);
+			hkl_info(run->ctx, "%s: put back as it was", u->it.item);
 		else
-			hk_info(run->ctx, "%s: put back to %s", u->it.item, u->before);
+			hkl_info(run->ctx, "%s: put back to %s", u->it.item, u->before);
 		done++;
 	}
 	for (size_t i = 0; i < run->n; i++)

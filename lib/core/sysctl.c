@@ -35,9 +35,9 @@ HK_EXPORT int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t 
 
 	if ((unsigned)which >= N_SYSCTLS || !ret)
 		return -EINVAL;
-	rc = hk_path_read_u64f(&ctx->path, ret, "%s", sysctl_paths[which]);
+	rc = hkc_path_read_u64f(&ctx->path, ret, "%s", sysctl_paths[which]);
 	if (rc < 0)
-		hk_dbg(ctx, "%s: %s", sysctl_paths[which], strerror(-rc));
+		hkl_dbg(ctx, "%s: %s", sysctl_paths[which], strerror(-rc));
 	return rc;
 }
 
@@ -47,12 +47,12 @@ HK_EXPORT int hk_sysctl_write(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t
 
 	if ((unsigned)which >= N_SYSCTLS)
 		return -EINVAL;
-	rc = hk_path_write_u64f(&ctx->path, value, "%s", sysctl_paths[which]);
+	rc = hkc_path_write_u64f(&ctx->path, value, "%s", sysctl_paths[which]);
 	if (rc < 0)
-		hk_dbg(ctx, "%s: cannot write %" PRIu64 ": %s", sysctl_paths[which], value,
-		       strerror(-rc));
+		hkl_dbg(ctx, "%s: cannot write %" PRIu64 ": %s", sysctl_paths[which], value,
+			strerror(-rc));
 	else
-		hk_info(ctx, "%s = %" PRIu64, sysctl_paths[which], value);
+		hkl_info(ctx, "%s = %" PRIu64, sysctl_paths[which], value);
 	return rc;
 }
 
@@ -64,9 +64,9 @@ HK_EXPORT int hk_compact_memory(struct hk_ctx *ctx, int node)
 		return hk_sysctl_write(ctx, HK_SYSCTL_COMPACT_MEMORY, 1);
 	if (node < 0)
 		return -EINVAL;
-	rc = hk_path_write_stringf(&ctx->path, "1", HK_SYS_NODE "/node%d/compact", node);
+	rc = hkc_path_write_stringf(&ctx->path, "1", HK_SYS_NODE "/node%d/compact", node);
 	if (rc < 0)
-		hk_dbg(ctx, "%s/node%d/compact: %s", HK_ABS(HK_SYS_NODE), node, strerror(-rc));
+		hkl_dbg(ctx, "%s/node%d/compact: %s", HK_ABS(HK_SYS_NODE), node, strerror(-rc));
 	return rc;
 }
 
@@ -88,10 +88,10 @@ HK_EXPORT int hk_thp_write(struct hk_ctx *ctx, const char *knob, const char *val
 
 	if (!knob || !value || !thp_knob_ok(knob, true))
 		return -EINVAL;
-	rc = hk_path_write_stringf(&ctx->path, value, HK_SYS_THP "/%s", knob);
+	rc = hkc_path_write_stringf(&ctx->path, value, HK_SYS_THP "/%s", knob);
 	if (rc < 0)
-		hk_dbg(ctx, "%s/%s: cannot write \"%s\": %s", HK_ABS(HK_SYS_THP), knob, value,
-		       strerror(-rc));
+		hkl_dbg(ctx, "%s/%s: cannot write \"%s\": %s", HK_ABS(HK_SYS_THP), knob, value,
+			strerror(-rc));
 	return rc;
 }
 
@@ -102,10 +102,10 @@ HK_EXPORT int hk_meminfo_read(struct hk_ctx *ctx, const char *key, uint64_t *ret
 
 	if (!key || !ret)
 		return -EINVAL;
-	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_MEMINFO);
+	rc = hkc_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_MEMINFO);
 	if (rc < 0)
 		return rc;
-	rc = hk_kv_find_u64(buf, key, ret);
+	rc = hkc_kv_find_u64(buf, key, ret);
 	free(buf);
 	return rc;
 }
@@ -116,7 +116,7 @@ HK_EXPORT int hk_zone_count(struct hk_ctx *ctx, unsigned *ret)
 	char *buf, *line;
 	int rc;
 
-	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_ZONEINFO);
+	rc = hkc_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_ZONEINFO);
 	if (rc < 0)
 		return rc;
 	for (line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
@@ -135,7 +135,7 @@ HK_EXPORT int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value
 
 	if (!knob || !thp_knob_ok(knob, true) || !ret_value)
 		return -EINVAL;
-	rc = hk_path_read_stringf(&ctx->path, &buf, HK_SYS_THP "/%s", knob);
+	rc = hkc_path_read_stringf(&ctx->path, &buf, HK_SYS_THP "/%s", knob);
 	if (rc < 0)
 		return rc;
 	/* "always [madvise] never": the bracketed word is the selection. */
@@ -158,7 +158,7 @@ HK_EXPORT int hk_thp_modes(struct hk_ctx *ctx, const char *knob, char **ret_line
 {
 	if (!knob || !thp_knob_ok(knob, true) || !ret_line)
 		return -EINVAL;
-	return hk_path_read_stringf(&ctx->path, ret_line, HK_SYS_THP "/%s", knob);
+	return hkc_path_read_stringf(&ctx->path, ret_line, HK_SYS_THP "/%s", knob);
 }
 
 HK_EXPORT int hk_recommended_min_free_kbytes(struct hk_ctx *ctx, uint64_t *ret)
@@ -242,7 +242,7 @@ HK_EXPORT int hk_kernel_param(struct hk_ctx *ctx, const char *name, char **ret_v
 
 	if (!nlen || strchr(name, '=') || !ret_value)
 		return -EINVAL;
-	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_CMDLINE);
+	rc = hkc_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_CMDLINE);
 	if (rc < 0)
 		return rc;
 	for (pos = buf; (w = cmdline_word(&pos)) != NULL;) {
@@ -293,8 +293,8 @@ HK_EXPORT int hk_hugetlb_cma(struct hk_ctx *ctx, uint64_t *ret_bytes)
 	if (rc == 0 && !part && total == 0 && !*value)
 		rc = -EINVAL;
 	if (rc == -EINVAL)
-		hk_warn(ctx, "%s: hugetlb_cma has a value that is not a size or a node:size list",
-			HK_ABS(HK_PROC_CMDLINE));
+		hkl_warn(ctx, "%s: hugetlb_cma has a value that is not a size or a node:size list",
+			 HK_ABS(HK_PROC_CMDLINE));
 	free(value);
 	if (rc < 0)
 		return rc;

@@ -158,7 +158,8 @@ static int walk_dir(struct hk_ctx *ctx, struct hk_usage *u, int dirfd, const cha
 			if (!u->entries_full) {
 				u->entries_full = true;
 				u->unread[HK_USAGE_UNREAD_DIRS]++;
-				hk_warn(ctx,
+				hkl_warn(
+					ctx,
 					"%s: more than %zu entries on this mount, the rest not counted",
 					path, u->lim->mount_entries);
 			}
@@ -175,8 +176,8 @@ static int walk_dir(struct hk_ctx *ctx, struct hk_usage *u, int dirfd, const cha
 		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev &&
 			   depth >= u->lim->mount_depth) {
 			u->unread[HK_USAGE_UNREAD_DIRS]++;
-			hk_warn(ctx, "%s: more than %d directories deep, not walked", sub,
-				u->lim->mount_depth);
+			hkl_warn(ctx, "%s: more than %d directories deep, not walked", sub,
+				 u->lim->mount_depth);
 		} else if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
 			int fd = openat(dirfd, de->d_name,
 					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
@@ -185,7 +186,7 @@ static int walk_dir(struct hk_ctx *ctx, struct hk_usage *u, int dirfd, const cha
 			if (fd < 0) {
 				if (errno == EACCES || errno == EPERM) {
 					u->unread[HK_USAGE_UNREAD_DIRS]++;
-					hk_info(ctx, "%s: %s", sub, strerror(errno));
+					hkl_info(ctx, "%s: %s", sub, strerror(errno));
 				}
 			} else {
 				rc = walk_dir(ctx, u, fd, sub, dev, page_size, depth + 1);
@@ -206,8 +207,8 @@ static int open_mount(struct hk_ctx *ctx, const char *target)
 	int fd;
 
 	if (!hk_is_live(ctx))
-		return hk_path_openf(&ctx->path, flags, "%s",
-				     target[0] == '/' ? target + 1 : target);
+		return hkc_path_openf(&ctx->path, flags, "%s",
+				      target[0] == '/' ? target + 1 : target);
 	fd = (int)syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof(how));
 	if (fd < 0 && errno == ENOSYS)
 		fd = open(target, flags);
@@ -229,7 +230,8 @@ static int read_files(struct hk_ctx *ctx, struct hk_usage *u)
 
 		if (hk_mount_page_size(ms, i) == 0) {
 			u->unread[HK_USAGE_UNREAD_DIRS]++;
-			hk_warn(ctx,
+			hkl_warn(
+				ctx,
 				"%s: no huge page size known for this mount, its files not counted",
 				target);
 			continue;
@@ -238,12 +240,12 @@ static int read_files(struct hk_ctx *ctx, struct hk_usage *u)
 		if (fd < 0) {
 			if (fd == -EACCES || fd == -EPERM)
 				u->unread[HK_USAGE_UNREAD_DIRS]++;
-			hk_info(ctx, "%s: %s", target, strerror(-fd));
+			hkl_info(ctx, "%s: %s", target, strerror(-fd));
 			continue;
 		}
 		if (fstat(fd, &st) < 0 ||
 		    (hk_is_live(ctx) && (fstatfs(fd, &sf) < 0 || sf.f_type != HUGETLBFS_MAGIC))) {
-			hk_info(ctx, "%s: not the hugetlbfs mount any more", target);
+			hkl_info(ctx, "%s: not the hugetlbfs mount any more", target);
 			close(fd);
 			continue;
 		}
@@ -285,7 +287,7 @@ struct shm_table {
 static int read_shm(struct hk_ctx *ctx, struct shm_table *t)
 {
 	char *buf;
-	int rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_SYSVIPC_SHM);
+	int rc = hkc_path_read_allf(&ctx->path, &buf, NULL, HK_PROC_SYSVIPC_SHM);
 
 	if (rc == -ENOENT)
 		return 0; /* a kernel without SysV IPC */
@@ -379,7 +381,7 @@ struct proc_dir {
 
 static int proc_read(const struct proc_dir *pd, const char *name, char **ret)
 {
-	return hk_path_read_all_at(&pd->ctx->path, pd->fd, pd->path, name, ret, NULL);
+	return hkc_path_read_all_at(&pd->ctx->path, pd->fd, pd->path, name, ret, NULL);
 }
 
 /* Uid from status ("Uid:\t1000\t1000..."); comm without its newline. */
@@ -507,7 +509,7 @@ static int add_process_at(struct hk_usage *u, const struct proc_dir *pd, int pid
 	rc = hkc_smaps_parse(buf, &maps, &n);
 	free(buf);
 	if (rc < 0) {
-		hk_warn(ctx, "cannot parse the smaps of process %d: %s", pid, strerror(-rc));
+		hkl_warn(ctx, "cannot parse the smaps of process %d: %s", pid, strerror(-rc));
 		return rc == -ENOMEM ? rc : 0;
 	}
 	if (!scan_maps(maps, n, shm, base_kb))
@@ -549,7 +551,7 @@ static int add_process(struct hk_ctx *ctx, struct hk_usage *u, int pid, struct s
 	int rc;
 
 	snprintf(pd.path, sizeof(pd.path), HK_PROC "/%d", pid);
-	pd.fd = hk_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", pd.path);
+	pd.fd = hkc_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", pd.path);
 	if (pd.fd == -EACCES || pd.fd == -EPERM) {
 		u->unread[HK_USAGE_UNREAD_PROCESSES]++;
 		return 0;
@@ -575,11 +577,11 @@ static int read_processes(struct hk_ctx *ctx, struct hk_usage *u, struct shm_tab
 	int *pids = NULL;
 	size_t n = 0;
 	DIR *d;
-	int rc = hk_ctx_base_size(ctx, &base);
+	int rc = hkl_ctx_base_size(ctx, &base);
 
 	if (rc < 0)
 		return rc;
-	rc = hk_path_opendirf(&ctx->path, &d, HK_PROC);
+	rc = hkc_path_opendirf(&ctx->path, &d, HK_PROC);
 	if (rc < 0)
 		return rc == -ENOENT ? 0 : rc;
 	while (rc == 0 && (de = readdir(d))) {
@@ -611,8 +613,8 @@ static int add_segments(struct hk_ctx *ctx, struct hk_usage *u, const struct shm
 {
 	uint64_t def = 0, base = 0;
 
-	hk_ctx_default_size(ctx, &def);
-	hk_ctx_base_size(ctx, &base);
+	hkl_ctx_default_size(ctx, &def);
+	hkl_ctx_base_size(ctx, &base);
 	for (size_t k = 0; k < shm->n; k++) {
 		const struct shm_line *s = &shm->l[k];
 		struct hk_usage_shm *sh;
@@ -663,14 +665,14 @@ static int cg_read(struct hk_ctx *ctx, const char *dir, const char *sz, const ch
 		   uint64_t *ret)
 {
 	char *v;
-	int rc = hk_path_read_stringf(&ctx->path, &v, "%s/hugetlb.%s.%s", dir, sz, what);
+	int rc = hkc_path_read_stringf(&ctx->path, &v, "%s/hugetlb.%s.%s", dir, sz, what);
 
 	if (rc < 0)
 		return rc;
 	if (strcmp(v, "max") == 0)
 		*ret = UINT64_MAX;
 	else
-		rc = hk_parse_u64_strict(v, ret);
+		rc = hkc_parse_u64_strict(v, ret);
 	/* Some kernels write no limit as the page counter's largest value, not "max" (v1 always). */
 	if (rc == 0 && *ret >= CG_UNLIMITED)
 		*ret = UINT64_MAX;
@@ -682,7 +684,7 @@ static int cg_read(struct hk_ctx *ctx, const char *dir, const char *sz, const ch
 static int cg_read_events(struct hk_ctx *ctx, const char *dir, const char *sz, uint64_t *ret)
 {
 	char *buf, *line;
-	int rc = hk_path_read_allf(&ctx->path, &buf, NULL, "%s/hugetlb.%s.events", dir, sz);
+	int rc = hkc_path_read_allf(&ctx->path, &buf, NULL, "%s/hugetlb.%s.events", dir, sz);
 
 	if (rc < 0)
 		return rc;
@@ -695,7 +697,7 @@ static int cg_read_events(struct hk_ctx *ctx, const char *dir, const char *sz, u
 			continue;
 		memcpy(num, line + 4, len - 4);
 		num[len - 4] = '\0';
-		rc = hk_parse_u64_strict(num, ret);
+		rc = hkc_parse_u64_strict(num, ret);
 		break;
 	}
 	free(buf);
@@ -711,10 +713,10 @@ static int cg_read_events(struct hk_ctx *ctx, const char *dir, const char *sz, u
 static int cg_read_failcnt(struct hk_ctx *ctx, const char *dir, const char *sz, uint64_t *ret)
 {
 	uint64_t rsvd;
-	int rc = hk_path_read_u64f(&ctx->path, ret, "%s/hugetlb.%s.failcnt", dir, sz);
+	int rc = hkc_path_read_u64f(&ctx->path, ret, "%s/hugetlb.%s.failcnt", dir, sz);
 
 	if (rc == 0 &&
-	    hk_path_read_u64f(&ctx->path, &rsvd, "%s/hugetlb.%s.rsvd.failcnt", dir, sz) == 0 &&
+	    hkc_path_read_u64f(&ctx->path, &rsvd, "%s/hugetlb.%s.rsvd.failcnt", dir, sz) == 0 &&
 	    __builtin_add_overflow(*ret, rsvd, ret))
 		*ret = UINT64_MAX;
 	if (rc == 0 && *ret == UINT64_MAX)
@@ -742,19 +744,19 @@ bool hkc_cg_hierarchy(struct hk_ctx *ctx, struct hkc_cg_hier *h)
 	for (size_t i = 0; i < sizeof(v2) / sizeof(v2[0]) && !h->root; i++) {
 		char *ctl = NULL;
 
-		if (hk_path_read_stringf(&ctx->path, &ctl, "%s/cgroup.controllers", v2[i]) == 0 &&
+		if (hkc_path_read_stringf(&ctx->path, &ctl, "%s/cgroup.controllers", v2[i]) == 0 &&
 		    cg_listed(ctl, "hugetlb"))
 			h->root = v2[i];
 		free(ctl);
 	}
 	if (h->root)
 		return true;
-	if (hk_path_existsf(&ctx->path, "%s/tasks", cg_v1.root)) {
+	if (hkc_path_existsf(&ctx->path, "%s/tasks", cg_v1.root)) {
 		*h = cg_v1;
 		return true;
 	}
-	if (!hk_path_existsf(&ctx->path, HK_SYS_CGROUP "/cgroup.controllers") &&
-	    hk_path_existsf(&ctx->path, HK_SYS_CGROUP_UNIFIED "/cgroup.controllers"))
+	if (!hkc_path_existsf(&ctx->path, HK_SYS_CGROUP "/cgroup.controllers") &&
+	    hkc_path_existsf(&ctx->path, HK_SYS_CGROUP_UNIFIED "/cgroup.controllers"))
 		h->root = HK_SYS_CGROUP_UNIFIED;
 	else
 		h->root = HK_SYS_CGROUP;
@@ -789,7 +791,7 @@ static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const struct hkc_cg_
 			c.events_max = UINT64_MAX;
 		if (rc < 0) {
 			u->unread[HK_USAGE_UNREAD_CGROUPS]++;
-			hk_info(ctx, "/%s: hugetlb.%s: %s", dir, sz, strerror(-rc));
+			hkl_info(ctx, "/%s: hugetlb.%s: %s", dir, sz, strerror(-rc));
 			continue;
 		}
 		if (c.current == 0 && c.rsvd_current == 0 && c.max == UINT64_MAX)
@@ -815,7 +817,7 @@ static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const struct hkc_cg_h
 {
 	struct dirent *de;
 	DIR *d;
-	int rc = hk_path_opendirf(&ctx->path, &d, "%s", dir);
+	int rc = hkc_path_opendirf(&ctx->path, &d, "%s", dir);
 
 	if (rc < 0) {
 		if (rc != -ENOENT && rc != -ENOTDIR)
@@ -831,8 +833,8 @@ static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const struct hkc_cg_h
 		if (u->cg_dirs >= u->lim->cgroups) {
 			if (u->cg_dirs++ == u->lim->cgroups) {
 				u->unread[HK_USAGE_UNREAD_CGROUPS]++;
-				hk_warn(ctx, "/%s: more than %zu cgroups, the rest not read", dir,
-					u->lim->cgroups);
+				hkl_warn(ctx, "/%s: more than %zu cgroups, the rest not read", dir,
+					 u->lim->cgroups);
 			}
 			break;
 		}
@@ -842,8 +844,8 @@ static int cg_walk(struct hk_ctx *ctx, struct hk_usage *u, const struct hkc_cg_h
 		}
 		if (depth >= u->lim->cgroup_depth) {
 			u->unread[HK_USAGE_UNREAD_CGROUPS]++;
-			hk_warn(ctx, "/%s: more than %d cgroups deep, not read", sub,
-				u->lim->cgroup_depth);
+			hkl_warn(ctx, "/%s: more than %d cgroups deep, not read", sub,
+				 u->lim->cgroup_depth);
 		} else {
 			u->cg_dirs++;
 			rc = cg_walk(ctx, u, h, sub, sizes, n_sizes, depth + 1);
@@ -1141,12 +1143,12 @@ HK_EXPORT int hkc_pages_needed_v1_4(struct hk_ctx *ctx, int pid, struct hk_pages
 
 	if (pid <= 0)
 		return -ESRCH;
-	rc = hk_ctx_base_size(ctx, &base);
+	rc = hkl_ctx_base_size(ctx, &base);
 	if (rc == 0)
 		rc = sizes_ascending(ctx, &sizes, &n_sizes);
 	if (rc < 0)
 		return rc;
-	rc = hk_path_read_allf(&ctx->path, &buf, NULL, HK_PROC "/%d/smaps", pid);
+	rc = hkc_path_read_allf(&ctx->path, &buf, NULL, HK_PROC "/%d/smaps", pid);
 	if (rc == -ENOENT)
 		rc = -ESRCH;
 	if (rc == 0) {

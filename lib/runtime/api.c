@@ -145,7 +145,7 @@ int rt_hugetlbfs_mounts(bool (*fn)(void *data, const char *mnt), void *data)
 	FILE *f;
 	int i, rc;
 
-	rc = hk_path_fopenf(rt_path(), &f, HK_PROC_MOUNTINFO);
+	rc = hkc_path_fopenf(rt_path(), &f, HK_PROC_MOUNTINFO);
 	if (rc < 0)
 		return rc;
 	while (!stop && getline(&line, &cap, f) > 0) {
@@ -427,7 +427,7 @@ static size_t cache_line_size(void)
 
 	if (l > 0)
 		return (size_t)l;
-	if (hk_path_read_u64f(rt_path(), &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v > 0 && v <= 4096)
+	if (hkc_path_read_u64f(rt_path(), &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v > 0 && v <= 4096)
 		return (size_t)v;
 	return 64;
 }

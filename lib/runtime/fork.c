@@ -395,7 +395,7 @@ static void each_hugetlb_map(map_fn *fn, void *arg)
 	bool skipping = false;
 	int fd;
 
-	fd = rt_path_is_ready() ? hk_path_openf(rt_path(), O_RDONLY, HK_PROC_SELF_MAPS)
+	fd = rt_path_is_ready() ? hkc_path_openf(rt_path(), O_RDONLY, HK_PROC_SELF_MAPS)
 				: open(HK_ABS(HK_PROC_SELF_MAPS), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;

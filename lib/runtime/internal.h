@@ -29,7 +29,7 @@ void rt_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  * cannot be opened (no file descriptor left, say) the context has no root
  * (rootfd -1, every access fails) and the next call tries again.
  */
-const struct hk_path *rt_path(void);
+const struct hkc_path *rt_path(void);
 /* Whether rt_path() has its root (then it takes no lock and allocates nothing). */
 bool rt_path_is_ready(void);
 

@@ -39,8 +39,8 @@ extern char **environ;
 #define RT_ENV_PID "HK_RT_PID"
 
 static int verbose = RT_WARNING;
-static struct hk_path root_path = {.rootfd = -1};
-static const struct hk_path no_path = {.rootfd = -1, .root = (char *)"/"};
+static struct hkc_path root_path = {.rootfd = -1};
+static const struct hkc_path no_path = {.rootfd = -1, .root = (char *)"/"};
 static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool path_ready;
 static atomic_size_t base_page;
@@ -81,12 +81,12 @@ void rt_msg(int level, const char *fmt, ...)
  * Not pthread_once: a first look that fails (EMFILE, an open() that a
  * wrapper makes fail) is tried again at the next call.
  */
-const struct hk_path *rt_path(void)
+const struct hkc_path *rt_path(void)
 {
 	if (atomic_load_explicit(&path_ready, memory_order_acquire))
 		return &root_path;
 	pthread_mutex_lock(&path_lock);
-	if (!atomic_load(&path_ready) && hk_path_init(&root_path, "/") == 0)
+	if (!atomic_load(&path_ready) && hkc_path_init(&root_path, "/") == 0)
 		atomic_store_explicit(&path_ready, true, memory_order_release);
 	pthread_mutex_unlock(&path_lock);
 	return atomic_load(&path_ready) ? &root_path : &no_path;
@@ -209,7 +209,7 @@ static bool restricted_out(void)
 	char *exe = NULL;
 	size_t len;
 
-	if (!list || !*list || hk_path_read_allf(rt_path(), &exe, NULL, HK_PROC_SELF_CMDLINE) < 0)
+	if (!list || !*list || hkc_path_read_allf(rt_path(), &exe, NULL, HK_PROC_SELF_CMDLINE) < 0)
 		return false;
 	/* argv[0] ends at the first NUL of cmdline. */
 	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
@@ -265,7 +265,7 @@ static uint64_t heap_request(void)
 		       "Invalid huge page size %s in HUGETLB_MORECORE: heap not on huge pages", v);
 		return UINT64_MAX;
 	}
-	if (!hk_path_existsf(rt_path(), HK_SYS_HUGEPAGES_SIZE, size / 1024)) {
+	if (!hkc_path_existsf(rt_path(), HK_SYS_HUGEPAGES_SIZE, size / 1024)) {
 		rt_msg(RT_WARNING, "Hugepage size %" PRIu64 " unavailable: heap not on huge pages",
 		       size);
 		return UINT64_MAX;
@@ -278,7 +278,7 @@ static char **own_argv(void)
 {
 	size_t len = 0, n = 0, i = 0;
 	char *buf = NULL, **argv;
-	int rc = hk_path_read_allf(rt_path(), &buf, &len, HK_PROC_SELF_CMDLINE);
+	int rc = hkc_path_read_allf(rt_path(), &buf, &len, HK_PROC_SELF_CMDLINE);
 
 	if (rc < 0 || len == 0) {
 		free(buf);
@@ -308,8 +308,8 @@ static uint64_t own_hugetlb_kb(void)
 	uint64_t kb = 0;
 	char *buf = NULL;
 
-	if (hk_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SMAPS_ROLLUP) == 0 &&
-	    hk_kv_find_u64(buf, "Private_Hugetlb", &kb) < 0)
+	if (hkc_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SMAPS_ROLLUP) == 0 &&
+	    hkc_kv_find_u64(buf, "Private_Hugetlb", &kb) < 0)
 		kb = 0;
 	free(buf);
 	return kb;
@@ -319,13 +319,13 @@ static uint64_t own_hugetlb_kb(void)
 static bool pool_has_pages(uint64_t size)
 {
 	uint64_t free_p = 0, resv = 0, oc = 0, surp = 0;
-	const struct hk_path *p = rt_path();
+	const struct hkc_path *p = rt_path();
 	uint64_t kb;
 
 	if (size == 1)
 		size = rt_default_page_size();
 	kb = size / 1024;
-#define RD(f, v) hk_path_read_u64f(p, &v, HK_SYS_HUGEPAGES_SIZE "/" f, kb)
+#define RD(f, v) hkc_path_read_u64f(p, &v, HK_SYS_HUGEPAGES_SIZE "/" f, kb)
 	if (RD("free_hugepages", free_p) < 0 || RD("resv_hugepages", resv) < 0 ||
 	    RD("nr_overcommit_hugepages", oc) < 0 || RD("surplus_hugepages", surp) < 0)
 		return true; /* cannot tell: say nothing */
@@ -501,7 +501,7 @@ static void report(void)
 	char *buf = NULL, *line, *next;
 	char msg[600], who[48] = "";
 
-	if (hk_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SMAPS) < 0)
+	if (hkc_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SMAPS) < 0)
 		return;
 	/* One line at a time, by hand: strtok is not thread-safe. */
 	for (line = buf; line && *line; line = next) {

@@ -108,10 +108,10 @@ static bool thp_enabled(uint64_t *pmd)
 	char *mode = NULL;
 	bool on;
 
-	if (hk_path_read_u64f(rt_path(), pmd, HK_SYS_THP "/hpage_pmd_size") < 0 ||
+	if (hkc_path_read_u64f(rt_path(), pmd, HK_SYS_THP "/hpage_pmd_size") < 0 ||
 	    !hkc_is_pow2(*pmd))
 		*pmd = UINT64_C(2) << 20;
-	if (hk_path_read_stringf(rt_path(), &mode, HK_SYS_THP "/enabled") < 0)
+	if (hkc_path_read_stringf(rt_path(), &mode, HK_SYS_THP "/enabled") < 0)
 		return false;
 	on = strstr(mode, "[always]") || strstr(mode, "[madvise]");
 	free(mode);
@@ -142,7 +142,7 @@ static bool parse_value(const char *all, const char *v, size_t len, bool thp, st
 		rt_msg(RT_WARNING, "HUGETLB_ELFMAP=%s: bad page size %s: part ignored", all, buf);
 		return false;
 	}
-	if (!hk_path_existsf(rt_path(), HK_SYS_HUGEPAGES_SIZE, size / 1024)) {
+	if (!hkc_path_existsf(rt_path(), HK_SYS_HUGEPAGES_SIZE, size / 1024)) {
 		rt_msg(RT_WARNING,
 		       "Hugepage size %s unavailable on this machine: HUGETLB_ELFMAP part ignored",
 		       buf);
@@ -228,8 +228,8 @@ static uint64_t threads(void)
 	char *buf = NULL;
 	uint64_t n = 0;
 
-	if (hk_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SELF_STATUS) < 0 ||
-	    hk_kv_find_u64(buf, "Threads", &n) < 0)
+	if (hkc_path_read_allf(rt_path(), &buf, NULL, HK_PROC_SELF_STATUS) < 0 ||
+	    hkc_kv_find_u64(buf, "Threads", &n) < 0)
 		n = 0;
 	free(buf);
 	return n;
@@ -324,7 +324,7 @@ static void copy(char *dst, uintptr_t base, uintptr_t from, uintptr_t to, uintpt
 	int fd = -1;
 
 	if (zero_from < to)
-		fd = hk_path_openf(rt_path(), O_RDONLY, HK_PROC_SELF_PAGEMAP);
+		fd = hkc_path_openf(rt_path(), O_RDONLY, HK_PROC_SELF_PAGEMAP);
 	if (fd < 0 || zero_from < from)
 		zero_from = fd < 0 ? to : from;
 	memcpy(dst + (from - base), (void *)from, zero_from - from);
@@ -490,7 +490,7 @@ static int move_copy(const struct move *mv, const struct conf *c)
 /* The executable's file name, for the shared file's name. */
 static const char *exe_name(char *buf, size_t size)
 {
-	const struct hk_path *p = rt_path();
+	const struct hkc_path *p = rt_path();
 	ssize_t n = p->rootfd >= 0 ? readlinkat(p->rootfd, HK_PROC_SELF_EXE, buf, size - 1) : -1;
 	const char *slash;
 
@@ -747,7 +747,7 @@ void rt_segments(void)
 		rt_mark_said();
 		return;
 	}
-	if (hk_path_read_allf(rt_path(), &maps, NULL, HK_PROC_SELF_MAPS) < 0) {
+	if (hkc_path_read_allf(rt_path(), &maps, NULL, HK_PROC_SELF_MAPS) < 0) {
 		rt_msg(RT_WARNING, "cannot read the program's mappings: program segments stay on "
 				   "base pages");
 		return;

@@ -121,7 +121,7 @@ int rt_share_key(const struct dl_phdr_info *info, char *buf, size_t size)
 		return 0;
 	}
 	/* No build-id: the executable's identity, as stat(2) gives it. */
-	fd = hk_path_openf(rt_path(), O_PATH, HK_PROC_SELF_EXE);
+	fd = hkc_path_openf(rt_path(), O_PATH, HK_PROC_SELF_EXE);
 	if (fd < 0)
 		return fd;
 	n = fstat(fd, &st);

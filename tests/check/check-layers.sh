@@ -13,6 +13,10 @@
 #  3. tools/ include, of lib/, only the public headers and the lib/common
 #     headers that docs/ARCHITECTURE.md lists (between its "tool-includes"
 #     markers); never lib/core's or lib/runtime's own headers.
+#  4. Only the public API carries hk_: every hk_ name in the C files under
+#     lib/ and tools/ (comments removed) is one that lib/include's public
+#     headers declare. Internal code has its layer's prefix: hkc_ (lib/common),
+#     hkl_ (lib/core), hkt_ (tools/common).
 # The rules are docs/ARCHITECTURE.md's ("Rules the checks hold").
 # check-layers.sh [SRC]: SRC defaults to $HK_SOURCE_DIR. A self-test on a
 # made-up tree runs first, so that the check cannot pass by finding nothing.
@@ -65,7 +69,20 @@ tool_includes() {
 	done
 }
 
-# scan DIR: every violation of 1, 2 and 3 in the tree at DIR.
+# prefixed DIR: "file: name" for each hk_ name of lib/ or tools/ that no public header declares.
+prefixed() {
+	local dir=$1 f n
+	local -A pub=()
+	while read -r n; do pub[$n]=1; done < <(cat "$dir"/lib/include/hugekit/hugekit.h "$dir"/lib/include/hugetlbfs.h 2> /dev/null |
+		grep -oE '\bhk_[A-Za-z0-9_]+' | sort -u)
+	while read -r f; do
+		while read -r n; do
+			[ -n "${pub[$n]:-}" ] || echo "$f: $n"
+		done < <(cpp -fpreprocessed -dD -P -w "$dir/$f" 2> /dev/null | grep -oE '\bhk_[A-Za-z0-9_]+' | sort -u)
+	done < <(cd "$dir" && find lib tools -path lib/include -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print | sort)
+}
+
+# scan DIR: every violation of 1, 2, 3 and 4 in the tree at DIR.
 scan() {
 	local dir=$1
 	local -a code rt tools
@@ -78,6 +95,7 @@ scan() {
 		[ ${#rt[@]} -eq 0 ] || includes "${rt[@]}"
 		[ ${#tools[@]} -eq 0 ] || tool_includes "$dir" "${tools[@]}"
 	)
+	prefixed "$dir"
 }
 
 # Self-test: a tree with one violation of each kind, and look-alikes that are not.
@@ -101,11 +119,15 @@ cat > "$tmp/tools/bad.c" << 'C'
 static const char *c = "%s/proc/self/maps";
 C
 echo 'static const char *ok = "/proc/meminfo";' > "$tmp/lib/common/paths.c"
+mkdir -p "$tmp/lib/include/hugekit"
+echo 'int hk_public(void);' > "$tmp/lib/include/hugekit/hugekit.h"
+printf 'int hk_public(void) { return hkl_fine(); }\n/* hk_in_a_comment */\nstatic int hk_inner(void);\n' > "$tmp/lib/core/names.c"
 expected="lib/runtime/bad.c: \"sys/kernel/mm/hugepages/hugepages-%lukB\"
 tools/bad.c: \"%s/proc/self/maps\"
 lib/runtime/bad.c:2:#include <hugekit/hugekit.h>
 tools/inc.c:4:#include \"path.h\"
-tools/inc.c:5:#include \"internal.h\""
+tools/inc.c:5:#include \"internal.h\"
+lib/core/names.c: hk_inner"
 got=$(scan "$tmp")
 if [ "$got" != "$expected" ]; then
 	printf 'check-layers: the self-test found\n%s\ninstead of\n%s\n' "$got" "$expected" >&2
@@ -115,7 +137,7 @@ fi
 fail=0
 found=$(scan "$src")
 if [ -n "$found" ]; then
-	echo "check-layers: /proc or /sys spelled outside lib/common, a forbidden include in the runtime, or a header of lib/ a tool may not include (docs/ARCHITECTURE.md):" >&2
+	echo "check-layers: /proc or /sys spelled outside lib/common, a forbidden include in the runtime, a header of lib/ a tool may not include, or an hk_ name that is not public API (docs/ARCHITECTURE.md):" >&2
 	echo "$found" >&2
 	fail=1
 fi
@@ -128,4 +150,4 @@ if [ -n "$build" ] && [ -e "$rtlib" ] && command -v readelf > /dev/null; then
 	fi
 fi
 [ $fail -eq 0 ] || exit 1
-echo "check-layers: no /proc or /sys outside lib/common; the runtime needs libc only; tools include of lib/ only $(allowed "$src" | wc -l) listed lib/common headers"
+echo "check-layers: no /proc or /sys outside lib/common; the runtime needs libc only; tools include of lib/ only $(allowed "$src" | wc -l) listed lib/common headers; every hk_ name is public API"

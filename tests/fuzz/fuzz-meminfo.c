@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * /proc/meminfo, node meminfo and /proc/zoneinfo: hk_kv_find_u64 on the
+ * /proc/meminfo, node meminfo and /proc/zoneinfo: hkc_kv_find_u64 on the
  * input, and the library's readers on a tree whose files hold it (the
  * default page size, hk_meminfo_read, the zone count and the
  * min_free_kbytes recommendation made from it).
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	s = fuzz_str(data + 1, size - 1);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		rc = hk_kv_find_u64(s, keys[i], &v);
+		rc = hkc_kv_find_u64(s, keys[i], &v);
 		if (rc != 0 && rc != -ENOENT && rc != -EINVAL && rc != -ERANGE)
 			abort();
 	}

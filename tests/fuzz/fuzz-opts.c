@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Option tables (tools/common/opts.c): a table made from the input goes
- * through hk_getopt_init, getopt_long over an argv made from the rest of the
+ * through hkt_getopt_init, getopt_long over an argv made from the rest of the
  * input, and the --help and --list-options printers.
  * Input: '\n'-separated tokens. The first byte % 8 is the number of options;
  * each option token is SHORT ARGKIND NAME... (SHORT '.' for none, ARGKIND
@@ -25,8 +25,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hk_opt opts[9] = {{0}};
-	struct hk_getopt g = {0};
+	struct hkt_opt opts[9] = {{0}};
+	struct hkt_getopt g = {0};
 	char *all, *tok, *save = NULL, *argv[64];
 	size_t nopts, n = 0;
 	int argc = 0, c;
@@ -38,11 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc++] = (char *)"fuzz";
 	for (tok = strtok_r(all, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
 		if (n < nopts) {
-			struct hk_opt *o = &opts[n];
+			struct hkt_opt *o = &opts[n];
 			size_t len = strlen(tok);
 
 			o->short_name = len > 0 && isalnum((unsigned char)tok[0]) ? tok[0] : 0;
-			o->arg = len > 1 ? (enum hk_opt_arg)((unsigned char)tok[1] % 3)
+			o->arg = len > 1 ? (enum hkt_opt_arg)((unsigned char)tok[1] % 3)
 					 : HK_ARG_NONE;
 			o->name = len > 2 ? tok + 2 : NULL;
 			o->id = o->short_name ? o->short_name : HK_OPT_LONG_BASE + (int)n;
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	argv[argc] = NULL;
-	if (hk_getopt_init(&g, opts, "+") < 0)
+	if (hkt_getopt_init(&g, opts, "+") < 0)
 		abort();
 	optind = 0;
 	opterr = 0;
@@ -70,9 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!known)
 			abort(); /* getopt returned an id the table does not have */
 	}
-	hk_opts_print_help(devnull, opts);
-	hk_opts_print_list(devnull, opts);
-	hk_getopt_fini(&g);
+	hkt_opts_print_help(devnull, opts);
+	hkt_opts_print_list(devnull, opts);
+	hkt_getopt_fini(&g);
 	free(all);
 	return 0;
 }

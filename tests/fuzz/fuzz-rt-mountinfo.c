@@ -11,9 +11,9 @@
 
 #include "../../lib/runtime/api.c"
 
-static struct hk_path root;
+static struct hkc_path root;
 
-const struct hk_path *rt_path(void)
+const struct hkc_path *rt_path(void)
 {
 	return &root;
 }
@@ -42,7 +42,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_tree_init();
 	fuzz_put_str("proc/meminfo", "Hugepagesize:       2048 kB\n");
 	fuzz_mkdirs("sys/kernel/mm/hugepages/hugepages-2048kB");
-	if (hk_path_init(&root, fuzz_root) < 0)
+	if (hkc_path_init(&root, fuzz_root) < 0)
 		abort();
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sysfs counters and knobs: hk_parse_u64_strict against strtoull, the same
+ * sysfs counters and knobs: hkc_parse_u64_strict against strtoull, the same
  * bytes read back through the path layer as a counter file, and as a THP
  * knob ("always [madvise] never").
  */
@@ -11,13 +11,13 @@
 #include "path.h"
 
 static struct hk_ctx *ctx;
-static struct hk_path path;
+static struct hkc_path path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fuzz_tree_init();
 	fuzz_put_str("sys/kernel/mm/transparent_hugepage/enabled", "");
-	if (hk_new(fuzz_root, &ctx) < 0 || hk_path_init(&path, fuzz_root) < 0)
+	if (hk_new(fuzz_root, &ctx) < 0 || hkc_path_init(&path, fuzz_root) < 0)
 		abort();
 	return 0;
 }
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_str(data, size), *end, *v = NULL;
 	uint64_t a = 0, b = 0;
-	int rc = hk_parse_u64_strict(s, &a);
+	int rc = hkc_parse_u64_strict(s, &a);
 	size_t digits = strspn(s, "0123456789");
 
 	if (rc == 0) {
@@ -39,9 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	fuzz_put("sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", data, size);
-	rc = hk_path_read_u64f(&path, &b, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
+	rc = hkc_path_read_u64f(&path, &b, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
 	/* The file holds the input up to its first NUL too, or more: never a different number. */
-	if (rc == 0 && strlen(s) == size && (hk_parse_u64_strict(s, &a) < 0 || a != b))
+	if (rc == 0 && strlen(s) == size && (hkc_parse_u64_strict(s, &a) < 0 || a != b))
 		abort();
 	fuzz_put("sys/kernel/mm/transparent_hugepage/enabled", data, size);
 	if (hk_thp_read(ctx, "enabled", &v) == 0) {

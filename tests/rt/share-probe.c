@@ -33,11 +33,11 @@
 #include "internal.h"
 #include "share.h"
 
-static struct hk_path root = {.rootfd = -1};
+static struct hkc_path root = {.rootfd = -1};
 
-const struct hk_path *rt_path(void)
+const struct hkc_path *rt_path(void)
 {
-	if (root.rootfd < 0 && hk_path_init(&root, "/") < 0)
+	if (root.rootfd < 0 && hkc_path_init(&root, "/") < 0)
 		abort();
 	return &root;
 }
@@ -98,8 +98,8 @@ static uint64_t hugepages_free(void)
 	char *buf = NULL;
 	uint64_t v = UINT64_MAX;
 
-	if (hk_path_read_allf(rt_path(), &buf, NULL, HK_PROC_MEMINFO) == 0 &&
-	    hk_kv_find_u64(buf, "HugePages_Free", &v) < 0)
+	if (hkc_path_read_allf(rt_path(), &buf, NULL, HK_PROC_MEMINFO) == 0 &&
+	    hkc_kv_find_u64(buf, "HugePages_Free", &v) < 0)
 		v = UINT64_MAX;
 	free(buf);
 	return v;

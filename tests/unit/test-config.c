@@ -385,9 +385,9 @@ static void test_owner(void **state)
 }
 
 /* Set-user-ID root, run by uid 1000; and file capabilities, run by uid 1000. */
-static const struct hk_creds setuid_root = {1000, 0, 1000, 1000, true, true};
-static const struct hk_creds file_caps = {1000, 1000, 1000, 1000, true, true};
-static const struct hk_creds plain_user = {1000, 1000, 1000, 1000, false, false};
+static const struct hkc_creds setuid_root = {1000, 0, 1000, 1000, true, true};
+static const struct hkc_creds file_caps = {1000, 1000, 1000, 1000, true, true};
+static const struct hkc_creds plain_user = {1000, 1000, 1000, 1000, false, false};
 
 /* Privileged without euid 0 (file capabilities): the owner checks still hold. */
 static void test_owner_with_caps(void **state)
@@ -399,16 +399,16 @@ static void test_owner_with_caps(void **state)
 	(void)state;
 	tree_open(&t, NULL);
 	write_file(t.dir, "etc/hugekit/hugekit.conf", "[pool 2M]\nminimum = 8\n", 0646);
-	hk_creds_fake = &file_caps;
+	hkc_creds_fake = &file_caps;
 	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
 	assert_non_null(strstr(errs.buf, "hugekit.conf:0: writable by others (mode 0646)"));
 	/* A user with no privilege reads its own tree as it is. */
 	memset(&errs, 0, sizeof(errs));
-	hk_creds_fake = &plain_user;
+	hkc_creds_fake = &plain_user;
 	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), 0);
 	assert_int_equal(errs.n, 0);
 	hk_config_unref(cfg);
-	hk_creds_fake = NULL;
+	hkc_creds_fake = NULL;
 	tree_close(&t);
 }
 
@@ -425,7 +425,7 @@ static void test_caller_path(void **state)
 	write_file(t.dir, "home/user/c.conf", "root:SECRET:19000:0:99999:7:::\n", 0644);
 	snprintf(path, sizeof(path), "%s/home/user/c.conf", t.dir);
 	for (int i = 0; i < 2; i++) {
-		hk_creds_fake = i ? &file_caps : &setuid_root;
+		hkc_creds_fake = i ? &file_caps : &setuid_root;
 		memset(&errs, 0, sizeof(errs));
 		assert_int_equal(hk_config_load(t.ctx, path, collect, &errs, &cfg), -EINVAL);
 		assert_null(strstr(errs.buf, "SECRET"));
@@ -434,11 +434,11 @@ static void test_caller_path(void **state)
 		assert_int_equal(errs.n, 1);
 	}
 	/* Not privileged for someone else: read, and its problem said as it is. */
-	hk_creds_fake = &plain_user;
+	hkc_creds_fake = &plain_user;
 	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(hk_config_load(t.ctx, path, collect, &errs, &cfg), -EINVAL);
 	assert_non_null(strstr(errs.buf, "SECRET"));
-	hk_creds_fake = NULL;
+	hkc_creds_fake = NULL;
 	tree_close(&t);
 }
 
@@ -465,9 +465,9 @@ static void test_hidden(void **state)
 	write_file(t.dir, "etc/hugekit/hugekit.conf", "[pool 2M]\nminimum = 8\nSECRET1\n", 0644);
 	write_file(t.dir, "etc/hugekit/conf.d/a.conf", "[pool 2M]\nminimum = 16\nmaximum = 4\n",
 		   0644);
-	hk_fake_caller_reads = false;
+	hkc_fake_caller_reads = false;
 	for (int i = 0; i < 2; i++) {
-		hk_creds_fake = i ? &file_caps : &setuid_root;
+		hkc_creds_fake = i ? &file_caps : &setuid_root;
 		memset(&errs, 0, sizeof(errs));
 		assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), -EINVAL);
 		if (strstr(errs.buf, "SECRET") || strstr(errs.buf, "minimum") ||
@@ -490,7 +490,7 @@ static void test_hidden(void **state)
 	hk_config_unref(cfg);
 
 	/* The caller may read the files (or nobody is privileged): each problem as it is. */
-	hk_fake_caller_reads = true;
+	hkc_fake_caller_reads = true;
 	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(hk_config_load(t.ctx, NULL, collect, &errs, &cfg), 0);
 	assert_int_equal(hk_plan_from_config(t.ctx, cfg, collect, &errs, &plan), -EINVAL);
@@ -504,7 +504,7 @@ static void test_hidden(void **state)
 	for (size_t i = 0; i < 3; i++)
 		if (!strstr(errs.buf, shown[i]))
 			fail_msg("wanted %s in %s", shown[i], errs.buf);
-	hk_creds_fake = NULL;
+	hkc_creds_fake = NULL;
 	tree_close(&t);
 }
 

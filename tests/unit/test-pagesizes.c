@@ -24,19 +24,19 @@
 
 struct tree {
 	char *dir;
-	struct hk_path p;
+	struct hkc_path p;
 };
 
 static void tree_open(struct tree *t, const char *name)
 {
 	t->dir = fixture_copy(name);
-	assert_int_equal(hk_path_init(&t->p, t->dir), 0);
+	assert_int_equal(hkc_path_init(&t->p, t->dir), 0);
 	assert_false(t->p.live);
 }
 
 static void tree_close(struct tree *t)
 {
-	hk_path_fini(&t->p);
+	hkc_path_fini(&t->p);
 	fixture_remove(t->dir);
 }
 
@@ -173,7 +173,7 @@ static void test_default_1g(void **state)
 
 	(void)state;
 	tree_open(&t, "x86-1node");
-	assert_int_equal(hk_path_read_allf(&t.p, &meminfo, NULL, "proc/meminfo"), 0);
+	assert_int_equal(hkc_path_read_allf(&t.p, &meminfo, NULL, "proc/meminfo"), 0);
 	at = strstr(meminfo, "Hugepagesize:");
 	assert_non_null(at);
 	/* "Hugepagesize:       2048 kB" -> "Hugepagesize:    1048576 kB", same length. */
@@ -196,7 +196,7 @@ static void test_no_sysfs_dir(void **state)
 	(void)state;
 	t.dir = fixture_empty();
 	fixture_write(t.dir, "proc/meminfo", "MemTotal: 1 kB\nHugepagesize:    2048 kB\n");
-	assert_int_equal(hk_path_init(&t.p, t.dir), 0);
+	assert_int_equal(hkc_path_init(&t.p, t.dir), 0);
 	assert_int_equal(hkc_default_page_size(&t.p, &v), 0);
 	assert_int_equal(v, 2 * MiB);
 	check_sizes(&t, NULL, 0);
@@ -225,7 +225,7 @@ static void test_bad_hugepagesize(void **state)
 
 	(void)state;
 	t.dir = fixture_empty();
-	assert_int_equal(hk_path_init(&t.p, t.dir), 0);
+	assert_int_equal(hkc_path_init(&t.p, t.dir), 0);
 	/* No meminfo at all. */
 	assert_int_equal(hkc_default_page_size(&t.p, &v), -ENOENT);
 	fixture_write(t.dir, "proc/meminfo", "Hugepagesize:       0 kB\n");
@@ -238,14 +238,14 @@ static void test_bad_hugepagesize(void **state)
 
 static void test_base_live(void **state)
 {
-	struct hk_path p;
+	struct hkc_path p;
 	uint64_t v = 0;
 
 	(void)state;
-	assert_int_equal(hk_path_init(&p, "/"), 0);
+	assert_int_equal(hkc_path_init(&p, "/"), 0);
 	assert_int_equal(hkc_base_page_size(&p, &v), 0);
 	assert_int_equal(v, (uint64_t)sysconf(_SC_PAGESIZE));
-	hk_path_fini(&p);
+	hkc_path_fini(&p);
 }
 
 int main(void)

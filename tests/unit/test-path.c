@@ -24,7 +24,7 @@
 
 struct env {
 	char *dir;
-	struct hk_path p;
+	struct hkc_path p;
 };
 
 static int setup(void **state)
@@ -34,7 +34,7 @@ static int setup(void **state)
 	if (!e)
 		return -1;
 	e->dir = fixture_empty();
-	if (hk_path_init(&e->p, e->dir) < 0) {
+	if (hkc_path_init(&e->p, e->dir) < 0) {
 		fixture_remove(e->dir);
 		free(e);
 		return -1;
@@ -47,7 +47,7 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 
-	hk_path_fini(&e->p);
+	hkc_path_fini(&e->p);
 	fixture_remove(e->dir);
 	free(e);
 	return 0;
@@ -84,26 +84,26 @@ static void test_init(void **state)
 
 static void test_init_live(void **state)
 {
-	struct hk_path p;
+	struct hkc_path p;
 
 	(void)state;
-	assert_int_equal(hk_path_init(&p, "/"), 0);
+	assert_int_equal(hkc_path_init(&p, "/"), 0);
 	assert_true(p.live);
 	assert_string_equal(p.root, "/");
-	hk_path_fini(&p);
+	hkc_path_fini(&p);
 	assert_int_equal(p.rootfd, -1);
 	assert_null(p.root);
 
 	/* NULL means the running system too; its lookups follow links (/proc/self). */
-	assert_int_equal(hk_path_init(&p, NULL), 0);
+	assert_int_equal(hkc_path_init(&p, NULL), 0);
 	assert_true(p.live);
 	assert_false(p.beneath);
 	assert_string_equal(p.root, "/");
-	assert_true(hk_path_existsf(&p, "proc/self/status"));
-	hk_path_fini(&p);
+	assert_true(hkc_path_existsf(&p, "proc/self/status"));
+	hkc_path_fini(&p);
 
 	/* "" is a mistake (an unset variable), never the running system. */
-	assert_int_equal(hk_path_init(&p, ""), -EINVAL);
+	assert_int_equal(hkc_path_init(&p, ""), -EINVAL);
 	assert_int_equal(p.rootfd, -1);
 	assert_null(p.root);
 }
@@ -111,17 +111,17 @@ static void test_init_live(void **state)
 static void test_init_missing(void **state)
 {
 	struct env *e = *state;
-	struct hk_path p;
+	struct hkc_path p;
 	char *missing;
 
 	assert_true(asprintf(&missing, "%s/does-not-exist", e->dir) > 0);
-	assert_int_equal(hk_path_init(&p, missing), -ENOENT);
+	assert_int_equal(hkc_path_init(&p, missing), -ENOENT);
 	free(missing);
 
 	/* A regular file is not a root. */
 	fixture_write(e->dir, "file", "x");
 	assert_true(asprintf(&missing, "%s/file", e->dir) > 0);
-	assert_int_equal(hk_path_init(&p, missing), -ENOTDIR);
+	assert_int_equal(hkc_path_init(&p, missing), -ENOTDIR);
 	free(missing);
 }
 
@@ -156,7 +156,7 @@ static void test_read_u64(void **state)
 		int rc;
 
 		fixture_write(e->dir, "sys/value", cases[i].content);
-		rc = hk_path_read_u64f(&e->p, &v, "sys/%s", "value");
+		rc = hkc_path_read_u64f(&e->p, &v, "sys/%s", "value");
 		if (rc != cases[i].rc || (rc == 0 && v != cases[i].value)) {
 			print_error("\"%s\": rc %d value %llu, expected rc %d value %llu\n",
 				    cases[i].content, rc, (unsigned long long)v, cases[i].rc,
@@ -183,7 +183,7 @@ static void test_read_u64_nul(void **state)
 	assert_int_equal(fwrite("7\0junk", 1, 7, f), 7);
 	assert_int_equal(fclose(f), 0);
 	free(path);
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "sys/value"), -EINVAL);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "sys/value"), -EINVAL);
 	assert_int_equal(v, 12345);
 }
 
@@ -192,8 +192,8 @@ static void test_read_u64_missing(void **state)
 	struct env *e = *state;
 	uint64_t v = 7;
 
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "sys/missing"), -ENOENT);
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "nodir/node%d/x", 3), -ENOENT);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "sys/missing"), -ENOENT);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "nodir/node%d/x", 3), -ENOENT);
 	assert_int_equal(v, 7);
 }
 
@@ -202,14 +202,14 @@ static void test_parse_u64_strict(void **state)
 	uint64_t v = 0;
 
 	(void)state;
-	assert_int_equal(hk_parse_u64_strict("42", &v), 0);
+	assert_int_equal(hkc_parse_u64_strict("42", &v), 0);
 	assert_int_equal(v, 42);
-	assert_int_equal(hk_parse_u64_strict("42\n", &v), 0);
+	assert_int_equal(hkc_parse_u64_strict("42\n", &v), 0);
 	assert_int_equal(v, 42);
-	assert_int_equal(hk_parse_u64_strict("", &v), -EINVAL);
-	assert_int_equal(hk_parse_u64_strict("-", &v), -EINVAL);
-	assert_int_equal(hk_parse_u64_strict(NULL, &v), -EINVAL);
-	assert_int_equal(hk_parse_u64_strict("99999999999999999999", &v), -ERANGE);
+	assert_int_equal(hkc_parse_u64_strict("", &v), -EINVAL);
+	assert_int_equal(hkc_parse_u64_strict("-", &v), -EINVAL);
+	assert_int_equal(hkc_parse_u64_strict(NULL, &v), -EINVAL);
+	assert_int_equal(hkc_parse_u64_strict("99999999999999999999", &v), -ERANGE);
 	assert_int_equal(v, 42);
 }
 
@@ -220,30 +220,30 @@ static void test_read_string(void **state)
 
 	fixture_write(e->dir, "sys/kernel/mm/transparent_hugepage/enabled",
 		      "always [madvise] never\n");
-	assert_int_equal(
-		hk_path_read_stringf(&e->p, &s, "sys/kernel/mm/transparent_hugepage/%s", "enabled"),
-		0);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "sys/kernel/mm/transparent_hugepage/%s",
+					       "enabled"),
+			 0);
 	assert_string_equal(s, "always [madvise] never");
 	free(s);
 
 	/* Only the first line comes back. */
 	fixture_write(e->dir, "two", "first\nsecond\n");
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "two"), 0);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "two"), 0);
 	assert_string_equal(s, "first");
 	free(s);
 
 	/* No newline at all, and an empty file. */
 	fixture_write(e->dir, "bare", "bare");
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "bare"), 0);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "bare"), 0);
 	assert_string_equal(s, "bare");
 	free(s);
 	fixture_write(e->dir, "empty", "");
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "empty"), 0);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "empty"), 0);
 	assert_string_equal(s, "");
 	free(s);
 
 	s = NULL;
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "missing"), -ENOENT);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "missing"), -ENOENT);
 	assert_null(s);
 }
 
@@ -261,20 +261,20 @@ static void test_read_all_large(void **state)
 	content[size] = '\0';
 	fixture_write(e->dir, "proc/big", content);
 
-	assert_int_equal(hk_path_read_allf(&e->p, &buf, &len, "proc/%s", "big"), 0);
+	assert_int_equal(hkc_path_read_allf(&e->p, &buf, &len, "proc/%s", "big"), 0);
 	assert_int_equal(len, size);
 	assert_int_equal(strlen(buf), size);
 	assert_memory_equal(buf, content, size);
 	free(buf);
 
 	/* ret_len may be NULL. */
-	assert_int_equal(hk_path_read_allf(&e->p, &buf, NULL, "proc/big"), 0);
+	assert_int_equal(hkc_path_read_allf(&e->p, &buf, NULL, "proc/big"), 0);
 	assert_string_equal(buf, content);
 	free(buf);
 
 	/* An empty file is an empty string. */
 	fixture_write(e->dir, "proc/empty", "");
-	assert_int_equal(hk_path_read_allf(&e->p, &buf, &len, "proc/empty"), 0);
+	assert_int_equal(hkc_path_read_allf(&e->p, &buf, &len, "proc/empty"), 0);
 	assert_int_equal(len, 0);
 	assert_string_equal(buf, "");
 	free(buf);
@@ -288,23 +288,23 @@ static void test_write_truncates(void **state)
 	uint64_t v;
 
 	fixture_write(e->dir, "proc/sys/vm/nr_hugepages", "0\n");
-	assert_int_equal(hk_path_write_u64f(&e->p, 1000, "proc/sys/vm/%s", "nr_hugepages"), 0);
+	assert_int_equal(hkc_path_write_u64f(&e->p, 1000, "proc/sys/vm/%s", "nr_hugepages"), 0);
 	s = slurp(e->dir, "proc/sys/vm/nr_hugepages");
 	assert_string_equal(s, "1000");
 	free(s);
-	assert_int_equal(hk_path_write_u64f(&e->p, 5, "proc/sys/vm/nr_hugepages"), 0);
+	assert_int_equal(hkc_path_write_u64f(&e->p, 5, "proc/sys/vm/nr_hugepages"), 0);
 	s = slurp(e->dir, "proc/sys/vm/nr_hugepages");
 	assert_string_equal(s, "5");
 	free(s);
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_hugepages"), 0);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_hugepages"), 0);
 	assert_int_equal(v, 5);
 
-	assert_int_equal(hk_path_write_u64f(&e->p, UINT64_MAX, "proc/sys/vm/nr_hugepages"), 0);
+	assert_int_equal(hkc_path_write_u64f(&e->p, UINT64_MAX, "proc/sys/vm/nr_hugepages"), 0);
 	s = slurp(e->dir, "proc/sys/vm/nr_hugepages");
 	assert_string_equal(s, "18446744073709551615");
 	free(s);
 
-	assert_int_equal(hk_path_write_stringf(&e->p, "never", "proc/sys/vm/nr_hugepages"), 0);
+	assert_int_equal(hkc_path_write_stringf(&e->p, "never", "proc/sys/vm/nr_hugepages"), 0);
 	s = slurp(e->dir, "proc/sys/vm/nr_hugepages");
 	assert_string_equal(s, "never");
 	free(s);
@@ -314,12 +314,12 @@ static void test_write_missing(void **state)
 {
 	struct env *e = *state;
 
-	assert_int_equal(hk_path_write_u64f(&e->p, 1, "sys/devices/system/node/node9/%s", "x"),
+	assert_int_equal(hkc_path_write_u64f(&e->p, 1, "sys/devices/system/node/node9/%s", "x"),
 			 -ENOENT);
-	assert_int_equal(hk_path_write_stringf(&e->p, "1", "nodir/file"), -ENOENT);
+	assert_int_equal(hkc_path_write_stringf(&e->p, "1", "nodir/file"), -ENOENT);
 	/* Like a sysfs attribute, a write does not create the file. */
-	assert_int_equal(hk_path_write_u64f(&e->p, 1, "newfile"), -ENOENT);
-	assert_false(hk_path_existsf(&e->p, "newfile"));
+	assert_int_equal(hkc_path_write_u64f(&e->p, 1, "newfile"), -ENOENT);
+	assert_false(hkc_path_existsf(&e->p, "newfile"));
 }
 
 static void test_leading_slash(void **state)
@@ -329,27 +329,27 @@ static void test_leading_slash(void **state)
 	uint64_t v = 0;
 
 	fixture_write(e->dir, "proc/sys/vm/min_free_kbytes", "67584\n");
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "/proc/sys/vm/min_free_kbytes"), 0);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "/proc/sys/vm/min_free_kbytes"), 0);
 	assert_int_equal(v, 67584);
-	assert_true(hk_path_existsf(&e->p, "/proc/sys/vm/%s", "min_free_kbytes"));
-	assert_true(hk_path_existsf(&e->p, "proc/sys/vm/min_free_kbytes"));
-	assert_false(hk_path_existsf(&e->p, "/proc/sys/vm/nr_hugepages"));
+	assert_true(hkc_path_existsf(&e->p, "/proc/sys/vm/%s", "min_free_kbytes"));
+	assert_true(hkc_path_existsf(&e->p, "proc/sys/vm/min_free_kbytes"));
+	assert_false(hkc_path_existsf(&e->p, "/proc/sys/vm/nr_hugepages"));
 
-	assert_int_equal(hk_path_write_u64f(&e->p, 90112, "/proc/sys/vm/min_free_kbytes"), 0);
+	assert_int_equal(hkc_path_write_u64f(&e->p, 90112, "/proc/sys/vm/min_free_kbytes"), 0);
 	s = slurp(e->dir, "proc/sys/vm/min_free_kbytes");
 	assert_string_equal(s, "90112");
 	free(s);
 
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "%s", "/proc/sys/vm/min_free_kbytes"), 0);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "%s", "/proc/sys/vm/min_free_kbytes"), 0);
 	assert_string_equal(s, "90112");
 	free(s);
 
 	/* Any number of leading slashes stays inside the root. */
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "//proc/sys/vm/min_free_kbytes"), 0);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "//proc/sys/vm/min_free_kbytes"), 0);
 	assert_string_equal(s, "90112");
 	free(s);
 	fixture_write(e->dir, "etc/hostname", "inside-the-sysroot\n");
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "///etc/hostname"), 0);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "///etc/hostname"), 0);
 	assert_string_equal(s, "inside-the-sysroot");
 	free(s);
 }
@@ -364,20 +364,20 @@ static void test_opendir(void **state)
 	char line[32];
 
 	fixture_write(e->dir, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "3\n");
-	assert_int_equal(hk_path_opendirf(&e->p, &d, "/sys/kernel/mm/hugepages"), 0);
+	assert_int_equal(hkc_path_opendirf(&e->p, &d, "/sys/kernel/mm/hugepages"), 0);
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, "hugepages-2048kB") == 0)
 			found++;
 	closedir(d);
 	assert_int_equal(found, 1);
-	assert_int_equal(hk_path_opendirf(&e->p, &d, "sys/kernel/mm/none"), -ENOENT);
-	assert_int_equal(hk_path_opendirf(&e->p, &d,
-					  "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
+	assert_int_equal(hkc_path_opendirf(&e->p, &d, "sys/kernel/mm/none"), -ENOENT);
+	assert_int_equal(hkc_path_opendirf(&e->p, &d,
+					   "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
 			 -ENOTDIR);
 
-	assert_int_equal(hk_path_fopenf(&e->p, &f,
-					"sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages",
-					2048),
+	assert_int_equal(hkc_path_fopenf(&e->p, &f,
+					 "sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages",
+					 2048),
 			 0);
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line, "3\n");
@@ -398,28 +398,28 @@ static void test_kv_meminfo(void **state)
 	uint64_t v = 0;
 
 	(void)state;
-	assert_int_equal(hk_kv_find_u64(meminfo, "MemTotal", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "MemTotal", &v), 0);
 	assert_int_equal(v, 24683520);
-	assert_int_equal(hk_kv_find_u64(meminfo, "HugePages_Total", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "HugePages_Total", &v), 0);
 	assert_int_equal(v, 10);
-	assert_int_equal(hk_kv_find_u64(meminfo, "HugePages_Rsvd", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "HugePages_Rsvd", &v), 0);
 	assert_int_equal(v, 2);
-	assert_int_equal(hk_kv_find_u64(meminfo, "Hugepagesize", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "Hugepagesize", &v), 0);
 	assert_int_equal(v, 2048);
-	assert_int_equal(hk_kv_find_u64(meminfo, "Hugetlb", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "Hugetlb", &v), 0);
 	assert_int_equal(v, 20480);
 	/* Last line, no newline, a tab in the padding. */
-	assert_int_equal(hk_kv_find_u64(meminfo, "DirectMap1G", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "DirectMap1G", &v), 0);
 	assert_int_equal(v, 2097152);
 
 	v = 99;
-	assert_int_equal(hk_kv_find_u64(meminfo, "SwapTotal", &v), -ENOENT);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "SwapTotal", &v), -ENOENT);
 	/* A prefix of a key is not the key. */
-	assert_int_equal(hk_kv_find_u64(meminfo, "Mem", &v), -ENOENT);
-	assert_int_equal(hk_kv_find_u64(meminfo, "HugePages", &v), -ENOENT);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "Mem", &v), -ENOENT);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "HugePages", &v), -ENOENT);
 	/* Nor is a key in the middle of a line. */
-	assert_int_equal(hk_kv_find_u64(meminfo, "Total", &v), -ENOENT);
-	assert_int_equal(hk_kv_find_u64("", "MemTotal", &v), -ENOENT);
+	assert_int_equal(hkc_kv_find_u64(meminfo, "Total", &v), -ENOENT);
+	assert_int_equal(hkc_kv_find_u64("", "MemTotal", &v), -ENOENT);
 	assert_int_equal(v, 99);
 }
 
@@ -432,15 +432,15 @@ static void test_kv_node(void **state)
 	uint64_t v = 0;
 
 	(void)state;
-	assert_int_equal(hk_kv_find_u64(node, "HugePages_Total", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(node, "HugePages_Total", &v), 0);
 	assert_int_equal(v, 7);
-	assert_int_equal(hk_kv_find_u64(node, "HugePages_Free", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(node, "HugePages_Free", &v), 0);
 	assert_int_equal(v, 1);
-	assert_int_equal(hk_kv_find_u64(node, "MemTotal", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(node, "MemTotal", &v), 0);
 	assert_int_equal(v, 24772608);
-	assert_int_equal(hk_kv_find_u64(node, "HugePages_Surp", &v), 0);
+	assert_int_equal(hkc_kv_find_u64(node, "HugePages_Surp", &v), 0);
 	assert_int_equal(v, 2);
-	assert_int_equal(hk_kv_find_u64(node, "HugePages_Rsvd", &v), -ENOENT);
+	assert_int_equal(hkc_kv_find_u64(node, "HugePages_Rsvd", &v), -ENOENT);
 }
 
 static void test_kv_bad_value(void **state)
@@ -448,13 +448,13 @@ static void test_kv_bad_value(void **state)
 	uint64_t v = 5;
 
 	(void)state;
-	assert_int_equal(hk_kv_find_u64("MemTotal:  abc kB\n", "MemTotal", &v), -EINVAL);
-	assert_int_equal(hk_kv_find_u64("MemTotal:\n", "MemTotal", &v), -EINVAL);
-	assert_int_equal(hk_kv_find_u64("MemTotal:  -1 kB\n", "MemTotal", &v), -EINVAL);
-	assert_int_equal(hk_kv_find_u64("MemTotal:  12 MB\n", "MemTotal", &v), -EINVAL);
-	assert_int_equal(hk_kv_find_u64("MemTotal:  12x\n", "MemTotal", &v), -EINVAL);
-	assert_int_equal(hk_kv_find_u64("MemTotal:  12 kB trailing\n", "MemTotal", &v), -EINVAL);
-	assert_int_equal(hk_kv_find_u64("MemTotal:  99999999999999999999 kB\n", "MemTotal", &v),
+	assert_int_equal(hkc_kv_find_u64("MemTotal:  abc kB\n", "MemTotal", &v), -EINVAL);
+	assert_int_equal(hkc_kv_find_u64("MemTotal:\n", "MemTotal", &v), -EINVAL);
+	assert_int_equal(hkc_kv_find_u64("MemTotal:  -1 kB\n", "MemTotal", &v), -EINVAL);
+	assert_int_equal(hkc_kv_find_u64("MemTotal:  12 MB\n", "MemTotal", &v), -EINVAL);
+	assert_int_equal(hkc_kv_find_u64("MemTotal:  12x\n", "MemTotal", &v), -EINVAL);
+	assert_int_equal(hkc_kv_find_u64("MemTotal:  12 kB trailing\n", "MemTotal", &v), -EINVAL);
+	assert_int_equal(hkc_kv_find_u64("MemTotal:  99999999999999999999 kB\n", "MemTotal", &v),
 			 -ERANGE);
 	assert_int_equal(v, 5);
 }
@@ -464,9 +464,9 @@ static void test_existsf(void **state)
 	struct env *e = *state;
 
 	fixture_write(e->dir, "sys/devices/system/node/node1/meminfo", "Node 1 MemTotal: 1 kB\n");
-	assert_true(hk_path_existsf(&e->p, "sys/devices/system/node/node%d", 1));
-	assert_true(hk_path_existsf(&e->p, "sys/devices/system/node/node%d/meminfo", 1));
-	assert_false(hk_path_existsf(&e->p, "sys/devices/system/node/node%d", 0));
+	assert_true(hkc_path_existsf(&e->p, "sys/devices/system/node/node%d", 1));
+	assert_true(hkc_path_existsf(&e->p, "sys/devices/system/node/node%d/meminfo", 1));
+	assert_false(hkc_path_existsf(&e->p, "sys/devices/system/node/node%d", 0));
 }
 
 /* A symbolic link at rel in dir pointing at target (any text). */
@@ -505,24 +505,24 @@ static void assert_escapes(struct env *e, const char *host, const char *rel)
 	uint64_t v = 99;
 	FILE *f = NULL;
 
-	hk_path_set_log(&e->p, collect_log, &msg);
-	assert_int_equal(hk_path_write_u64f(&e->p, 512, "%s", rel), -EXDEV);
+	hkc_path_set_log(&e->p, collect_log, &msg);
+	assert_int_equal(hkc_path_write_u64f(&e->p, 512, "%s", rel), -EXDEV);
 	assert_non_null(msg);
 	assert_non_null(strstr(msg, rel));
 	assert_non_null(strstr(msg, "leads out of the tree"));
-	assert_int_equal(hk_path_write_stringf(&e->p, "never", "%s", rel), -EXDEV);
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "%s", rel), -EXDEV);
+	assert_int_equal(hkc_path_write_stringf(&e->p, "never", "%s", rel), -EXDEV);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "%s", rel), -EXDEV);
 	assert_int_equal(v, 99);
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "%s", rel), -EXDEV);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "%s", rel), -EXDEV);
 	assert_null(s);
-	assert_int_equal(hk_path_fopenf(&e->p, &f, "%s", rel), -EXDEV);
+	assert_int_equal(hkc_path_fopenf(&e->p, &f, "%s", rel), -EXDEV);
 	assert_null(f);
-	assert_int_equal(hk_path_openf(&e->p, O_RDWR | O_CREAT, "%s", rel), -EXDEV);
-	assert_false(hk_path_existsf(&e->p, "%s", rel));
+	assert_int_equal(hkc_path_openf(&e->p, O_RDWR | O_CREAT, "%s", rel), -EXDEV);
+	assert_false(hkc_path_existsf(&e->p, "%s", rel));
 	e->p.dry_run = no_dry_run;
-	assert_int_equal(hk_path_write_u64f(&e->p, 512, "%s", rel), -EXDEV);
+	assert_int_equal(hkc_path_write_u64f(&e->p, 512, "%s", rel), -EXDEV);
 	e->p.dry_run = NULL;
-	hk_path_set_log(&e->p, NULL, NULL);
+	hkc_path_set_log(&e->p, NULL, NULL);
 	free(msg);
 	/* The host's file is as it was, and nothing was added beside it. */
 	got = slurp(host, "file");
@@ -538,7 +538,7 @@ static void escapes(void **state, bool fallback)
 	DIR *d = NULL;
 	uint64_t v = 0;
 
-	hk_path_no_openat2 = fallback;
+	hkc_path_no_openat2 = fallback;
 	fixture_write(host, "file", "host\n");
 	fixture_write(host, "dir/nr_hugepages", "host\n");
 
@@ -566,23 +566,23 @@ static void escapes(void **state, bool fallback)
 	put_link(e->dir, "sys/kernel", rel);
 	free(rel);
 	assert_escapes(e, host, "sys/kernel/nr_hugepages");
-	assert_int_equal(hk_path_opendirf(&e->p, &d, "sys/kernel"), -EXDEV);
+	assert_int_equal(hkc_path_opendirf(&e->p, &d, "sys/kernel"), -EXDEV);
 	assert_null(d);
 	/* The same, relative, deeper: sys/devices -> ../../<host>/dir. */
 	assert_true(asprintf(&rel, "../../%s/dir", hostname) > 0);
 	put_link(e->dir, "sys/devices", rel);
 	free(rel);
 	assert_escapes(e, host, "sys/devices/nr_hugepages");
-	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "sys/devices/new"), -EXDEV);
-	assert_false(hk_path_existsf(&e->p, "sys/devices/new"));
+	assert_int_equal(hkc_path_mkdirf(&e->p, 0755, "sys/devices/new"), -EXDEV);
+	assert_false(hkc_path_existsf(&e->p, "sys/devices/new"));
 	s = slurp(host, "dir/nr_hugepages");
 	assert_string_equal(s, "host\n");
 	free(s);
 
 	/* A path that climbs itself, and /proc/self as a dump spells it. */
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "proc/../../%s/file", hostname), -EXDEV);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "proc/../../%s/file", hostname), -EXDEV);
 	put_link(e->dir, "proc/self", "/proc/self");
-	assert_int_equal(hk_path_read_stringf(&e->p, &s, "proc/self/status"), -EXDEV);
+	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "proc/self/status"), -EXDEV);
 
 	/*
 	 * Links that stay inside the tree are followed: a dump of /sys is made
@@ -590,33 +590,33 @@ static void escapes(void **state, bool fallback)
 	 */
 	fixture_write(e->dir, "real/hugepages-2048kB/nr_hugepages", "12\n");
 	put_link(e->dir, "sys/mm/hugepages", "../../real");
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "sys/mm/hugepages/hugepages-2048kB/%s",
-					   "nr_hugepages"),
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "sys/mm/hugepages/hugepages-2048kB/%s",
+					    "nr_hugepages"),
 			 0);
 	assert_int_equal(v, 12);
 	put_link(e->dir, "sys/node0-nr", "mm/hugepages/hugepages-2048kB/nr_hugepages");
-	assert_int_equal(hk_path_write_u64f(&e->p, 30, "sys/node0-nr"), 0);
+	assert_int_equal(hkc_path_write_u64f(&e->p, 30, "sys/node0-nr"), 0);
 	s = slurp(e->dir, "real/hugepages-2048kB/nr_hugepages");
 	assert_string_equal(s, "30");
 	free(s);
-	assert_int_equal(hk_path_read_u64f(&e->p, &v,
-					   "sys/mm/../mm/hugepages/hugepages-2048kB/"
-					   "nr_hugepages"),
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v,
+					    "sys/mm/../mm/hugepages/hugepages-2048kB/"
+					    "nr_hugepages"),
 			 0);
 	assert_int_equal(v, 30);
-	assert_int_equal(hk_path_opendirf(&e->p, &d, "sys/mm/hugepages/"), 0);
+	assert_int_equal(hkc_path_opendirf(&e->p, &d, "sys/mm/hugepages/"), 0);
 	closedir(d);
-	assert_true(hk_path_existsf(&e->p, "sys/mm/hugepages/hugepages-2048kB"));
+	assert_true(hkc_path_existsf(&e->p, "sys/mm/hugepages/hugepages-2048kB"));
 
 	/* A loop is a loop, and says nothing about leaving the tree. */
-	hk_path_set_log(&e->p, collect_log, &msg);
+	hkc_path_set_log(&e->p, collect_log, &msg);
 	put_link(e->dir, "loop-a", "loop-b");
 	put_link(e->dir, "loop-b", "loop-a");
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "loop-a"), -ELOOP);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "loop-a"), -ELOOP);
 	assert_null(msg);
-	hk_path_set_log(&e->p, NULL, NULL);
+	hkc_path_set_log(&e->p, NULL, NULL);
 
-	hk_path_no_openat2 = false;
+	hkc_path_no_openat2 = false;
 	fixture_remove(host);
 }
 
@@ -636,8 +636,8 @@ static void test_tree_hardlink_fifo(void **state)
 	assert_true(asprintf(&dst, "%s/proc/sys/vm/nr_hugepages", e->dir) > 0);
 	assert_int_equal(unlink(dst), 0);
 	assert_int_equal(link(src, dst), 0);
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_hugepages"), -EMLINK);
-	assert_int_equal(hk_path_write_u64f(&e->p, 9, "proc/sys/vm/nr_hugepages"), -EMLINK);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_hugepages"), -EMLINK);
+	assert_int_equal(hkc_path_write_u64f(&e->p, 9, "proc/sys/vm/nr_hugepages"), -EMLINK);
 	/* The host file is as it was. */
 	{
 		FILE *f = fopen(src, "r");
@@ -651,8 +651,8 @@ static void test_tree_hardlink_fifo(void **state)
 	assert_int_equal(unlink(dst), 0);
 	assert_int_equal(mkfifo(dst, 0600), 0);
 	/* No reader and no writer: these would block forever without O_NONBLOCK. */
-	assert_int_equal(hk_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_hugepages"), -EINVAL);
-	assert_true(hk_path_write_u64f(&e->p, 9, "proc/sys/vm/nr_hugepages") < 0);
+	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_hugepages"), -EINVAL);
+	assert_true(hkc_path_write_u64f(&e->p, 9, "proc/sys/vm/nr_hugepages") < 0);
 	assert_int_equal(unlink(dst), 0);
 	free(src);
 	free(dst);
@@ -678,7 +678,7 @@ static void test_escape_openat2_renames(void **state)
 	pid_t pid;
 	int st;
 
-	hk_path_no_openat2 = false;
+	hkc_path_no_openat2 = false;
 	fixture_write(host, "file", "host\n");
 	fixture_write(spin, "a", "");
 	assert_true(asprintf(&rel, "../../../../%s/file", hostname) > 0);
@@ -696,7 +696,7 @@ static void test_escape_openat2_renames(void **state)
 	}
 	for (int i = 0; i < 3000; i++)
 		assert_int_equal(
-			hk_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_overcommit_hugepages"),
+			hkc_path_read_u64f(&e->p, &v, "proc/sys/vm/nr_overcommit_hugepages"),
 			-EXDEV);
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -716,11 +716,11 @@ static void test_mkdir(void **state)
 {
 	struct env *e = *state;
 
-	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "run"), 0);
-	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "/run/hugekit/"), 0);
-	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "run/hugekit"), -EEXIST);
-	assert_int_equal(hk_path_mkdirf(&e->p, 0755, "none/hugekit"), -ENOENT);
-	assert_true(hk_path_existsf(&e->p, "run/hugekit"));
+	assert_int_equal(hkc_path_mkdirf(&e->p, 0755, "run"), 0);
+	assert_int_equal(hkc_path_mkdirf(&e->p, 0755, "/run/hugekit/"), 0);
+	assert_int_equal(hkc_path_mkdirf(&e->p, 0755, "run/hugekit"), -EEXIST);
+	assert_int_equal(hkc_path_mkdirf(&e->p, 0755, "none/hugekit"), -ENOENT);
+	assert_true(hkc_path_existsf(&e->p, "run/hugekit"));
 }
 
 int main(void)

@@ -26,7 +26,7 @@
 
 struct row {
 	const char *what;
-	struct hk_creds c;
+	struct hkc_creds c;
 	bool privileged, for_other;
 };
 
@@ -67,9 +67,9 @@ static void test_rule(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		if (hk_creds_privileged(&rows[i].c) != rows[i].privileged)
+		if (hkc_creds_privileged(&rows[i].c) != rows[i].privileged)
 			fail_msg("%s: privileged should be %d", rows[i].what, rows[i].privileged);
-		if (hk_creds_for_other(&rows[i].c) != rows[i].for_other)
+		if (hkc_creds_for_other(&rows[i].c) != rows[i].for_other)
 			fail_msg("%s: for someone else should be %d", rows[i].what,
 				 rows[i].for_other);
 	}
@@ -78,32 +78,32 @@ static void test_rule(void **state)
 /* The fake stands in for the process in every function; without it, the process itself. */
 static void test_this_process(void **state)
 {
-	static const struct hk_creds setuid_root = {1000, 0, 1000, 1000, true, true};
-	struct hk_creds c;
+	static const struct hkc_creds setuid_root = {1000, 0, 1000, 1000, true, true};
+	struct hkc_creds c;
 	char path[] = "/tmp/hk-test-privilege.XXXXXX";
 	int fd = mkstemp(path);
 
 	(void)state;
 	assert_true(fd >= 0);
-	hk_creds_get(&c);
+	hkc_creds_get(&c);
 	assert_int_equal(c.ruid, getuid());
 	assert_int_equal(c.euid, geteuid());
 	assert_int_equal(c.rgid, getgid());
 	assert_int_equal(c.egid, getegid());
 	assert_int_equal(c.secure, getauxval(AT_SECURE) != 0);
 	/* The tests run as root or as a user, never set-user-ID. */
-	assert_false(hk_privileged_for_other());
-	assert_int_equal(hk_privileged(), geteuid() == 0 || c.caps);
+	assert_false(hkc_privileged_for_other());
+	assert_int_equal(hkc_privileged(), geteuid() == 0 || c.caps);
 	/* Its own new file: the real user reads it. */
-	assert_true(hk_caller_can_read_fd(fd));
+	assert_true(hkc_caller_can_read_fd(fd));
 
-	hk_creds_fake = &setuid_root;
-	hk_fake_caller_reads = false;
-	assert_true(hk_privileged());
-	assert_true(hk_privileged_for_other());
-	assert_false(hk_caller_can_read_fd(fd));
-	hk_creds_fake = NULL;
-	assert_false(hk_privileged_for_other());
+	hkc_creds_fake = &setuid_root;
+	hkc_fake_caller_reads = false;
+	assert_true(hkc_privileged());
+	assert_true(hkc_privileged_for_other());
+	assert_false(hkc_caller_can_read_fd(fd));
+	hkc_creds_fake = NULL;
+	assert_false(hkc_privileged_for_other());
 	close(fd);
 	unlink(path);
 }
@@ -118,7 +118,7 @@ static void test_caller_cannot_read(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(fchmod(fd, 0), 0);
 	/* Root reads any file (access(2) gives the real uid 0 its capabilities). */
-	assert_int_equal(hk_caller_can_read_fd(fd), getuid() == 0);
+	assert_int_equal(hkc_caller_can_read_fd(fd), getuid() == 0);
 	/* As a set-user-ID root program run by nobody: real uid 65534, effective 0. */
 	if (geteuid() == 0) {
 		pid_t pid = fork();
@@ -126,7 +126,7 @@ static void test_caller_cannot_read(void **state)
 
 		assert_true(pid >= 0);
 		if (pid == 0)
-			_exit(setresuid(65534, 0, 0) < 0 ? 2 : hk_caller_can_read_fd(fd) ? 1 : 0);
+			_exit(setresuid(65534, 0, 0) < 0 ? 2 : hkc_caller_can_read_fd(fd) ? 1 : 0);
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 0);

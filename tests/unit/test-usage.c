@@ -624,30 +624,30 @@ static void test_usage_mount_pagesize_zero(void **state)
  */
 static void test_proc_dir_fd_pid_reuse(void **state)
 {
-	struct hk_path p;
+	struct hkc_path p;
 	char old[4096], now[4096], *buf = NULL;
 	struct tree tr;
 	int fd;
 
 	(void)state;
 	tree_open(&tr, "usage");
-	assert_int_equal(hk_path_init(&p, tr.dir), 0);
-	fd = hk_path_openf(&p, O_RDONLY | O_DIRECTORY, "proc/4242");
+	assert_int_equal(hkc_path_init(&p, tr.dir), 0);
+	fd = hkc_path_openf(&p, O_RDONLY | O_DIRECTORY, "proc/4242");
 	assert_true(fd >= 0);
 	snprintf(old, sizeof(old), "%s/proc/4242", tr.dir);
 	snprintf(now, sizeof(now), "%s/proc/4242.gone", tr.dir);
 	assert_int_equal(rename(old, now), 0);
 	fixture_write(tr.dir, "proc/4242/comm", "impostor\n");
-	assert_int_equal(hk_path_read_all_at(&p, fd, "proc/4242", "comm", &buf, NULL), 0);
+	assert_int_equal(hkc_path_read_all_at(&p, fd, "proc/4242", "comm", &buf, NULL), 0);
 	assert_string_equal(buf, "bigheap\n");
 	free(buf);
 	/* One component only; a symbolic link is not followed. */
-	assert_int_equal(hk_path_read_all_at(&p, fd, "proc/4242", "../4343/comm", &buf, NULL),
+	assert_int_equal(hkc_path_read_all_at(&p, fd, "proc/4242", "../4343/comm", &buf, NULL),
 			 -EINVAL);
 	assert_int_equal(symlinkat("comm", fd, "link"), 0);
-	assert_int_equal(hk_path_read_all_at(&p, fd, "proc/4242", "link", &buf, NULL), -EXDEV);
+	assert_int_equal(hkc_path_read_all_at(&p, fd, "proc/4242", "link", &buf, NULL), -EXDEV);
 	close(fd);
-	hk_path_fini(&p);
+	hkc_path_fini(&p);
 	tree_close(&tr);
 }
 

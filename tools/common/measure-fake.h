@@ -15,12 +15,12 @@
 #include "util.h"
 
 /*
- * HK_MEASURE_FAKE="A B SECONDS [switched|stalled]; ..." (hk_fake_parse) as
+ * HK_MEASURE_FAKE="A B SECONDS [switched|stalled]; ..." (hkt_fake_parse) as
  * the rounds of cfg, on a fake clock. secure_getenv: a privileged run
  * (setuid, file capabilities) never takes it. 0 when it is not set, 1 when
  * taken, -1 after a message.
  */
-static inline int hk_fake_hook(struct hk_fake *f, struct hk_measure_cfg *cfg)
+static inline int hkt_fake_hook(struct hkt_fake *f, struct hkt_measure_cfg *cfg)
 {
 	const char *text = secure_getenv("HK_MEASURE_FAKE");
 	size_t bad = 0;
@@ -28,14 +28,14 @@ static inline int hk_fake_hook(struct hk_fake *f, struct hk_measure_cfg *cfg)
 
 	if (!text)
 		return 0;
-	rc = hk_fake_parse(f, text, &bad);
+	rc = hkt_fake_parse(f, text, &bad);
 	if (rc < 0) {
-		fprintf(stderr, "%s: HK_MEASURE_FAKE: round %zu: %s\n", hk_prog(), bad,
+		fprintf(stderr, "%s: HK_MEASURE_FAKE: round %zu: %s\n", hkt_prog(), bad,
 			strerror(-rc));
 		return -1;
 	}
-	cfg->sample = hk_fake_sample;
-	cfg->clock = hk_fake_clock;
+	cfg->sample = hkt_fake_sample;
+	cfg->clock = hkt_fake_clock;
 	cfg->ctx = f;
 	return 1;
 }

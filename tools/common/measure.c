@@ -10,7 +10,7 @@
 #include "measure.h"
 #include "util.h"
 
-double hk_now(void)
+double hkt_now(void)
 {
 	struct timespec ts;
 
@@ -25,7 +25,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double hk_quantile(const double *v, size_t n, double q)
+double hkt_quantile(const double *v, size_t n, double q)
 {
 	double *s, pos, m;
 	size_t i;
@@ -45,12 +45,12 @@ double hk_quantile(const double *v, size_t n, double q)
 	return m;
 }
 
-double hk_median(const double *v, size_t n)
+double hkt_median(const double *v, size_t n)
 {
-	return hk_quantile(v, n, 0.5);
+	return hkt_quantile(v, n, 0.5);
 }
 
-double hk_spread_pct(const double *v, size_t n, double median)
+double hkt_spread_pct(const double *v, size_t n, double median)
 {
 	double worst = 0;
 
@@ -62,8 +62,8 @@ double hk_spread_pct(const double *v, size_t n, double median)
 	return worst / fabs(median) * 100;
 }
 
-int hk_tlb_estimate(const struct hk_tlb_counts *c, double cost_cycles, double hz,
-		    struct hk_tlb_estimate *ret)
+int hkt_tlb_estimate(const struct hkt_tlb_counts *c, double cost_cycles, double hz,
+		     struct hkt_tlb_estimate *ret)
 {
 	double total;
 
@@ -93,14 +93,14 @@ int hk_tlb_estimate(const struct hk_tlb_counts *c, double cost_cycles, double hz
 	return 0;
 }
 
-double hk_saving_pct(double plain, double huge)
+double hkt_saving_pct(double plain, double huge)
 {
 	if (!(plain > 0))
 		return NAN;
 	return (plain - huge) / plain * 100;
 }
 
-size_t hk_median_rank(size_t n, double conf)
+size_t hkt_median_rank(size_t n, double conf)
 {
 	double alpha = (1 - conf) / 2, cdf = 0, lfact_n;
 	size_t k = 0;
@@ -119,12 +119,12 @@ size_t hk_median_rank(size_t n, double conf)
 	return k;
 }
 
-void hk_median_interval(const double *v, size_t n, double conf, struct hk_interval *ret)
+void hkt_median_interval(const double *v, size_t n, double conf, struct hkt_interval *ret)
 {
-	size_t k = hk_median_rank(n, conf);
+	size_t k = hkt_median_rank(n, conf);
 	double *s;
 
-	ret->est = hk_median(v, n);
+	ret->est = hkt_median(v, n);
 	ret->low = -INFINITY;
 	ret->high = INFINITY;
 	if (k == 0)
@@ -139,22 +139,22 @@ void hk_median_interval(const double *v, size_t n, double conf, struct hk_interv
 	free(s);
 }
 
-double hk_bound_of(const struct hk_bound *b, double est)
+double hkt_bound_of(const struct hkt_bound *b, double est)
 {
 	double rel = fabs(est) * b->pct / 100;
 
 	return rel > b->abs ? rel : b->abs;
 }
 
-bool hk_within_bound(const struct hk_interval *iv, const struct hk_bound *b)
+bool hkt_within_bound(const struct hkt_interval *iv, const struct hkt_bound *b)
 {
-	double w = hk_bound_of(b, iv->est);
+	double w = hkt_bound_of(b, iv->est);
 
 	/* NaN and the infinities fail both comparisons */
 	return iv->high - iv->est <= w && iv->est - iv->low <= w;
 }
 
-int hk_probe_take(struct hk_probe *p)
+int hkt_probe_take(struct hkt_probe *p)
 {
 	struct timespec w, c;
 	struct rusage ru;
@@ -168,7 +168,7 @@ int hk_probe_take(struct hk_probe *p)
 	return 0;
 }
 
-enum hk_disturb hk_disturbed(const struct hk_probe *a, const struct hk_probe *b)
+enum hkt_disturb hkt_disturbed(const struct hkt_probe *a, const struct hkt_probe *b)
 {
 	if (b->switches != a->switches)
 		return HK_SWITCHED;
@@ -177,7 +177,7 @@ enum hk_disturb hk_disturbed(const struct hk_probe *a, const struct hk_probe *b)
 	return HK_KEPT;
 }
 
-enum hk_disturb hk_run_disturbed(double wall_s, double cpu_s, uint64_t nivcsw)
+enum hkt_disturb hkt_run_disturbed(double wall_s, double cpu_s, uint64_t nivcsw)
 {
 	double lost = wall_s - cpu_s, allowed = wall_s * HK_RUN_LOST_PCT / 100;
 
@@ -187,7 +187,7 @@ enum hk_disturb hk_run_disturbed(double wall_s, double cpu_s, uint64_t nivcsw)
 }
 
 /* Room for one more kept round in the three arrays of m (cap doubles from 64). */
-static int grow(struct hk_measure *m, size_t *cap)
+static int grow(struct hkt_measure *m, size_t *cap)
 {
 	double **arr[] = {&m->values, &m->a, &m->b};
 	size_t c = *cap ? *cap * 2 : 64;
@@ -205,15 +205,15 @@ static int grow(struct hk_measure *m, size_t *cap)
 	return 0;
 }
 
-static void judge(const struct hk_measure_cfg *cfg, struct hk_measure *m)
+static void judge(const struct hkt_measure_cfg *cfg, struct hkt_measure *m)
 {
-	hk_median_interval(m->values, m->kept, HK_CONFIDENCE, &m->iv);
-	m->bound = hk_bound_of(&cfg->bound, m->iv.est);
-	m->narrow = hk_within_bound(&m->iv, &cfg->bound);
+	hkt_median_interval(m->values, m->kept, HK_CONFIDENCE, &m->iv);
+	m->bound = hkt_bound_of(&cfg->bound, m->iv.est);
+	m->narrow = hkt_within_bound(&m->iv, &cfg->bound);
 	m->measurable = m->narrow && (!cfg->positive || m->iv.low > 0);
 }
 
-int hk_measure_run(const struct hk_measure_cfg *cfg, struct hk_measure *m)
+int hkt_measure_run(const struct hkt_measure_cfg *cfg, struct hkt_measure *m)
 {
 	size_t cap = 0, next_check = cfg->min_rounds < 6 ? 6 : cfg->min_rounds;
 	double t0 = cfg->clock(cfg->ctx);
@@ -222,7 +222,7 @@ int hk_measure_run(const struct hk_measure_cfg *cfg, struct hk_measure *m)
 	memset(m, 0, sizeof(*m));
 	m->stop = HK_STOP_BUDGET;
 	for (;;) {
-		struct hk_sample s = {0};
+		struct hkt_sample s = {0};
 
 		m->used_s = cfg->clock(cfg->ctx) - t0;
 		if (m->used_s >= cfg->budget_s) {
@@ -246,7 +246,7 @@ int hk_measure_run(const struct hk_measure_cfg *cfg, struct hk_measure *m)
 			break;
 		}
 		m->values[m->kept] =
-			cfg->kind == HK_VALUE_DIFF ? s.a - s.b : hk_saving_pct(s.a, s.b);
+			cfg->kind == HK_VALUE_DIFF ? s.a - s.b : hkt_saving_pct(s.a, s.b);
 		m->a[m->kept] = s.a;
 		m->b[m->kept] = s.b;
 		m->kept++;
@@ -264,7 +264,7 @@ int hk_measure_run(const struct hk_measure_cfg *cfg, struct hk_measure *m)
 	return rc;
 }
 
-void hk_measure_fini(struct hk_measure *m)
+void hkt_measure_fini(struct hkt_measure *m)
 {
 	free(m->values);
 	free(m->a);
@@ -272,21 +272,21 @@ void hk_measure_fini(struct hk_measure *m)
 	m->values = m->a = m->b = NULL;
 }
 
-const char *hk_stop_name(enum hk_stop s)
+const char *hkt_stop_name(enum hkt_stop s)
 {
 	return s == HK_STOP_NARROW ? "narrow" : s == HK_STOP_ROUNDS ? "rounds" : "budget";
 }
 
-const char *hk_disturb_name(enum hk_disturb d)
+const char *hkt_disturb_name(enum hkt_disturb d)
 {
 	return d == HK_SWITCHED ? "switched" : d == HK_STALLED ? "stalled" : "kept";
 }
 
-const char *hk_measure_why_not(const struct hk_measure *m, const struct hk_measure_cfg *cfg)
+const char *hkt_measure_why_not(const struct hkt_measure *m, const struct hkt_measure_cfg *cfg)
 {
 	if (m->measurable)
 		return NULL;
-	if (hk_median_rank(m->kept, HK_CONFIDENCE) == 0)
+	if (hkt_median_rank(m->kept, HK_CONFIDENCE) == 0)
 		return "too few rounds kept for an interval";
 	if (!m->narrow)
 		return "the interval is wider than the bound";
@@ -294,14 +294,14 @@ const char *hk_measure_why_not(const struct hk_measure *m, const struct hk_measu
 	return "the interval reaches 0: huge pages were not faster";
 }
 
-void hk_fake_fini(struct hk_fake *f)
+void hkt_fake_fini(struct hkt_fake *f)
 {
 	free(f->s);
 	free(f->secs);
 	memset(f, 0, sizeof(*f));
 }
 
-int hk_fake_parse(struct hk_fake *f, const char *text, size_t *bad_line)
+int hkt_fake_parse(struct hkt_fake *f, const char *text, size_t *bad_line)
 {
 	size_t line = 0;
 
@@ -310,7 +310,7 @@ int hk_fake_parse(struct hk_fake *f, const char *text, size_t *bad_line)
 		size_t len = strcspn(text, "\n;");
 		bool end = text[len] != 0;
 		char buf[256], word[16], extra;
-		struct hk_sample s = {0};
+		struct hkt_sample s = {0};
 		double secs;
 		int n;
 
@@ -334,14 +334,14 @@ int hk_fake_parse(struct hk_fake *f, const char *text, size_t *bad_line)
 		else if (n == 4)
 			goto bad;
 		if (f->n % 64 == 0) {
-			struct hk_sample *ns = realloc(f->s, (f->n + 64) * sizeof(*ns));
+			struct hkt_sample *ns = realloc(f->s, (f->n + 64) * sizeof(*ns));
 			double *nt;
 
 			if (ns)
 				f->s = ns;
 			nt = ns ? realloc(f->secs, (f->n + 64) * sizeof(*nt)) : NULL;
 			if (!nt) {
-				hk_fake_fini(f);
+				hkt_fake_fini(f);
 				return -ENOMEM;
 			}
 			f->secs = nt;
@@ -352,14 +352,14 @@ int hk_fake_parse(struct hk_fake *f, const char *text, size_t *bad_line)
 	if (f->n)
 		return 0;
 bad:
-	hk_fake_fini(f);
+	hkt_fake_fini(f);
 	*bad_line = line;
 	return -EINVAL;
 }
 
-int hk_fake_sample(void *ctx, size_t round, struct hk_sample *s)
+int hkt_fake_sample(void *ctx, size_t round, struct hkt_sample *s)
 {
-	struct hk_fake *f = ctx;
+	struct hkt_fake *f = ctx;
 
 	(void)round;
 	*s = f->s[f->next];
@@ -368,12 +368,12 @@ int hk_fake_sample(void *ctx, size_t round, struct hk_sample *s)
 	return 0;
 }
 
-double hk_fake_clock(void *ctx)
+double hkt_fake_clock(void *ctx)
 {
-	return ((struct hk_fake *)ctx)->now;
+	return ((struct hkt_fake *)ctx)->now;
 }
 
-int hk_parse_seconds(const char *s, double min, double max, double *ret)
+int hkt_parse_seconds(const char *s, double min, double max, double *ret)
 {
 	size_t i = strspn(s, "0123456789"), f = 0;
 	double v;
@@ -389,28 +389,28 @@ int hk_parse_seconds(const char *s, double min, double max, double *ret)
 	return 0;
 }
 
-void hk_measure_json(struct hk_json *j, const struct hk_measure *m,
-		     const struct hk_measure_cfg *cfg, const char *abs_key)
+void hkt_measure_json(struct hkt_json *j, const struct hkt_measure *m,
+		      const struct hkt_measure_cfg *cfg, const char *abs_key)
 {
-	const char *why = hk_measure_why_not(m, cfg);
+	const char *why = hkt_measure_why_not(m, cfg);
 
-	hk_json_double(j, "low", m->iv.low, 2);
-	hk_json_double(j, "high", m->iv.high, 2);
-	hk_json_double(j, "confidence", HK_CONFIDENCE, 2);
-	hk_json_double(j, "bound", m->bound, 2);
-	hk_json_double(j, abs_key, cfg->bound.abs, 1);
-	hk_json_double(j, "bound_pct", cfg->bound.pct, 1);
-	hk_json_u64(j, "rounds", m->rounds);
-	hk_json_u64(j, "rounds_kept", m->kept);
-	hk_json_u64(j, "rounds_discarded", m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED]);
-	hk_json_u64(j, "discarded_switched", m->discarded[HK_SWITCHED]);
-	hk_json_u64(j, "discarded_stalled", m->discarded[HK_STALLED]);
-	hk_json_u64(j, "max_rounds", cfg->max_rounds);
-	hk_json_double(j, "budget_s", cfg->budget_s, 3);
-	hk_json_double(j, "budget_used_s", m->used_s, 3);
-	hk_json_string(j, "stopped", hk_stop_name(m->stop));
-	hk_json_bool(j, "narrow", m->narrow);
-	hk_json_bool(j, "measurable", m->measurable);
+	hkt_json_double(j, "low", m->iv.low, 2);
+	hkt_json_double(j, "high", m->iv.high, 2);
+	hkt_json_double(j, "confidence", HK_CONFIDENCE, 2);
+	hkt_json_double(j, "bound", m->bound, 2);
+	hkt_json_double(j, abs_key, cfg->bound.abs, 1);
+	hkt_json_double(j, "bound_pct", cfg->bound.pct, 1);
+	hkt_json_u64(j, "rounds", m->rounds);
+	hkt_json_u64(j, "rounds_kept", m->kept);
+	hkt_json_u64(j, "rounds_discarded", m->discarded[HK_SWITCHED] + m->discarded[HK_STALLED]);
+	hkt_json_u64(j, "discarded_switched", m->discarded[HK_SWITCHED]);
+	hkt_json_u64(j, "discarded_stalled", m->discarded[HK_STALLED]);
+	hkt_json_u64(j, "max_rounds", cfg->max_rounds);
+	hkt_json_double(j, "budget_s", cfg->budget_s, 3);
+	hkt_json_double(j, "budget_used_s", m->used_s, 3);
+	hkt_json_string(j, "stopped", hkt_stop_name(m->stop));
+	hkt_json_bool(j, "narrow", m->narrow);
+	hkt_json_bool(j, "measurable", m->measurable);
 	if (why)
-		hk_json_string(j, "reason", why);
+		hkt_json_string(j, "reason", why);
 }

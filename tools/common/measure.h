@@ -11,17 +11,17 @@
 #include <stdint.h>
 
 /* CLOCK_MONOTONIC in seconds. */
-double hk_now(void);
+double hkt_now(void);
 
 /* The q-quantile (0 to 1) of n values, linear between ranks; NaN when n is 0. */
-double hk_quantile(const double *v, size_t n, double q);
+double hkt_quantile(const double *v, size_t n, double q);
 /* The median of n values (n > 0); v is left as it was. NaN when n is 0. */
-double hk_median(const double *v, size_t n);
+double hkt_median(const double *v, size_t n);
 /* The largest distance of a value from the median, in percent of |median|; NaN for a 0 median. */
-double hk_spread_pct(const double *v, size_t n, double median);
+double hkt_spread_pct(const double *v, size_t n, double median);
 
 /* What the counters said about one run (a field is valid where its has_ flag is set). */
-struct hk_tlb_counts {
+struct hkt_tlb_counts {
 	uint64_t dtlb_misses, itlb_misses;
 	uint64_t walk_cycles; /* page-walk cycles, where the CPU counts them */
 	uint64_t cycles, instructions;
@@ -29,7 +29,7 @@ struct hk_tlb_counts {
 	double seconds; /* wall-clock time of the run */
 };
 
-struct hk_tlb_estimate {
+struct hkt_tlb_estimate {
 	uint64_t misses;	  /* dTLB + iTLB load misses */
 	double misses_per_sec;	  /* NaN when seconds is 0 */
 	double misses_per_kinstr; /* per 1000 instructions; NaN without instructions */
@@ -44,11 +44,11 @@ struct hk_tlb_estimate {
  * seconds x hz). cost_cycles 0 means unknown. Returns 0, or -EINVAL when
  * there is nothing to estimate from (no miss counter).
  */
-int hk_tlb_estimate(const struct hk_tlb_counts *c, double cost_cycles, double hz,
-		    struct hk_tlb_estimate *ret);
+int hkt_tlb_estimate(const struct hkt_tlb_counts *c, double cost_cycles, double hz,
+		     struct hkt_tlb_estimate *ret);
 
 /* (plain - huge) / plain in percent: what huge pages saved; NaN for plain <= 0. */
-double hk_saving_pct(double plain, double huge);
+double hkt_saving_pct(double plain, double huge);
 
 /*
  * Measuring on a noisy machine (tlbmiss_cost, cpupcstat --compare): rounds of
@@ -69,37 +69,37 @@ double hk_saving_pct(double plain, double huge);
  * 2 P(Bin(n, 1/2) <= k - 1) <= 1 - conf. 0 when n values are too few for any
  * (n < 6 at 95 %).
  */
-size_t hk_median_rank(size_t n, double conf);
+size_t hkt_median_rank(size_t n, double conf);
 
 /* An estimate and its interval; low is -INFINITY and high INFINITY where unbounded. */
-struct hk_interval {
+struct hkt_interval {
 	double est, low, high;
 };
 
 /* The median of v[n] and its interval at conf; est NaN when n is 0. */
-void hk_median_interval(const double *v, size_t n, double conf, struct hk_interval *ret);
+void hkt_median_interval(const double *v, size_t n, double conf, struct hkt_interval *ret);
 
 /* How narrow an interval must be: both sides within max(abs, pct % of |estimate|). */
-struct hk_bound {
+struct hkt_bound {
 	double abs, pct;
 };
 
 /* max(b->abs, b->pct % of |est|). */
-double hk_bound_of(const struct hk_bound *b, double est);
-/* Both sides of iv within hk_bound_of(b, iv->est) of it (false when unbounded or NaN). */
-bool hk_within_bound(const struct hk_interval *iv, const struct hk_bound *b);
+double hkt_bound_of(const struct hkt_bound *b, double est);
+/* Both sides of iv within hkt_bound_of(b, iv->est) of it (false when unbounded or NaN). */
+bool hkt_within_bound(const struct hkt_interval *iv, const struct hkt_bound *b);
 
 /*
  * What a round saw of the scheduler, taken before and after it: the thread's
  * context switches (getrusage RUSAGE_THREAD: ru_nvcsw + ru_nivcsw), its
  * CLOCK_MONOTONIC and its CPU time (CLOCK_THREAD_CPUTIME_ID).
  */
-struct hk_probe {
+struct hkt_probe {
 	uint64_t switches;
 	double wall_s, cpu_s;
 };
 
-enum hk_disturb {
+enum hkt_disturb {
 	HK_KEPT = 0,
 	HK_SWITCHED, /* the thread was switched out: another task ran in the round */
 	HK_STALLED,  /* wall time ran HK_STALL_S past the thread's CPU time */
@@ -110,9 +110,9 @@ enum hk_disturb {
 #define HK_STALL_S 50e-6
 
 /* The probe of the calling thread now; 0 or -errno. */
-int hk_probe_take(struct hk_probe *p);
+int hkt_probe_take(struct hkt_probe *p);
 /* The discard rule: HK_KEPT, or why a round between the probes a and b is discarded. */
-enum hk_disturb hk_disturbed(const struct hk_probe *a, const struct hk_probe *b);
+enum hkt_disturb hkt_disturbed(const struct hkt_probe *a, const struct hkt_probe *b);
 
 /*
  * A round of cpupcstat --compare runs whole commands, which may wait (sleep,
@@ -126,47 +126,47 @@ enum hk_disturb hk_disturbed(const struct hk_probe *a, const struct hk_probe *b)
 #define HK_RUN_LOST_PCT 2.0
 
 /* HK_KEPT, or HK_SWITCHED for a command's run that lost time to other tasks. */
-enum hk_disturb hk_run_disturbed(double wall_s, double cpu_s, uint64_t nivcsw);
+enum hkt_disturb hkt_run_disturbed(double wall_s, double cpu_s, uint64_t nivcsw);
 
 /* One round: the pair, and whether it was disturbed (then its value is not used). */
-struct hk_sample {
+struct hkt_sample {
 	double a, b;
-	enum hk_disturb disturbed;
+	enum hkt_disturb disturbed;
 };
 
-enum hk_value_kind {
+enum hkt_value_kind {
 	HK_VALUE_DIFF,	 /* a - b */
-	HK_VALUE_SAVING, /* hk_saving_pct(a, b) */
+	HK_VALUE_SAVING, /* hkt_saving_pct(a, b) */
 };
 
-enum hk_stop {
+enum hkt_stop {
 	HK_STOP_NARROW, /* the interval came within the bound */
 	HK_STOP_BUDGET, /* the time budget ran out */
 	HK_STOP_ROUNDS, /* the most rounds were done */
 };
 
-struct hk_measure_cfg {
-	enum hk_value_kind kind;
-	struct hk_bound bound;
+struct hkt_measure_cfg {
+	enum hkt_value_kind kind;
+	struct hkt_bound bound;
 	bool positive;	   /* measurable needs low > 0 too (a cost) */
 	size_t min_rounds; /* kept rounds before the bound may stop it (at least 6) */
 	size_t max_rounds; /* rounds done, kept or not */
 	double budget_s;   /* time of the rounds, on clock() */
 	/* One round into *s; 0, or a -errno that ends the measurement. */
-	int (*sample)(void *ctx, size_t round, struct hk_sample *s);
-	/* Seconds, any origin (hk_now for real rounds). */
+	int (*sample)(void *ctx, size_t round, struct hkt_sample *s);
+	/* Seconds, any origin (hkt_now for real rounds). */
 	double (*clock)(void *ctx);
 	void *ctx;
 };
 
-struct hk_measure {
-	double *values, *a, *b; /* of the rounds kept, in order; hk_measure_fini frees them */
+struct hkt_measure {
+	double *values, *a, *b; /* of the rounds kept, in order; hkt_measure_fini frees them */
 	size_t kept, rounds, discarded[HK_DISTURB_N];
-	struct hk_interval iv;
-	double bound;  /* hk_bound_of(cfg->bound, iv.est) */
+	struct hkt_interval iv;
+	double bound;  /* hkt_bound_of(cfg->bound, iv.est) */
 	double used_s; /* clock time of the rounds */
-	enum hk_stop stop;
-	bool narrow;	 /* hk_within_bound */
+	enum hkt_stop stop;
+	bool narrow;	 /* hkt_within_bound */
 	bool measurable; /* narrow, and low > 0 where cfg->positive */
 };
 
@@ -176,10 +176,10 @@ struct hk_measure {
  * the luckiest moment); the budget and max_rounds before each round. Returns
  * 0, -ENOMEM, or the sample function's -errno (m holds what was measured).
  */
-int hk_measure_run(const struct hk_measure_cfg *cfg, struct hk_measure *m);
-void hk_measure_fini(struct hk_measure *m);
+int hkt_measure_run(const struct hkt_measure_cfg *cfg, struct hkt_measure *m);
+void hkt_measure_fini(struct hkt_measure *m);
 
-struct hk_json;
+struct hkt_json;
 
 /*
  * The rounds, the interval and the verdict of m as members of the JSON object
@@ -188,19 +188,19 @@ struct hk_json;
  * discarded_switched, discarded_stalled, max_rounds, budget_s,
  * budget_used_s, stopped, narrow, measurable, and reason when it is not.
  */
-void hk_measure_json(struct hk_json *j, const struct hk_measure *m,
-		     const struct hk_measure_cfg *cfg, const char *abs_key);
+void hkt_measure_json(struct hkt_json *j, const struct hkt_measure *m,
+		      const struct hkt_measure_cfg *cfg, const char *abs_key);
 
 /* "narrow", "budget", "rounds". */
-const char *hk_stop_name(enum hk_stop s);
+const char *hkt_stop_name(enum hkt_stop s);
 /* "switched", "stalled". */
-const char *hk_disturb_name(enum hk_disturb d);
+const char *hkt_disturb_name(enum hkt_disturb d);
 /*
  * Why m is not measurable, in words (NULL when it is): too few rounds kept
  * for an interval, the interval wider than the bound, or (positive) an
  * interval that reaches 0.
  */
-const char *hk_measure_why_not(const struct hk_measure *m, const struct hk_measure_cfg *cfg);
+const char *hkt_measure_why_not(const struct hkt_measure *m, const struct hkt_measure_cfg *cfg);
 
 /*
  * The fake sample source of the tools' test copies (built with
@@ -209,22 +209,22 @@ const char *hk_measure_why_not(const struct hk_measure *m, const struct hk_measu
  * the start again; SECONDS is what the round takes on the fake clock. '#'
  * starts a comment that runs to the end of the round.
  */
-struct hk_fake {
-	struct hk_sample *s;
+struct hkt_fake {
+	struct hkt_sample *s;
 	double *secs;
 	size_t n, next;
 	double now;
 };
 
 /* Parse text into f; 0, -EINVAL (line *bad_line, 1-based) or -ENOMEM. */
-int hk_fake_parse(struct hk_fake *f, const char *text, size_t *bad_line);
-void hk_fake_fini(struct hk_fake *f);
-/* The sample and clock functions of hk_measure_cfg for a struct hk_fake. */
-int hk_fake_sample(void *ctx, size_t round, struct hk_sample *s);
-double hk_fake_clock(void *ctx);
+int hkt_fake_parse(struct hkt_fake *f, const char *text, size_t *bad_line);
+void hkt_fake_fini(struct hkt_fake *f);
+/* The sample and clock functions of hkt_measure_cfg for a struct hkt_fake. */
+int hkt_fake_sample(void *ctx, size_t round, struct hkt_sample *s);
+double hkt_fake_clock(void *ctx);
 
 /*
  * SECONDS as the tools take it: digits, optionally a '.' and more digits
  * (no sign, exponent or space), from min to max. 0 or -EINVAL.
  */
-int hk_parse_seconds(const char *s, double min, double max, double *ret);
+int hkt_parse_seconds(const char *s, double min, double max, double *ret);

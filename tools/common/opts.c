@@ -5,7 +5,7 @@
 
 #include "opts.h"
 
-int hk_getopt_init(struct hk_getopt *g, const struct hk_opt *opts, const char *prefix)
+int hkt_getopt_init(struct hkt_getopt *g, const struct hkt_opt *opts, const char *prefix)
 {
 	size_t n = 0, nl = 0, ns;
 	char *s;
@@ -15,14 +15,14 @@ int hk_getopt_init(struct hk_getopt *g, const struct hk_opt *opts, const char *p
 	g->longopts = calloc(n + 1, sizeof(*g->longopts));
 	g->shortopts = calloc(strlen(prefix) + 3 * n + 1, 1);
 	if (!g->longopts || !g->shortopts) {
-		hk_getopt_fini(g);
+		hkt_getopt_fini(g);
 		return -1;
 	}
 	strcpy(g->shortopts, prefix);
 	ns = strlen(prefix);
 	s = g->shortopts;
 	for (size_t i = 0; i < n; i++) {
-		const struct hk_opt *o = &opts[i];
+		const struct hkt_opt *o = &opts[i];
 
 		if (o->name) {
 			g->longopts[nl].name = o->name;
@@ -43,7 +43,7 @@ int hk_getopt_init(struct hk_getopt *g, const struct hk_opt *opts, const char *p
 	return 0;
 }
 
-void hk_getopt_fini(struct hk_getopt *g)
+void hkt_getopt_fini(struct hkt_getopt *g)
 {
 	free(g->longopts);
 	free(g->shortopts);
@@ -53,9 +53,9 @@ void hk_getopt_fini(struct hk_getopt *g)
 
 #define HELP_COLUMN 30
 
-void hk_opts_print_help(FILE *out, const struct hk_opt *opts)
+void hkt_opts_print_help(FILE *out, const struct hkt_opt *opts)
 {
-	for (const struct hk_opt *o = opts; o->name || o->short_name; o++) {
+	for (const struct hkt_opt *o = opts; o->name || o->short_name; o++) {
 		char left[128];
 		const char *h;
 		int n;
@@ -93,9 +93,9 @@ void hk_opts_print_help(FILE *out, const struct hk_opt *opts)
 	}
 }
 
-void hk_opts_print_list(FILE *out, const struct hk_opt *opts)
+void hkt_opts_print_list(FILE *out, const struct hkt_opt *opts)
 {
-	for (const struct hk_opt *o = opts; o->name || o->short_name; o++) {
+	for (const struct hkt_opt *o = opts; o->name || o->short_name; o++) {
 		if (o->flags & HK_OPT_HIDDEN)
 			continue;
 		if (o->name)
@@ -105,30 +105,30 @@ void hk_opts_print_list(FILE *out, const struct hk_opt *opts)
 	}
 }
 
-void hk_opts_standard(int c, const struct hk_opt *opts, struct hk_getopt *g, void (*usage)(void))
+void hkt_opts_standard(int c, const struct hkt_opt *opts, struct hkt_getopt *g, void (*usage)(void))
 {
 	switch (c) {
 	case 'h':
-		hk_getopt_fini(g);
+		hkt_getopt_fini(g);
 		usage();
 		break;
 	case 'V':
-		hk_getopt_fini(g);
+		hkt_getopt_fini(g);
 		printf("%s from hugekit %s\n", program_invocation_short_name, HK_VERSION);
 		exit(0);
 	case HK_OPT_LIST_OPTIONS:
-		hk_getopt_fini(g);
-		hk_opts_print_list(stdout, opts);
+		hkt_getopt_fini(g);
+		hkt_opts_print_list(stdout, opts);
 		exit(0);
 	default:
 		break;
 	}
-	hk_getopt_fini(g);
+	hkt_getopt_fini(g);
 	fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
 	exit(1);
 }
 
-int hk_getopt_next(struct hk_getopt *g, int argc, char **argv)
+int hkt_getopt_next(struct hkt_getopt *g, int argc, char **argv)
 {
 	if (argc > 0 && argv[0] != program_invocation_short_name)
 		argv[0] = program_invocation_short_name;

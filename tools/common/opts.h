@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum hk_opt_arg {
+enum hkt_opt_arg {
 	HK_ARG_NONE = no_argument,
 	HK_ARG_REQUIRED = required_argument,
 	HK_ARG_OPTIONAL = optional_argument,
@@ -26,39 +26,39 @@ enum {
 /* The id of every tool's hidden --list-options. */
 #define HK_OPT_LIST_OPTIONS (HK_OPT_LONG_BASE + 1000)
 
-struct hk_opt {
-	const char *name;    /* long name, or NULL for a short-only option */
-	int short_name;	     /* short option character, or 0 */
-	enum hk_opt_arg arg; /* argument kind */
-	int id;		     /* what getopt_long returns */
-	const char *argname; /* shown in --help, e.g. "SIZE" */
-	const char *help;    /* one line; "\n" starts a continuation line */
+struct hkt_opt {
+	const char *name;     /* long name, or NULL for a short-only option */
+	int short_name;	      /* short option character, or 0 */
+	enum hkt_opt_arg arg; /* argument kind */
+	int id;		      /* what getopt_long returns */
+	const char *argname;  /* shown in --help, e.g. "SIZE" */
+	const char *help;     /* one line; "\n" starts a continuation line */
 	unsigned flags;
 };
 
-struct hk_getopt {
+struct hkt_getopt {
 	struct option *longopts;
 	char *shortopts;
 };
 
 /* prefix: getopt mode characters ("+" to stop at the first non-option). */
-int hk_getopt_init(struct hk_getopt *g, const struct hk_opt *opts, const char *prefix);
-void hk_getopt_fini(struct hk_getopt *g);
+int hkt_getopt_init(struct hkt_getopt *g, const struct hkt_opt *opts, const char *prefix);
+void hkt_getopt_fini(struct hkt_getopt *g);
 /*
  * getopt_long() with g's tables; getopt's own messages ("unrecognized
  * option") name the program by its short name, as every other message does,
  * not by the path it was started with.
  */
-int hk_getopt_next(struct hk_getopt *g, int argc, char **argv);
+int hkt_getopt_next(struct hkt_getopt *g, int argc, char **argv);
 
 /* --help body: the options, aligned. */
-void hk_opts_print_help(FILE *out, const struct hk_opt *opts);
+void hkt_opts_print_help(FILE *out, const struct hkt_opt *opts);
 /* Every visible option, one per line ("--pool-list", "-h"), for checks and completions. */
-void hk_opts_print_list(FILE *out, const struct hk_opt *opts);
+void hkt_opts_print_list(FILE *out, const struct hkt_opt *opts);
 
 /*
  * The options every tool shares: -h (usage, which exits), -V, --list-options;
  * anything else is a usage error. Never returns.
  */
-__attribute__((noreturn)) void hk_opts_standard(int c, const struct hk_opt *opts,
-						struct hk_getopt *g, void (*usage)(void));
+__attribute__((noreturn)) void hkt_opts_standard(int c, const struct hkt_opt *opts,
+						 struct hkt_getopt *g, void (*usage)(void));

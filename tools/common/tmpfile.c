@@ -15,7 +15,7 @@
 #include "tmpfile.h"
 
 /* ".BASE.XXXXXXXXXXXXXXXX", 16 characters of 62 from getrandom(); base cut to fit NAME_MAX. */
-static int random_name(struct hk_tmpfile *t, const char *base)
+static int random_name(struct hkt_tmpfile *t, const char *base)
 {
 	static const char chars[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -35,7 +35,7 @@ static int random_name(struct hk_tmpfile *t, const char *base)
 	return 0;
 }
 
-int hk_tmpfile_open(struct hk_tmpfile *t, int dirfd, const char *base, mode_t mode)
+int hkt_tmpfile_open(struct hkt_tmpfile *t, int dirfd, const char *base, mode_t mode)
 {
 	const char *force = secure_getenv("HK_TMPFILE");
 	int rc = -EEXIST;
@@ -69,7 +69,7 @@ int hk_tmpfile_open(struct hk_tmpfile *t, int dirfd, const char *base, mode_t mo
 }
 
 /* The O_TMPFILE file linked in under a new random name. */
-static int give_name(struct hk_tmpfile *t, const char *base)
+static int give_name(struct hkt_tmpfile *t, const char *base)
 {
 	char proc[64];
 	int rc = -EEXIST;
@@ -94,7 +94,7 @@ static int give_name(struct hk_tmpfile *t, const char *base)
 	return rc;
 }
 
-int hk_tmpfile_replace(struct hk_tmpfile *t, const char *base)
+int hkt_tmpfile_replace(struct hkt_tmpfile *t, const char *base)
 {
 	int rc;
 
@@ -115,7 +115,7 @@ int hk_tmpfile_replace(struct hk_tmpfile *t, const char *base)
 	return 0;
 }
 
-int hk_tmpfile_close(struct hk_tmpfile *t)
+int hkt_tmpfile_close(struct hkt_tmpfile *t)
 {
 	int rc = 0;
 

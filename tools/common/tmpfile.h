@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct hk_tmpfile {
+struct hkt_tmpfile {
 	int dirfd; /* not owned */
 	int fd;	   /* -1 when closed */
 	/* The temporary name in dirfd: "" while an O_TMPFILE file has none. */
@@ -25,12 +25,12 @@ struct hk_tmpfile {
  * 0, or -errno with t->fd -1. The environment's HK_TMPFILE=named (tests)
  * takes the random name even where O_TMPFILE works.
  */
-int hk_tmpfile_open(struct hk_tmpfile *t, int dirfd, const char *base, mode_t mode);
+int hkt_tmpfile_open(struct hkt_tmpfile *t, int dirfd, const char *base, mode_t mode);
 /*
  * The file synced, given its random name (O_TMPFILE, linkat), renamed over
  * base and the directory synced: 0, or -errno with t->step saying which.
  * The file stays open (t->fd) either way.
  */
-int hk_tmpfile_replace(struct hk_tmpfile *t, const char *base);
+int hkt_tmpfile_replace(struct hkt_tmpfile *t, const char *base);
 /* Closes the file, and removes its temporary name if it still has one; -errno of a failed close. */
-int hk_tmpfile_close(struct hk_tmpfile *t);
+int hkt_tmpfile_close(struct hkt_tmpfile *t);

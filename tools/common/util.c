@@ -8,7 +8,7 @@
 
 #include "util.h"
 
-const char *hk_prog(void)
+const char *hkt_prog(void)
 {
 	return program_invocation_short_name;
 }
@@ -20,25 +20,25 @@ static void close_stdout(void)
 	if (fflush(stdout) != 0 || err) {
 		if (errno == EPIPE && !err)
 			_exit(HK_EXIT_SUCCESS);
-		fprintf(stderr, "%s: write error: %m\n", hk_prog());
+		fprintf(stderr, "%s: write error: %m\n", hkt_prog());
 		_exit(HK_EXIT_FAILURE);
 	}
 	if (fflush(stderr) != 0)
 		_exit(HK_EXIT_FAILURE);
 }
 
-void hk_close_stdout_atexit(void)
+void hkt_close_stdout_atexit(void)
 {
 	atexit(close_stdout);
 }
 
-void hk_errtryhelp(void)
+void hkt_errtryhelp(void)
 {
-	fprintf(stderr, "Try '%s --help' for more information.\n", hk_prog());
+	fprintf(stderr, "Try '%s --help' for more information.\n", hkt_prog());
 	exit(HK_EXIT_FAILURE);
 }
 
-void hk_json_init(struct hk_json *j, FILE *out)
+void hkt_json_init(struct hkt_json *j, FILE *out)
 {
 	j->out = out;
 	j->depth = 0;
@@ -128,7 +128,7 @@ static void json_escaped(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-char *hk_escape_ctl(const char *s, bool backslash)
+char *hkt_escape_ctl(const char *s, bool backslash)
 {
 	size_t n = 0;
 	char *r, *q;
@@ -157,7 +157,7 @@ char *hk_escape_ctl(const char *s, bool backslash)
 	return r;
 }
 
-static void json_key(struct hk_json *j, const char *key)
+static void json_key(struct hkt_json *j, const char *key)
 {
 	if (j->need_comma[j->depth])
 		fputc(',', j->out);
@@ -170,7 +170,7 @@ static void json_key(struct hk_json *j, const char *key)
 	}
 }
 
-static void json_open(struct hk_json *j, const char *key, char c)
+static void json_open(struct hkt_json *j, const char *key, char c)
 {
 	json_key(j, key);
 	fputc(c, j->out);
@@ -179,7 +179,7 @@ static void json_open(struct hk_json *j, const char *key, char c)
 	j->need_comma[j->depth] = false;
 }
 
-static void json_close(struct hk_json *j, char c)
+static void json_close(struct hkt_json *j, char c)
 {
 	bool had = j->need_comma[j->depth];
 
@@ -190,62 +190,62 @@ static void json_close(struct hk_json *j, char c)
 	fputc(c, j->out);
 }
 
-void hk_json_open_object(struct hk_json *j, const char *key)
+void hkt_json_open_object(struct hkt_json *j, const char *key)
 {
 	json_open(j, key, '{');
 }
 
-void hk_json_close_object(struct hk_json *j)
+void hkt_json_close_object(struct hkt_json *j)
 {
 	json_close(j, '}');
 }
 
-void hk_json_open_array(struct hk_json *j, const char *key)
+void hkt_json_open_array(struct hkt_json *j, const char *key)
 {
 	json_open(j, key, '[');
 }
 
-void hk_json_close_array(struct hk_json *j)
+void hkt_json_close_array(struct hkt_json *j)
 {
 	json_close(j, ']');
 }
 
-void hk_json_u64(struct hk_json *j, const char *key, uint64_t v)
+void hkt_json_u64(struct hkt_json *j, const char *key, uint64_t v)
 {
 	json_key(j, key);
 	fprintf(j->out, "%" PRIu64, v);
 }
 
-void hk_json_int(struct hk_json *j, const char *key, long long v)
+void hkt_json_int(struct hkt_json *j, const char *key, long long v)
 {
 	json_key(j, key);
 	fprintf(j->out, "%lld", v);
 }
 
-void hk_json_bool(struct hk_json *j, const char *key, bool v)
+void hkt_json_bool(struct hkt_json *j, const char *key, bool v)
 {
 	json_key(j, key);
 	fputs(v ? "true" : "false", j->out);
 }
 
-void hk_json_string(struct hk_json *j, const char *key, const char *s)
+void hkt_json_string(struct hkt_json *j, const char *key, const char *s)
 {
 	json_key(j, key);
 	json_escaped(j->out, s);
 }
 
-void hk_json_end(struct hk_json *j)
+void hkt_json_end(struct hkt_json *j)
 {
 	fputc('\n', j->out);
 }
 
-void hk_json_null(struct hk_json *j, const char *key)
+void hkt_json_null(struct hkt_json *j, const char *key)
 {
 	json_key(j, key);
 	fputs("null", j->out);
 }
 
-void hk_json_double(struct hk_json *j, const char *key, double v, int decimals)
+void hkt_json_double(struct hkt_json *j, const char *key, double v, int decimals)
 {
 	json_key(j, key);
 	if (isfinite(v))

@@ -560,7 +560,7 @@ static int put_back_all(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 	if (done)
 		ha_msg(ctl, HA_ERROR, "%s: %s: %zu %s put back as %s before this run", why,
 		       failed ? "failed" : "came up short (--strict)", done,
-		       hk_plural(done, "file", "files"), done == 1 ? "it was" : "they were");
+		       hkt_plural(done, "file", "files"), done == 1 ? "it was" : "they were");
 	return 0;
 }
 

@@ -112,34 +112,34 @@ static struct hk_plan *load_plan(struct hugeadm_ctl *ctl)
 	return plan;
 }
 
-static void json_place(struct hk_json *j, const struct hk_plan_item *it)
+static void json_place(struct hkt_json *j, const struct hk_plan_item *it)
 {
-	hk_json_string(j, "path", it->path);
+	hkt_json_string(j, "path", it->path);
 	if (it->file) {
-		hk_json_string(j, "file", it->file);
-		hk_json_u64(j, "line", it->line);
+		hkt_json_string(j, "file", it->file);
+		hkt_json_u64(j, "line", it->line);
 	} else {
-		hk_json_null(j, "file");
-		hk_json_null(j, "line");
+		hkt_json_null(j, "file");
+		hkt_json_null(j, "line");
 	}
 }
 
-void ha_json_plan_item(struct hk_json *j, const struct hk_plan_item *it)
+void ha_json_plan_item(struct hkt_json *j, const struct hk_plan_item *it)
 {
-	hk_json_open_object(j, NULL);
-	hk_json_string(j, "item", it->item);
-	hk_json_string(j, "value", it->value);
-	hk_json_string(j, "why", it->why);
+	hkt_json_open_object(j, NULL);
+	hkt_json_string(j, "item", it->item);
+	hkt_json_string(j, "value", it->value);
+	hkt_json_string(j, "why", it->why);
 	json_place(j, it);
-	hk_json_close_object(j);
+	hkt_json_close_object(j);
 }
 
-static void json_str_or_null(struct hk_json *j, const char *key, const char *s)
+static void json_str_or_null(struct hkt_json *j, const char *key, const char *s)
 {
 	if (s)
-		hk_json_string(j, key, s);
+		hkt_json_string(j, key, s);
 	else
-		hk_json_null(j, key);
+		hkt_json_null(j, key);
 }
 
 /* "(FILE:LINE)" of an item, or "" for an implied one. */
@@ -191,24 +191,24 @@ static int run_check(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		free(cur);
 	}
 	if (ctl->json) {
-		struct hk_json j;
+		struct hkt_json j;
 
-		hk_json_init(&j, stdout);
-		hk_json_open_object(&j, NULL);
-		hk_json_bool(&j, "drifted", n_diff > 0);
-		hk_json_u64(&j, "items", n);
-		hk_json_open_array(&j, "differences");
+		hkt_json_init(&j, stdout);
+		hkt_json_open_object(&j, NULL);
+		hkt_json_bool(&j, "drifted", n_diff > 0);
+		hkt_json_u64(&j, "items", n);
+		hkt_json_open_array(&j, "differences");
 		for (size_t i = 0; i < n_diff; i++) {
-			hk_json_open_object(&j, NULL);
-			hk_json_string(&j, "item", diffs[i].it->item);
+			hkt_json_open_object(&j, NULL);
+			hkt_json_string(&j, "item", diffs[i].it->item);
 			json_str_or_null(&j, "current", diffs[i].current);
-			hk_json_string(&j, "wanted", diffs[i].it->value);
+			hkt_json_string(&j, "wanted", diffs[i].it->value);
 			json_place(&j, diffs[i].it);
-			hk_json_close_object(&j);
+			hkt_json_close_object(&j);
 		}
-		hk_json_close_array(&j);
-		hk_json_close_object(&j);
-		hk_json_end(&j);
+		hkt_json_close_array(&j);
+		hkt_json_close_object(&j);
+		hkt_json_end(&j);
 	} else {
 		for (size_t i = 0; i < n_diff; i++) {
 			char where[PATH_MAX + 32];
@@ -219,7 +219,7 @@ static int run_check(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		}
 		if (!n_diff && !failed)
 			printf("the machine matches the configuration (%zu %s)\n", n,
-			       hk_plural(n, "item", "items"));
+			       hkt_plural(n, "item", "items"));
 	}
 	for (size_t i = 0; i < n_diff; i++)
 		free(diffs[i].current);
@@ -400,7 +400,7 @@ static void put_back_all(struct hugeadm_ctl *ctl, struct change *ch, size_t n_ch
 		ha_msg(ctl, HA_ERROR, "%s: not every change could be put back (see above)", why);
 	else if (done)
 		ha_msg(ctl, HA_ERROR, "%s: %zu %s put back as %s before this run%s", why, done,
-		       hk_plural(done, "file", "files"), done == 1 ? "it was" : "they were",
+		       hkt_plural(done, "file", "files"), done == 1 ? "it was" : "they were",
 		       demoted ? " (demoted pages stay split)" : "");
 }
 
@@ -411,49 +411,49 @@ static void print_apply(struct hugeadm_ctl *ctl, const struct change *ch, size_t
 	for (size_t i = 0; i < n_ch; i++)
 		n_changed += !ch[i].failed && !ch[i].put_back;
 	if (ctl->json) {
-		struct hk_json j;
+		struct hkt_json j;
 
-		hk_json_init(&j, stdout);
-		hk_json_open_object(&j, NULL);
-		hk_json_bool(&j, "changed", n_changed > 0);
-		hk_json_open_array(&j, "changes");
+		hkt_json_init(&j, stdout);
+		hkt_json_open_object(&j, NULL);
+		hkt_json_bool(&j, "changed", n_changed > 0);
+		hkt_json_open_array(&j, "changes");
 		for (size_t i = 0; i < n_ch; i++) {
 			if (ch[i].failed || ch[i].put_back)
 				continue;
-			hk_json_open_object(&j, NULL);
-			hk_json_string(&j, "item", ch[i].it->item);
+			hkt_json_open_object(&j, NULL);
+			hkt_json_string(&j, "item", ch[i].it->item);
 			json_str_or_null(&j, "from", ch[i].from);
-			hk_json_string(&j, "to", ch[i].to ? ch[i].to : ch[i].it->value);
+			hkt_json_string(&j, "to", ch[i].to ? ch[i].to : ch[i].it->value);
 			json_place(&j, ch[i].it);
-			hk_json_close_object(&j);
+			hkt_json_close_object(&j);
 		}
-		hk_json_close_array(&j);
-		hk_json_open_array(&j, "short");
+		hkt_json_close_array(&j);
+		hkt_json_open_array(&j, "short");
 		for (size_t i = 0; i < n_ch; i++) {
 			if (!ch[i].is_short)
 				continue;
-			hk_json_open_object(&j, NULL);
-			hk_json_string(&j, "item", ch[i].it->item);
-			hk_json_string(&j, "wanted", ch[i].it->value);
+			hkt_json_open_object(&j, NULL);
+			hkt_json_string(&j, "item", ch[i].it->item);
+			hkt_json_string(&j, "wanted", ch[i].it->value);
 			json_str_or_null(&j, "reached", ch[i].to);
-			hk_json_close_object(&j);
+			hkt_json_close_object(&j);
 		}
-		hk_json_close_array(&j);
-		hk_json_open_array(&j, "failed");
+		hkt_json_close_array(&j);
+		hkt_json_open_array(&j, "failed");
 		for (size_t i = 0; i < n_ch; i++)
 			if (ch[i].failed)
-				hk_json_string(&j, NULL, ch[i].it->item);
-		hk_json_close_array(&j);
-		hk_json_open_array(&j, "put_back");
+				hkt_json_string(&j, NULL, ch[i].it->item);
+		hkt_json_close_array(&j);
+		hkt_json_open_array(&j, "put_back");
 		for (size_t i = 0; i < n_ch; i++)
 			if (ch[i].put_back && !ch[i].failed)
-				hk_json_string(&j, NULL, ch[i].it->item);
-		hk_json_close_array(&j);
+				hkt_json_string(&j, NULL, ch[i].it->item);
+		hkt_json_close_array(&j);
 		/* A dry run's changes are the ones --apply would make. */
 		if (ctl->dry_run)
-			hk_json_bool(&j, "dry_run", true);
-		hk_json_close_object(&j);
-		hk_json_end(&j);
+			hkt_json_bool(&j, "dry_run", true);
+		hkt_json_close_object(&j);
+		hkt_json_end(&j);
 		return;
 	}
 	for (size_t i = 0; i < n_ch; i++) {

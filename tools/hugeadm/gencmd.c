@@ -60,8 +60,8 @@ static int write_all(int fd, const char *s, size_t len)
 static int write_file(struct hugeadm_ctl *ctl, int dirfd, const char *dir,
 		      const struct ha_gen_file *f)
 {
-	struct hk_tmpfile t;
-	int err, rc = hk_tmpfile_open(&t, dirfd, f->name, 0644);
+	struct hkt_tmpfile t;
+	int err, rc = hkt_tmpfile_open(&t, dirfd, f->name, 0644);
 
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s/%s: cannot create a new file beside it: %s", dir, f->name,
@@ -74,10 +74,10 @@ static int write_file(struct hugeadm_ctl *ctl, int dirfd, const char *dir,
 	if (rc < 0)
 		ha_msg(ctl, HA_ERROR, "%s/%s: writing the new file failed: %s", dir, f->name,
 		       strerror(-rc));
-	else if ((rc = hk_tmpfile_replace(&t, f->name)) < 0)
+	else if ((rc = hkt_tmpfile_replace(&t, f->name)) < 0)
 		ha_msg(ctl, HA_ERROR, "%s/%s: %s the new file failed: %s", dir, f->name, t.step,
 		       strerror(-rc));
-	err = hk_tmpfile_close(&t);
+	err = hkt_tmpfile_close(&t);
 	if (err < 0 && rc == 0) {
 		rc = err;
 		ha_msg(ctl, HA_ERROR, "%s/%s: closing the new file failed: %s", dir, f->name,
@@ -147,7 +147,7 @@ static int open_output(struct hugeadm_ctl *ctl, const char *dir, const char *dis
 		ha_msg(ctl, HA_ERROR, "--output %s: %m", disp);
 	} else if (st.st_uid != geteuid()) {
 		const struct passwd *pw = getpwuid(st.st_uid);
-		char *owner = hk_escape_ctl(pw ? pw->pw_name : "?", true);
+		char *owner = hkt_escape_ctl(pw ? pw->pw_name : "?", true);
 
 		ha_msg(ctl, HA_ERROR,
 		       "--output %s: owned by %s (uid %u), not by the user running hugeadm "
@@ -212,7 +212,7 @@ int ha_generate(struct hugeadm_ctl *ctl)
 
 	/* The directory first: a bad one is said before anything is read. */
 	if (ctl->gen_output) {
-		out_dir = hk_escape_ctl(ctl->gen_output, true);
+		out_dir = hkt_escape_ctl(ctl->gen_output, true);
 		if (!out_dir) {
 			ha_msg(ctl, HA_ERROR, "out of memory");
 			return HK_EXIT_FAILURE;

@@ -26,7 +26,7 @@
 
 #include "generate.h"
 #include "parse.h" /* lib/common: hkc_format_size */
-#include "util.h"  /* tools/common: hk_escape_ctl */
+#include "util.h"  /* tools/common: hkt_escape_ctl */
 
 /* One problem, at FILE:LINE (file NULL: none). */
 __attribute__((format(printf, 4, 5))) static void gen_error(struct ha_gen *g, const char *file,
@@ -60,7 +60,7 @@ static bool text_ok(struct ha_gen *g, const char *file, unsigned line, const cha
 	for (const char *c = s; *c; c++) {
 		if ((unsigned char)*c >= 0x20 && *c != 0x7f)
 			continue;
-		esc = hk_escape_ctl(s, true);
+		esc = hkt_escape_ctl(s, true);
 		gen_error(g, file, line,
 			  "%s '%s' has a control character: it cannot be written into a "
 			  "generated file",

@@ -173,7 +173,7 @@ int ha_plan_json(struct hugeadm_ctl *ctl);
 /* The warnings of the settings that resolved to no write (shmmax kept, no zone movable setting). */
 void ha_plan_notes(struct hugeadm_ctl *ctl);
 /* One item of a plan as a JSON object (confapply.c): item, path, value, why, file, line. */
-void ha_json_plan_item(struct hk_json *j, const struct hk_plan_item *it);
+void ha_json_plan_item(struct hkt_json *j, const struct hk_plan_item *it);
 /*
  * --set-recommended-shmmax: the recommendation from the pools as the plan
  * leaves them, or (kernel_pools) as the kernel has them after the writes, in
@@ -231,7 +231,7 @@ int ha_parse_mount_size(const char *s, uint64_t *ret);
  * list goes into j when it is not NULL (the "shared_text" array), else a table
  * on stdout; 0 or -errno (said).
  */
-int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hk_json *j);
+int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hkt_json *j);
 /* --clean-shared-text[=USER]: 0, or -1 after a message (no such user). */
 int ha_plan_clean_text(struct hugeadm_ctl *ctl, const char *user);
 int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a);
@@ -241,10 +241,10 @@ int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a);
  * "pages_needed"); 0 or -errno (said).
  */
 int ha_plan_pages_needed(struct hugeadm_ctl *ctl, const char *arg);
-int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j);
+int ha_usage_report(struct hugeadm_ctl *ctl, struct hkt_json *j);
 /* Read the process's answer into ctl (0, or -errno said): before anything is printed. */
 int ha_pages_needed_read(struct hugeadm_ctl *ctl);
-int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j);
+int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hkt_json *j);
 
 /*
  * confapply.c: --apply and --check of the configuration (ctl->config_file or
@@ -269,7 +269,7 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a);
 int ha_apply_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short);
 /* --explain: demote sizes, HVO's state and cost (text; JSON under "explain"). */
 void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n);
-void ha_json_kernel(struct hugeadm_ctl *ctl, struct hk_json *j);
+void ha_json_kernel(struct hugeadm_ctl *ctl, struct hkt_json *j);
 /* hugetlb_cma: 0 and its bytes, or -ENOENT when not set (or unreadable: said once). */
 int ha_hugetlb_cma(struct hugeadm_ctl *ctl, uint64_t *ret);
 
@@ -307,17 +307,17 @@ void ha_swap_state(struct hugeadm_ctl *ctl, struct ha_swap_state *s);
  */
 int ha_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t *ret);
 /* "obtainable": N, or null where it cannot be known. */
-void ha_json_obtainable(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t size, int node);
+void ha_json_obtainable(struct hugeadm_ctl *ctl, struct hkt_json *j, uint64_t size, int node);
 /*
  * "how": the boot parameter or CMA that gives a gigantic size; where
  * hugetlb_cma is set, also "cma_obtainable" (CmaFree / size, an estimate).
  */
-void ha_json_gigantic_how(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t size);
+void ha_json_gigantic_how(struct hugeadm_ctl *ctl, struct hkt_json *j, uint64_t size);
 /* --explain: "up to N more pages" per pool, and the THP verdict with its counters. */
 void ha_explain_obtainable(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n);
 void ha_explain_thp(struct hugeadm_ctl *ctl);
 /* --explain --json: the "thp" object. */
-void ha_json_thp(struct hugeadm_ctl *ctl, struct hk_json *j);
+void ha_json_thp(struct hugeadm_ctl *ctl, struct hkt_json *j);
 /* Before a grow of need pages (on node, or HK_NODE_ALL): one warning when fewer are obtainable. */
 void ha_warn_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t need);
 /*

@@ -434,58 +434,58 @@ void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, si
 	       "  freeing pages back to the system can fail while memory is short.\n");
 }
 
-void ha_json_kernel(struct hugeadm_ctl *ctl, struct hk_json *j)
+void ha_json_kernel(struct hugeadm_ctl *ctl, struct hkt_json *j)
 {
 	uint64_t v, base = 4096, *sizes = NULL;
 	char *param = NULL;
 	size_t n = 0;
 	bool have, set;
 
-	hk_json_open_object(j, "vmemmap_optimize");
+	hkt_json_open_object(j, "vmemmap_optimize");
 	have = hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, &v) == 0;
-	hk_json_bool(j, "available", have);
+	hkt_json_bool(j, "available", have);
 	if (have)
-		hk_json_bool(j, "enabled", v != 0);
+		hkt_json_bool(j, "enabled", v != 0);
 	else
-		hk_json_null(j, "enabled");
+		hkt_json_null(j, "enabled");
 	hk_base_page_size(ctl->ctx, &base);
-	hk_json_open_array(j, "saves");
+	hkt_json_open_array(j, "saves");
 	if (have && hk_page_sizes(ctl->ctx, &sizes, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			hk_json_open_object(j, NULL);
-			hk_json_u64(j, "size", sizes[i]);
-			hk_json_u64(j, "bytes", hvo_saving(sizes[i], base));
-			hk_json_close_object(j);
+			hkt_json_open_object(j, NULL);
+			hkt_json_u64(j, "size", sizes[i]);
+			hkt_json_u64(j, "bytes", hvo_saving(sizes[i], base));
+			hkt_json_close_object(j);
 		}
 		free(sizes);
 	}
-	hk_json_close_array(j);
+	hkt_json_close_array(j);
 	if (have)
-		hk_json_string(j, "cost", hvo_cost);
+		hkt_json_string(j, "cost", hvo_cost);
 	else
-		hk_json_null(j, "cost");
-	hk_json_close_object(j);
+		hkt_json_null(j, "cost");
+	hkt_json_close_object(j);
 
-	hk_json_open_object(j, "hugetlb_cma");
+	hkt_json_open_object(j, "hugetlb_cma");
 	have = hk_kernel_param(ctl->ctx, "hugetlb_cma", &param) == 0;
 	set = have && ha_hugetlb_cma(ctl, &v) == 0;
-	hk_json_bool(j, "set", set);
+	hkt_json_bool(j, "set", set);
 	if (have)
-		hk_json_string(j, "parameter", param);
+		hkt_json_string(j, "parameter", param);
 	else
-		hk_json_null(j, "parameter");
+		hkt_json_null(j, "parameter");
 	if (set)
-		hk_json_u64(j, "size", v);
+		hkt_json_u64(j, "size", v);
 	else
-		hk_json_null(j, "size");
+		hkt_json_null(j, "size");
 	free(param);
 	if (hk_meminfo_read(ctl->ctx, "CmaTotal", &v) == 0)
-		hk_json_u64(j, "cma_total", v * 1024);
+		hkt_json_u64(j, "cma_total", v * 1024);
 	else
-		hk_json_null(j, "cma_total");
+		hkt_json_null(j, "cma_total");
 	if (hk_meminfo_read(ctl->ctx, "CmaFree", &v) == 0)
-		hk_json_u64(j, "cma_free", v * 1024);
+		hkt_json_u64(j, "cma_free", v * 1024);
 	else
-		hk_json_null(j, "cma_free");
-	hk_json_close_object(j);
+		hkt_json_null(j, "cma_free");
+	hkt_json_close_object(j);
 }

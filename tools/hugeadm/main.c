@@ -50,7 +50,7 @@ static bool caller_paths_allowed(const struct hugeadm_ctl *ctl, const char *sysr
 	};
 	bool ok = true;
 
-	if (!hk_privileged_for_other())
+	if (!hkc_privileged_for_other())
 		return true;
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (!paths[i].given)
@@ -74,9 +74,9 @@ static int reports_as_caller(const struct hugeadm_ctl *ctl)
 {
 	int rc;
 
-	if (!hk_privileged_for_other())
+	if (!hkc_privileged_for_other())
 		return 0;
-	rc = hk_drop_privileges();
+	rc = hkc_drop_privileges();
 	if (rc < 0)
 		ha_msg(ctl, HA_ERROR, "cannot give up the privileges before the reports: %s",
 		       strerror(-rc));
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 	struct ha_cmdline cl = {.ctl = &ctl};
 	int rc = HK_EXIT_FAILURE;
 
-	hk_close_stdout_atexit();
+	hkt_close_stdout_atexit();
 	verbose_from_env(&ctl);
 	/* The whole command line is validated before anything is read or done. */
 	if (ha_options_parse(&cl, argc, argv) == 0 && ha_options_validate(&cl) == 0 &&

@@ -29,13 +29,13 @@ void ha_msg(const struct hugeadm_ctl *ctl, int level, const char *fmt, ...)
 	if (level > ctl->verbose)
 		return;
 	fflush(stdout);
-	fprintf(stderr, "%s:%s: ", hk_prog(), level_names[level < HA_DEBUG ? level : HA_DEBUG]);
+	fprintf(stderr, "%s:%s: ", hkt_prog(), level_names[level < HA_DEBUG ? level : HA_DEBUG]);
 	errno = err; /* for %m */
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
 	if (n >= 0)
-		safe = hk_escape_ctl(msg, false);
+		safe = hkt_escape_ctl(msg, false);
 	fputs(safe ? safe : "(out of memory)", stderr);
 	free(safe);
 	if (n >= 0)

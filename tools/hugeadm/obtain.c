@@ -29,14 +29,14 @@ int ha_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t *re
 	return rc;
 }
 
-void ha_json_obtainable(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t size, int node)
+void ha_json_obtainable(struct hugeadm_ctl *ctl, struct hkt_json *j, uint64_t size, int node)
 {
 	uint64_t n;
 
 	if (ha_obtainable(ctl, size, node, &n) == 0)
-		hk_json_u64(j, "obtainable", n);
+		hkt_json_u64(j, "obtainable", n);
 	else
-		hk_json_null(j, "obtainable");
+		hkt_json_null(j, "obtainable");
 }
 
 /*
@@ -77,17 +77,17 @@ static void gigantic_how(struct hugeadm_ctl *ctl, char *buf, size_t len, uint64_
 	free(param);
 }
 
-void ha_json_gigantic_how(struct hugeadm_ctl *ctl, struct hk_json *j, uint64_t size)
+void ha_json_gigantic_how(struct hugeadm_ctl *ctl, struct hkt_json *j, uint64_t size)
 {
 	char how[256];
 	int64_t cma;
 
 	gigantic_how(ctl, how, sizeof(how), size, &cma);
-	hk_json_string(j, "how", how);
+	hkt_json_string(j, "how", how);
 	if (cma >= 0)
-		hk_json_u64(j, "cma_obtainable", (uint64_t)cma);
+		hkt_json_u64(j, "cma_obtainable", (uint64_t)cma);
 	else
-		hk_json_null(j, "cma_obtainable");
+		hkt_json_null(j, "cma_obtainable");
 }
 
 void ha_explain_obtainable(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n)
@@ -253,7 +253,7 @@ void ha_explain_thp(struct hugeadm_ctl *ctl)
 	free(sizes);
 }
 
-void ha_json_thp(struct hugeadm_ctl *ctl, struct hk_json *j)
+void ha_json_thp(struct hugeadm_ctl *ctl, struct hkt_json *j)
 {
 	struct thp_numbers t;
 	uint64_t *sizes = NULL;
@@ -261,53 +261,53 @@ void ha_json_thp(struct hugeadm_ctl *ctl, struct hk_json *j)
 	char line[256], *v;
 	int pct;
 
-	hk_json_open_object(j, "thp");
+	hkt_json_open_object(j, "thp");
 	for (size_t k = 0; k < 2; k++) {
 		const char *knob = k ? "defrag" : "enabled";
 
 		if (hk_thp_read(ctl->ctx, knob, &v) == 0) {
-			hk_json_string(j, knob, v);
+			hkt_json_string(j, knob, v);
 			free(v);
 		} else {
-			hk_json_null(j, knob);
+			hkt_json_null(j, knob);
 		}
 	}
 	if (!thp_load(ctl, &t)) {
-		hk_json_null(j, "counters");
-		hk_json_null(j, "fault_alloc_pct");
-		hk_json_null(j, "verdict");
+		hkt_json_null(j, "counters");
+		hkt_json_null(j, "fault_alloc_pct");
+		hkt_json_null(j, "verdict");
 	} else {
-		hk_json_open_object(j, "counters");
+		hkt_json_open_object(j, "counters");
 		for (size_t i = 0; i < N_THP; i++)
 			if (t.have[i])
-				hk_json_u64(j, thp_counters[i], t.v[i]);
-		hk_json_close_object(j);
+				hkt_json_u64(j, thp_counters[i], t.v[i]);
+		hkt_json_close_object(j);
 		thp_verdict(&t, line, sizeof(line), &pct);
 		if (pct < 0)
-			hk_json_null(j, "fault_alloc_pct");
+			hkt_json_null(j, "fault_alloc_pct");
 		else
-			hk_json_int(j, "fault_alloc_pct", pct);
-		hk_json_string(j, "verdict", line);
+			hkt_json_int(j, "fault_alloc_pct", pct);
+		hkt_json_string(j, "verdict", line);
 	}
-	hk_json_open_array(j, "sizes");
+	hkt_json_open_array(j, "sizes");
 	if (hk_thp_sizes(ctl->ctx, &sizes, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			hk_json_open_object(j, NULL);
-			hk_json_u64(j, "size", sizes[i]);
-			hk_json_open_object(j, "stats");
+			hkt_json_open_object(j, NULL);
+			hkt_json_u64(j, "size", sizes[i]);
+			hkt_json_open_object(j, "stats");
 			for (size_t s = 0; s < N_MTHP; s++) {
 				uint64_t x;
 
 				if (hk_thp_stat_read(ctl->ctx, sizes[i], mthp_stats[s], &x) == 0)
-					hk_json_u64(j, mthp_stats[s], x);
+					hkt_json_u64(j, mthp_stats[s], x);
 			}
-			hk_json_close_object(j);
-			hk_json_close_object(j);
+			hkt_json_close_object(j);
+			hkt_json_close_object(j);
 		}
 		free(sizes);
 	}
-	hk_json_close_array(j);
-	hk_json_close_object(j);
+	hkt_json_close_array(j);
+	hkt_json_close_object(j);
 }
 
 void ha_warn_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64_t need)

@@ -74,7 +74,7 @@ enum {
 };
 
 // clang-format off
-static const struct hk_opt opts[] = {
+static const struct hkt_opt opts[] = {
 	{ "apply",           0,   HK_ARG_OPTIONAL, OPT_APPLY,           "FILE", "make the machine match the configuration\n(/etc/hugekit/hugekit.conf and conf.d/, or FILE)", 0 },
 	{ "check",           0,   HK_ARG_OPTIONAL, OPT_CHECK,           "FILE", "compare the machine with the configuration;\nexit 3 when it differs", 0 },
 	{ "pool-pages-min",  0,   HK_ARG_REQUIRED, OPT_POOL_PAGES_MIN,  "SIZE:[+|-]N[@NODES]", "set (or raise, lower) the pool minimum of a page size;\nN pages, or an amount with K, M or G;\n@NODES: each listed NUMA node's own share", 0 },
@@ -137,10 +137,10 @@ static const struct hk_opt opts[] = {
 
 __attribute__((noreturn)) static void usage(void)
 {
-	printf("Usage:\n %s [options]\n\n", hk_prog());
+	printf("Usage:\n %s [options]\n\n", hkt_prog());
 	printf("Report and configure the huge page pools, mounts and settings of the machine.\n\n");
 	printf("Options:\n");
-	hk_opts_print_help(stdout, opts);
+	hkt_opts_print_help(stdout, opts);
 	printf("\nSee hugeadm(8).\n");
 	exit(HK_EXIT_SUCCESS);
 }
@@ -308,8 +308,8 @@ static int set_config(struct ha_cmdline *cl, const struct ha_optdef *d, const ch
 	struct hugeadm_ctl *ctl = cl->ctl;
 
 	if (ctl->apply || ctl->check) {
-		fprintf(stderr, "%s: --apply and --check are given once, alone\n", hk_prog());
-		hk_errtryhelp();
+		fprintf(stderr, "%s: --apply and --check are given once, alone\n", hkt_prog());
+		hkt_errtryhelp();
 	}
 	*(bool *)field_of(cl, d) = true;
 	/* --apply FILE as well as --apply=FILE: the next word, unless an option. */
@@ -328,8 +328,8 @@ static int set_generate(struct ha_cmdline *cl, const struct ha_optdef *d, const 
 {
 	(void)d;
 	if (cl->ctl->generate) {
-		fprintf(stderr, "%s: --generate is given once\n", hk_prog());
-		hk_errtryhelp();
+		fprintf(stderr, "%s: --generate is given once\n", hkt_prog());
+		hkt_errtryhelp();
 	}
 	cl->ctl->generate = arg;
 	if (ha_generate_check_kind(arg) < 0) {
@@ -354,7 +354,7 @@ static int set_gen_file(struct ha_cmdline *cl, const struct ha_optdef *d, const 
 #define ROW(i, g, fn) .id = (i), .group = (g), .set = (fn)
 #define SIMPLE(k, kn, v, l) .kind = k, .knob = kn, .value = v, .label = l
 
-/* What each option of opts[] does; -h, -V and --list-options are hk_opts_standard's. */
+/* What each option of opts[] does; -h, -V and --list-options are hkt_opts_standard's. */
 // clang-format off
 static const struct ha_optdef defs[] = {
 	{ ROW(OPT_APPLY, HA_G_APPLY, set_config), FIELD(apply), .label = "apply" },
@@ -466,22 +466,22 @@ static const struct ha_optdef *find_def(int id)
 
 int ha_options_parse(struct ha_cmdline *cl, int argc, char **argv)
 {
-	struct hk_getopt g;
+	struct hkt_getopt g;
 	int c;
 
 	cl->argc = argc;
 	cl->argv = argv;
-	if (hk_getopt_init(&g, opts, "+") < 0)
+	if (hkt_getopt_init(&g, opts, "+") < 0)
 		return -1;
-	while ((c = hk_getopt_next(&g, argc, argv)) != -1) {
+	while ((c = hkt_getopt_next(&g, argc, argv)) != -1) {
 		const struct ha_optdef *d = find_def(c);
 
 		if (!d)
-			hk_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, &g, usage);
 		cl->given |= d->group;
 		cl->bad |= d->set(cl, d, optarg) < 0;
 	}
-	hk_getopt_fini(&g);
+	hkt_getopt_fini(&g);
 	return cl->bad ? -1 : 0;
 }
 
@@ -493,8 +493,8 @@ int ha_options_validate(struct ha_cmdline *cl)
 	if ((ctl->apply || ctl->check) && !ctl->config_file && optind == cl->argc - 1)
 		ctl->config_file = cl->argv[optind++];
 	if (optind < cl->argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", hk_prog(), cl->argv[optind]);
-		hk_errtryhelp();
+		fprintf(stderr, "%s: unexpected argument '%s'\n", hkt_prog(), cl->argv[optind]);
+		hkt_errtryhelp();
 	}
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		const struct ha_rule *r = &rules[i];
@@ -506,8 +506,8 @@ int ha_options_validate(struct ha_cmdline *cl)
 			ha_msg(ctl, HA_ERROR, "%s", r->msg);
 			return -1;
 		}
-		fprintf(stderr, "%s: %s\n", hk_prog(), r->msg);
-		hk_errtryhelp();
+		fprintf(stderr, "%s: %s\n", hkt_prog(), r->msg);
+		hkt_errtryhelp();
 	}
 	return 0;
 }

@@ -669,26 +669,26 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 {
 	const struct hk_plan_item *items;
 	size_t n = hk_plan_items(ctl->plan, &items);
-	struct hk_json j;
+	struct hkt_json j;
 	char why[256];
 
 	ha_plan_notes(ctl);
-	hk_json_init(&j, stdout);
-	hk_json_open_object(&j, NULL);
-	hk_json_bool(&j, "dry_run", true);
-	hk_json_open_array(&j, "plan");
+	hkt_json_init(&j, stdout);
+	hkt_json_open_object(&j, NULL);
+	hkt_json_bool(&j, "dry_run", true);
+	hkt_json_open_array(&j, "plan");
 	for (size_t i = 0; i < n; i++)
 		ha_json_plan_item(&j, &items[i]);
-	hk_json_close_array(&j);
-	hk_json_open_array(&j, "operations");
+	hkt_json_close_array(&j);
+	hkt_json_open_array(&j, "operations");
 	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++)
 		for (size_t i = 0; i < ctl->n_actions; i++)
 			if (ha_phase(ctl->actions[i].kind) == p &&
 			    (ctl->actions[i].kind == HA_DEMOTE ||
 			     ctl->actions[i].kind == HA_UNMOUNT_ALL ||
 			     ctl->actions[i].kind == HA_CLEAN_TEXT))
-				hk_json_string(&j, NULL,
-					       ha_action_why(&ctl->actions[i], why, sizeof(why)));
+				hkt_json_string(&j, NULL,
+						ha_action_why(&ctl->actions[i], why, sizeof(why)));
 	/* The swap a pool that grows gets (dd, mkswap, swapon; swapoff and rm unless --persist). */
 	for (size_t i = 0; i < ctl->n_actions && (ctl->temp_swap || ctl->ramdisk_swap); i++) {
 		char opt[64];
@@ -703,11 +703,11 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 		else
 			snprintf(opt, sizeof(opt), "--add-ramdisk-swap%s",
 				 ctl->persist ? " --persist" : "");
-		hk_json_string(&j, NULL, opt);
+		hkt_json_string(&j, NULL, opt);
 		break;
 	}
-	hk_json_close_array(&j);
-	hk_json_close_object(&j);
-	hk_json_end(&j);
+	hkt_json_close_array(&j);
+	hkt_json_close_object(&j);
+	hkt_json_end(&j);
 	return HK_EXIT_SUCCESS;
 }

@@ -200,8 +200,8 @@ static void print_mounts(struct hugeadm_ctl *ctl, const struct hk_mounts *ms)
 	options = calloc(n, sizeof(*options));
 	ok = targets && options;
 	for (size_t i = 0; ok && i < n; i++) {
-		targets[i] = hk_escape_ctl(hk_mount_target(ms, i), true);
-		options[i] = hk_escape_ctl(hk_mount_options(ms, i), false);
+		targets[i] = hkt_escape_ctl(hk_mount_target(ms, i), true);
+		options[i] = hkt_escape_ctl(hk_mount_options(ms, i), false);
 		ok = targets[i] && options[i];
 		if (ok && strlen(targets[i]) > (size_t)width)
 			width = (int)strlen(targets[i]);
@@ -480,22 +480,22 @@ int ha_report_text(struct hugeadm_ctl *ctl)
 }
 
 /* A numeric mount option, or null when the mount has none. */
-static void json_option(struct hk_json *j, const char *key, const struct hk_mounts *ms, size_t i,
+static void json_option(struct hkt_json *j, const char *key, const struct hk_mounts *ms, size_t i,
 			const char *name)
 {
 	char *v = NULL, *end;
 	unsigned long long n;
 
 	if (hk_mount_option(ms, i, name, &v) < 0) {
-		hk_json_null(j, key);
+		hkt_json_null(j, key);
 		return;
 	}
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	if (errno || end == v || *end)
-		hk_json_null(j, key);
+		hkt_json_null(j, key);
 	else
-		hk_json_u64(j, key, n);
+		hkt_json_u64(j, key, n);
 	free(v);
 }
 
@@ -504,7 +504,7 @@ static void json_option(struct hk_json *j, const char *key, const struct hk_moun
  * are those of the mount's root directory (hugeadm chowns it after mounting);
  * in a --sysroot tree only the mount options can tell.
  */
-static void json_mount_details(struct hugeadm_ctl *ctl, struct hk_json *j,
+static void json_mount_details(struct hugeadm_ctl *ctl, struct hkt_json *j,
 			       const struct hk_mounts *ms, size_t i)
 {
 	const struct passwd *pw;
@@ -520,81 +520,81 @@ static void json_mount_details(struct hugeadm_ctl *ctl, struct hk_json *j,
 		if (hk_mount_option(ms, i, "mode", &v) == 0 && strspn(v, "01234567") == strlen(v) &&
 		    *v) {
 			snprintf(mode, sizeof(mode), "%04lo", strtoul(v, NULL, 8) & 07777);
-			hk_json_string(j, "mode", mode);
+			hkt_json_string(j, "mode", mode);
 		} else {
-			hk_json_null(j, "mode");
+			hkt_json_null(j, "mode");
 		}
 		free(v);
 		return;
 	}
-	hk_json_u64(j, "uid", st.st_uid);
-	hk_json_u64(j, "gid", st.st_gid);
+	hkt_json_u64(j, "uid", st.st_uid);
+	hkt_json_u64(j, "gid", st.st_gid);
 	pw = getpwuid(st.st_uid);
 	gr = getgrgid(st.st_gid);
 	if (pw)
-		hk_json_string(j, "owner", pw->pw_name);
+		hkt_json_string(j, "owner", pw->pw_name);
 	else
-		hk_json_null(j, "owner");
+		hkt_json_null(j, "owner");
 	if (gr)
-		hk_json_string(j, "group", gr->gr_name);
+		hkt_json_string(j, "group", gr->gr_name);
 	else
-		hk_json_null(j, "group");
+		hkt_json_null(j, "group");
 	snprintf(mode, sizeof(mode), "%04o", (unsigned)(st.st_mode & 07777));
-	hk_json_string(j, "mode", mode);
+	hkt_json_string(j, "mode", mode);
 }
 
 /* --list-all-mounts (and the mounts of --explain): every hugetlbfs mount, [] when none. */
-static void json_mounts(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_mounts *ms)
+static void json_mounts(struct hugeadm_ctl *ctl, struct hkt_json *j, const struct hk_mounts *ms)
 {
-	hk_json_open_array(j, "mounts");
+	hkt_json_open_array(j, "mounts");
 	for (size_t i = 0; ms && i < hk_mounts_count(ms); i++) {
-		hk_json_open_object(j, NULL);
-		hk_json_string(j, "target", hk_mount_target(ms, i));
-		hk_json_u64(j, "pagesize", hk_mount_page_size(ms, i));
-		hk_json_string(j, "options", hk_mount_options(ms, i));
+		hkt_json_open_object(j, NULL);
+		hkt_json_string(j, "target", hk_mount_target(ms, i));
+		hkt_json_u64(j, "pagesize", hk_mount_page_size(ms, i));
+		hkt_json_string(j, "options", hk_mount_options(ms, i));
 		json_mount_details(ctl, j, ms, i);
-		hk_json_close_object(j);
+		hkt_json_close_object(j);
 	}
-	hk_json_close_array(j);
+	hkt_json_close_array(j);
 }
 
 /* The sizes of print_page_sizes: all of them, or those with a configured pool. */
-static void json_page_sizes(struct hugeadm_ctl *ctl, struct hk_json *j, const char *key,
+static void json_page_sizes(struct hugeadm_ctl *ctl, struct hkt_json *j, const char *key,
 			    const struct pools *ps, const struct hk_mounts *ms, bool all)
 {
-	hk_json_open_array(j, key);
+	hkt_json_open_array(j, key);
 	for (size_t i = 0; i < ps->n; i++)
 		if (all || configured(ctl, ms, ps->p[i]))
-			hk_json_u64(j, NULL, hk_pool_get(ps->p[i], HK_POOL_SIZE));
-	hk_json_close_array(j);
+			hkt_json_u64(j, NULL, hk_pool_get(ps->p[i], HK_POOL_SIZE));
+	hkt_json_close_array(j);
 }
 
 /* A number, or null when it was not read. */
-static void json_u64_or_null(struct hk_json *j, const char *key, bool have, uint64_t v)
+static void json_u64_or_null(struct hkt_json *j, const char *key, bool have, uint64_t v)
 {
 	if (have)
-		hk_json_u64(j, key, v);
+		hkt_json_u64(j, key, v);
 	else
-		hk_json_null(j, key);
+		hkt_json_null(j, key);
 }
 
 /* One node of one pool; the flat --per-node list also names the size. */
-static void json_node(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_pool *p, size_t k,
-		      bool with_size)
+static void json_node(struct hugeadm_ctl *ctl, struct hkt_json *j, const struct hk_pool *p,
+		      size_t k, bool with_size)
 {
-	hk_json_open_object(j, NULL);
-	hk_json_int(j, "node", hk_pool_node_id(p, k));
+	hkt_json_open_object(j, NULL);
+	hkt_json_int(j, "node", hk_pool_node_id(p, k));
 	if (with_size)
-		hk_json_u64(j, "size", hk_pool_get(p, HK_POOL_SIZE));
-	hk_json_u64(j, "total", hk_pool_node_get(p, k, HK_POOL_NR));
-	hk_json_u64(j, "free", hk_pool_node_get(p, k, HK_POOL_FREE));
-	hk_json_u64(j, "surplus", hk_pool_node_get(p, k, HK_POOL_SURPLUS));
+		hkt_json_u64(j, "size", hk_pool_get(p, HK_POOL_SIZE));
+	hkt_json_u64(j, "total", hk_pool_node_get(p, k, HK_POOL_NR));
+	hkt_json_u64(j, "free", hk_pool_node_get(p, k, HK_POOL_FREE));
+	hkt_json_u64(j, "surplus", hk_pool_node_get(p, k, HK_POOL_SURPLUS));
 	ha_json_obtainable(ctl, j, hk_pool_get(p, HK_POOL_SIZE), hk_pool_node_id(p, k));
-	hk_json_close_object(j);
+	hkt_json_close_object(j);
 }
 
 /* With explain, also whether the size is gigantic and how such pages can be had. */
-static void json_pool(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_pool *p,
+static void json_pool(struct hugeadm_ctl *ctl, struct hkt_json *j, const struct hk_pool *p,
 		      bool explain)
 {
 	static const struct {
@@ -607,39 +607,39 @@ static void json_pool(struct hugeadm_ctl *ctl, struct hk_json *j, const struct h
 		{"overcommit", HK_POOL_OVERCOMMIT},
 	};
 
-	hk_json_open_object(j, NULL);
-	hk_json_u64(j, "size", hk_pool_get(p, HK_POOL_SIZE));
-	hk_json_bool(j, "default", hk_pool_is_default(p));
+	hkt_json_open_object(j, NULL);
+	hkt_json_u64(j, "size", hk_pool_get(p, HK_POOL_SIZE));
+	hkt_json_bool(j, "default", hk_pool_is_default(p));
 	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
-		hk_json_u64(j, fields[f].key, hk_pool_get(p, fields[f].field));
+		hkt_json_u64(j, fields[f].key, hk_pool_get(p, fields[f].field));
 	/* Where the kernel can demote this size (5.16), the size its pages become. */
 	if (hk_pool_get(p, HK_POOL_DEMOTE_SIZE))
-		hk_json_u64(j, "demote_size", hk_pool_get(p, HK_POOL_DEMOTE_SIZE));
+		hkt_json_u64(j, "demote_size", hk_pool_get(p, HK_POOL_DEMOTE_SIZE));
 	else
-		hk_json_null(j, "demote_size");
+		hkt_json_null(j, "demote_size");
 	ha_json_obtainable(ctl, j, hk_pool_get(p, HK_POOL_SIZE), HK_NODE_ALL);
 	if (explain) {
-		hk_json_bool(j, "gigantic", hk_pool_is_gigantic(p));
+		hkt_json_bool(j, "gigantic", hk_pool_is_gigantic(p));
 		if (hk_pool_is_gigantic(p))
 			ha_json_gigantic_how(ctl, j, hk_pool_get(p, HK_POOL_SIZE));
 	}
-	hk_json_open_array(j, "nodes");
+	hkt_json_open_array(j, "nodes");
 	for (size_t k = 0; k < hk_pool_node_count(p); k++)
 		json_node(ctl, j, p, k, false);
-	hk_json_close_array(j);
-	hk_json_close_object(j);
+	hkt_json_close_array(j);
+	hkt_json_close_object(j);
 }
 
-static void json_per_node(struct hugeadm_ctl *ctl, struct hk_json *j, const struct pools *ps)
+static void json_per_node(struct hugeadm_ctl *ctl, struct hkt_json *j, const struct pools *ps)
 {
-	hk_json_open_array(j, "nodes");
+	hkt_json_open_array(j, "nodes");
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct hk_pool *p = ps->p[i];
 
 		for (size_t k = 0; k < hk_pool_node_count(p); k++)
 			json_node(ctl, j, p, k, true);
 	}
-	hk_json_close_array(j);
+	hkt_json_close_array(j);
 }
 
 /*
@@ -649,7 +649,7 @@ static void json_per_node(struct hugeadm_ctl *ctl, struct hk_json *j, const stru
  * configured pools, and THP's counters with the verdict. Each comes from the
  * same reads as its text paragraph.
  */
-static void json_explain(struct hugeadm_ctl *ctl, struct hk_json *j, const struct pools *ps,
+static void json_explain(struct hugeadm_ctl *ctl, struct hkt_json *j, const struct pools *ps,
 			 const struct hk_mounts *ms)
 {
 	struct ha_swap_state sw;
@@ -657,59 +657,59 @@ static void json_explain(struct hugeadm_ctl *ctl, struct hk_json *j, const struc
 	struct shmmax sm;
 	uint64_t v;
 
-	hk_json_open_object(j, "explain");
+	hkt_json_open_object(j, "explain");
 	if (hk_meminfo_read(ctl->ctx, "MemTotal", &v) == 0)
-		hk_json_u64(j, "memory_total", v * 1024);
+		hkt_json_u64(j, "memory_total", v * 1024);
 	else
-		hk_json_null(j, "memory_total");
+		hkt_json_null(j, "memory_total");
 	json_mounts(ctl, j, ms);
-	hk_json_open_object(j, "min_free_kbytes");
+	hkt_json_open_object(j, "min_free_kbytes");
 	if (hk_sysctl_read(ctl->ctx, HK_SYSCTL_MIN_FREE_KBYTES, &v) == 0)
-		hk_json_u64(j, "current", v);
+		hkt_json_u64(j, "current", v);
 	else
-		hk_json_null(j, "current");
+		hkt_json_null(j, "current");
 	if (hk_recommended_min_free_kbytes(ctl->ctx, &v) == 0)
-		hk_json_u64(j, "recommended", v);
+		hkt_json_u64(j, "recommended", v);
 	else
-		hk_json_null(j, "recommended");
-	hk_json_close_object(j);
+		hkt_json_null(j, "recommended");
+	hkt_json_close_object(j);
 
 	/* The recommendation is null, as the text makes none, until a pool is configured. */
 	shmmax_read(ctl, &sm);
-	hk_json_open_object(j, "shmmax");
+	hkt_json_open_object(j, "shmmax");
 	json_u64_or_null(j, "current", sm.have_cur, sm.cur);
 	json_u64_or_null(j, "recommended", sm.have_rec && sm.rec, sm.rec);
-	hk_json_close_object(j);
+	hkt_json_close_object(j);
 
 	ha_swap_state(ctl, &sw);
-	hk_json_open_object(j, "swap");
+	hkt_json_open_object(j, "swap");
 	json_u64_or_null(j, "total", sw.have_total, sw.total);
 	json_u64_or_null(j, "free", sw.have_free, sw.free);
-	hk_json_bool(j, "configured", !sw.none);
-	hk_json_bool(j, "low", sw.low);
-	hk_json_close_object(j);
+	hkt_json_bool(j, "configured", !sw.none);
+	hkt_json_bool(j, "low", sw.low);
+	hkt_json_close_object(j);
 
 	shm_group_read(ctl, &g);
-	hk_json_open_object(j, "hugetlb_shm_group");
+	hkt_json_open_object(j, "hugetlb_shm_group");
 	json_u64_or_null(j, "gid", g.have_gid, g.gid);
 	if (g.gr)
-		hk_json_string(j, "group", g.gr->gr_name);
+		hkt_json_string(j, "group", g.gr->gr_name);
 	else
-		hk_json_null(j, "group");
+		hkt_json_null(j, "group");
 	if (g.gr && g.pw)
-		hk_json_bool(j, "caller_member", g.member);
+		hkt_json_bool(j, "caller_member", g.member);
 	else
-		hk_json_null(j, "caller_member");
-	hk_json_close_object(j);
+		hkt_json_null(j, "caller_member");
+	hkt_json_close_object(j);
 
-	hk_json_open_array(j, "pools");
+	hkt_json_open_array(j, "pools");
 	for (size_t i = 0; i < ps->n; i++)
 		json_pool(ctl, j, ps->p[i], true);
-	hk_json_close_array(j);
+	hkt_json_close_array(j);
 	json_page_sizes(ctl, j, "configured_page_sizes", ps, ms, false);
 	ha_json_thp(ctl, j);
 	ha_json_kernel(ctl, j);
-	hk_json_close_object(j);
+	hkt_json_close_object(j);
 }
 
 /* One JSON document on stdout holding every report asked for; errors go to stderr. */
@@ -717,7 +717,7 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 {
 	struct hk_mounts *ms = NULL;
 	struct pools ps = {0};
-	struct hk_json j;
+	struct hkt_json j;
 	int rc = 0;
 
 	if (ctl->pages_needed && ha_pages_needed_read(ctl) < 0)
@@ -728,17 +728,17 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 		hk_mounts_unref(ms);
 		return HK_EXIT_FAILURE;
 	}
-	hk_json_init(&j, stdout);
-	hk_json_open_object(&j, NULL);
+	hkt_json_init(&j, stdout);
+	hkt_json_open_object(&j, NULL);
 	if (ctl->list_mounts)
 		json_mounts(ctl, &j, ms);
 	if (ctl->pool_list && ctl->per_node) {
 		json_per_node(ctl, &j, &ps);
 	} else if (ctl->pool_list) {
-		hk_json_open_array(&j, "pools");
+		hkt_json_open_array(&j, "pools");
 		for (size_t i = 0; i < ps.n; i++)
 			json_pool(ctl, &j, ps.p[i], false);
-		hk_json_close_array(&j);
+		hkt_json_close_array(&j);
 	}
 	if (ctl->page_sizes || ctl->page_sizes_all) {
 		/* Both asked for: the configured ones under their own key. */
@@ -758,8 +758,8 @@ int ha_report_json(struct hugeadm_ctl *ctl)
 		rc = -1;
 	if (ctl->pages_needed && ha_pages_needed_report(ctl, &j) < 0)
 		rc = -1;
-	hk_json_close_object(&j);
-	hk_json_end(&j);
+	hkt_json_close_object(&j);
+	hkt_json_end(&j);
 	pools_free(&ps);
 	hk_mounts_unref(ms);
 	return rc < 0 || ctl->obtain_failed ? HK_EXIT_FAILURE : HK_EXIT_SUCCESS;

@@ -289,7 +289,7 @@ static void parse_name(const char *name, struct text_name *ret)
 
 struct list_ctx {
 	struct libscols_table *tb; /* text */
-	struct hk_json *j;	   /* or JSON */
+	struct hkt_json *j;	   /* or JSON */
 };
 
 static const char *user_name(uid_t uid, char *buf, size_t size)
@@ -317,27 +317,27 @@ static int list_one(struct hugeadm_ctl *ctl, const struct text_file *f, void *da
 		return -ENOMEM;
 	parse_name(f->name, &tn);
 	if (lc->j) {
-		hk_json_open_object(lc->j, NULL);
+		hkt_json_open_object(lc->j, NULL);
 		if (getpwuid(f->uid))
-			hk_json_string(lc->j, "user", getpwuid(f->uid)->pw_name);
+			hkt_json_string(lc->j, "user", getpwuid(f->uid)->pw_name);
 		else
-			hk_json_null(lc->j, "user");
-		hk_json_u64(lc->j, "uid", f->uid);
-		hk_json_string(lc->j, "file", path);
-		hk_json_u64(lc->j, "page_size", f->page_size);
-		hk_json_u64(lc->j, "pages", pages);
-		hk_json_u64(lc->j, "size", size);
-		hk_json_bool(lc->j, "unfinished", tn.temporary);
+			hkt_json_null(lc->j, "user");
+		hkt_json_u64(lc->j, "uid", f->uid);
+		hkt_json_string(lc->j, "file", path);
+		hkt_json_u64(lc->j, "page_size", f->page_size);
+		hkt_json_u64(lc->j, "pages", pages);
+		hkt_json_u64(lc->j, "size", size);
+		hkt_json_bool(lc->j, "unfinished", tn.temporary);
 		if (tn.exe) {
-			hk_json_string(lc->j, "executable", tn.exe);
-			hk_json_string(lc->j, "key", tn.key);
-			hk_json_u64(lc->j, "offset", tn.offset);
+			hkt_json_string(lc->j, "executable", tn.exe);
+			hkt_json_string(lc->j, "key", tn.key);
+			hkt_json_u64(lc->j, "offset", tn.offset);
 		} else {
-			hk_json_null(lc->j, "executable");
-			hk_json_null(lc->j, "key");
-			hk_json_null(lc->j, "offset");
+			hkt_json_null(lc->j, "executable");
+			hkt_json_null(lc->j, "key");
+			hkt_json_null(lc->j, "offset");
 		}
-		hk_json_close_object(lc->j);
+		hkt_json_close_object(lc->j);
 		goto out;
 	}
 	hkc_format_size(sz, sizeof(sz), size);
@@ -345,10 +345,10 @@ static int list_one(struct hugeadm_ctl *ctl, const struct text_file *f, void *da
 	cells[0] = strdup(user_name(f->uid, ubuf, sizeof(ubuf)));
 	cells[1] = strdup(np);
 	cells[2] = strdup(sz);
-	cells[3] = hk_escape_ctl(path, true);
-	cells[4] = tn.exe ? hk_escape_ctl(tn.exe, true)
+	cells[3] = hkt_escape_ctl(path, true);
+	cells[4] = tn.exe ? hkt_escape_ctl(tn.exe, true)
 			  : strdup(tn.temporary ? "(being made, or left by a crash)" : "-");
-	cells[5] = tn.key ? hk_escape_ctl(tn.key, true) : strdup("-");
+	cells[5] = tn.key ? hkt_escape_ctl(tn.key, true) : strdup("-");
 	ln = scols_table_new_line(lc->tb, NULL);
 	for (int c = 0; c < 6 && rc == 0; c++)
 		if (!ln || !cells[c] || scols_line_set_data(ln, (size_t)c, cells[c]) != 0)
@@ -362,16 +362,16 @@ out:
 	return rc;
 }
 
-int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hk_json *j)
+int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hkt_json *j)
 {
 	static const char *const cols[] = {"User", "Pages", "Size", "File", "Executable", "Key"};
 	struct list_ctx lc = {.j = j};
 	int rc = 0;
 
 	if (j) {
-		hk_json_open_array(j, "shared_text");
+		hkt_json_open_array(j, "shared_text");
 		rc = walk(ctl, false, 0, list_one, &lc);
-		hk_json_close_array(j);
+		hkt_json_close_array(j);
 		return rc;
 	}
 	lc.tb = scols_new_table();
@@ -478,7 +478,7 @@ static int clean_one(struct hugeadm_ctl *ctl, const struct text_file *f, void *d
 		return 0;
 	} else {
 		ha_msg(ctl, HA_INFO, "removed %s/%s (%" PRIu64 " %s)", f->dir, f->name, pages,
-		       hk_plural(pages, "page", "pages"));
+		       hkt_plural(pages, "page", "pages"));
 	}
 	cc->files++;
 	cc->pages += pages;
@@ -496,7 +496,7 @@ int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a)
 		ha_msg(ctl, HA_INFO,
 		       "%zu %s of shared text removed, %" PRIu64
 		       " huge %s freed (when no program maps them any more)",
-		       cc.files, hk_plural(cc.files, "file", "files"), cc.pages,
-		       hk_plural(cc.pages, "page", "pages"));
+		       cc.files, hkt_plural(cc.files, "file", "files"), cc.pages,
+		       hkt_plural(cc.pages, "page", "pages"));
 	return cc.errors ? -1 : 0;
 }

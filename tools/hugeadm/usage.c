@@ -80,7 +80,7 @@ static void table_row(struct table *t, char **cells)
 	if (!ln)
 		t->rc = -ENOMEM;
 	for (size_t c = 0; t->rc == 0 && c < t->ncols; c++) {
-		char *safe = hk_escape_ctl(cells[c], true);
+		char *safe = hkt_escape_ctl(cells[c], true);
 
 		if (!safe || scols_line_set_data(ln, c, safe) != 0)
 			t->rc = -ENOMEM;
@@ -296,135 +296,135 @@ static int usage_text(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 	return rc;
 }
 
-static void json_processes(struct hk_json *j, const struct hk_usage *u)
+static void json_processes(struct hkt_json *j, const struct hk_usage *u)
 {
 	const struct hk_usage_process *p;
 	size_t np = hk_usage_processes(u, &p);
 
-	hk_json_open_array(j, "processes");
+	hkt_json_open_array(j, "processes");
 	for (size_t i = 0; i < np; i++) {
-		hk_json_open_object(j, NULL);
-		hk_json_int(j, "pid", p[i].pid);
-		hk_json_string(j, "comm", p[i].comm);
-		hk_json_u64(j, "uid", p[i].uid);
-		hk_json_u64(j, "page_size", p[i].page_size);
-		hk_json_string(j, "kind", kind_names[p[i].kind]);
-		hk_json_u64(j, "pages", p[i].pages);
-		hk_json_u64(j, "accounted", p[i].accounted);
+		hkt_json_open_object(j, NULL);
+		hkt_json_int(j, "pid", p[i].pid);
+		hkt_json_string(j, "comm", p[i].comm);
+		hkt_json_u64(j, "uid", p[i].uid);
+		hkt_json_u64(j, "page_size", p[i].page_size);
+		hkt_json_string(j, "kind", kind_names[p[i].kind]);
+		hkt_json_u64(j, "pages", p[i].pages);
+		hkt_json_u64(j, "accounted", p[i].accounted);
 		if (p[i].node >= 0)
-			hk_json_int(j, "node", p[i].node);
+			hkt_json_int(j, "node", p[i].node);
 		else
-			hk_json_null(j, "node");
-		hk_json_close_object(j);
+			hkt_json_null(j, "node");
+		hkt_json_close_object(j);
 	}
-	hk_json_close_array(j);
+	hkt_json_close_array(j);
 }
 
-static void json_shm_files(struct hk_json *j, const struct hk_usage *u)
+static void json_shm_files(struct hkt_json *j, const struct hk_usage *u)
 {
 	const struct hk_usage_shm *s;
 	const struct hk_usage_file *f;
 	size_t ns = hk_usage_shm(u, &s), nf = hk_usage_files(u, &f);
 
-	hk_json_open_array(j, "shm");
+	hkt_json_open_array(j, "shm");
 	for (size_t i = 0; i < ns; i++) {
-		hk_json_open_object(j, NULL);
-		hk_json_int(j, "id", s[i].id);
-		hk_json_int(j, "key", s[i].key);
-		hk_json_u64(j, "uid", s[i].uid);
-		hk_json_u64(j, "size", s[i].size);
-		hk_json_u64(j, "page_size", s[i].page_size);
-		hk_json_u64(j, "pages", s[i].pages);
-		hk_json_u64(j, "attached", s[i].nattch);
-		hk_json_bool(j, "detached", s[i].nattch == 0);
-		hk_json_bool(j, "inferred", s[i].inferred);
-		hk_json_bool(j, "accounted", s[i].accounted);
-		hk_json_close_object(j);
+		hkt_json_open_object(j, NULL);
+		hkt_json_int(j, "id", s[i].id);
+		hkt_json_int(j, "key", s[i].key);
+		hkt_json_u64(j, "uid", s[i].uid);
+		hkt_json_u64(j, "size", s[i].size);
+		hkt_json_u64(j, "page_size", s[i].page_size);
+		hkt_json_u64(j, "pages", s[i].pages);
+		hkt_json_u64(j, "attached", s[i].nattch);
+		hkt_json_bool(j, "detached", s[i].nattch == 0);
+		hkt_json_bool(j, "inferred", s[i].inferred);
+		hkt_json_bool(j, "accounted", s[i].accounted);
+		hkt_json_close_object(j);
 	}
-	hk_json_close_array(j);
-	hk_json_open_array(j, "files");
+	hkt_json_close_array(j);
+	hkt_json_open_array(j, "files");
 	for (size_t i = 0; i < nf; i++) {
-		hk_json_open_object(j, NULL);
-		hk_json_string(j, "path", f[i].path);
-		hk_json_u64(j, "uid", f[i].uid);
-		hk_json_u64(j, "page_size", f[i].page_size);
-		hk_json_u64(j, "pages", f[i].pages);
-		hk_json_bool(j, "mapped", f[i].mapped);
-		hk_json_close_object(j);
+		hkt_json_open_object(j, NULL);
+		hkt_json_string(j, "path", f[i].path);
+		hkt_json_u64(j, "uid", f[i].uid);
+		hkt_json_u64(j, "page_size", f[i].page_size);
+		hkt_json_u64(j, "pages", f[i].pages);
+		hkt_json_bool(j, "mapped", f[i].mapped);
+		hkt_json_close_object(j);
 	}
-	hk_json_close_array(j);
+	hkt_json_close_array(j);
 }
 
 /* The cgroups, and the hierarchy they were read from: 1 or 2; null when none is listed. */
-static void json_cgroups(struct hk_json *j, const struct hk_usage *u)
+static void json_cgroups(struct hkt_json *j, const struct hk_usage *u)
 {
 	static const char *const keys[4] = {"usage", "limit", "reserved", "reserved_limit"};
 	const struct hk_usage_cgroup *c;
 	size_t nc = hk_usage_cgroups(u, &c);
 
-	hk_json_open_array(j, "cgroups");
+	hkt_json_open_array(j, "cgroups");
 	for (size_t i = 0; i < nc; i++) {
 		const uint64_t v[4] = {c[i].current, c[i].max, c[i].rsvd_current, c[i].rsvd_max};
 
-		hk_json_open_object(j, NULL);
-		hk_json_string(j, "path", c[i].path);
-		hk_json_u64(j, "page_size", c[i].page_size);
+		hkt_json_open_object(j, NULL);
+		hkt_json_string(j, "path", c[i].path);
+		hkt_json_u64(j, "page_size", c[i].page_size);
 		for (int k = 0; k < 4; k++) {
 			if (v[k] == UINT64_MAX)
-				hk_json_null(j, keys[k]);
+				hkt_json_null(j, keys[k]);
 			else
-				hk_json_u64(j, keys[k], v[k]);
+				hkt_json_u64(j, keys[k], v[k]);
 		}
 		if (c[i].events_max == UINT64_MAX)
-			hk_json_null(j, "events_max");
+			hkt_json_null(j, "events_max");
 		else
-			hk_json_u64(j, "events_max", c[i].events_max);
-		hk_json_close_object(j);
+			hkt_json_u64(j, "events_max", c[i].events_max);
+		hkt_json_close_object(j);
 	}
-	hk_json_close_array(j);
+	hkt_json_close_array(j);
 	if (nc)
-		hk_json_int(j, "cgroup_version", c[0].version);
+		hkt_json_int(j, "cgroup_version", c[0].version);
 	else
-		hk_json_null(j, "cgroup_version");
+		hkt_json_null(j, "cgroup_version");
 }
 
-static void json_totals(struct hk_json *j, const struct hk_usage *u)
+static void json_totals(struct hkt_json *j, const struct hk_usage *u)
 {
 	const struct hk_usage_total *t;
 	size_t nt = hk_usage_totals(u, &t);
 	char why[128];
 
-	hk_json_open_array(j, "totals");
+	hkt_json_open_array(j, "totals");
 	for (size_t i = 0; i < nt; i++) {
-		hk_json_open_object(j, NULL);
-		hk_json_u64(j, "page_size", t[i].page_size);
-		hk_json_u64(j, "used", t[i].used);
-		hk_json_u64(j, "accounted", t[i].accounted);
-		hk_json_u64(j, "reserved", t[i].reserved);
-		hk_json_u64(j, "surplus", t[i].surplus);
-		hk_json_int(j, "difference", t[i].difference);
-		hk_json_string(j, "difference_reason",
-			       difference_reason(why, sizeof(why), u, &t[i]));
-		hk_json_u64(j, "inferred_not_counted", t[i].inferred);
-		hk_json_close_object(j);
+		hkt_json_open_object(j, NULL);
+		hkt_json_u64(j, "page_size", t[i].page_size);
+		hkt_json_u64(j, "used", t[i].used);
+		hkt_json_u64(j, "accounted", t[i].accounted);
+		hkt_json_u64(j, "reserved", t[i].reserved);
+		hkt_json_u64(j, "surplus", t[i].surplus);
+		hkt_json_int(j, "difference", t[i].difference);
+		hkt_json_string(j, "difference_reason",
+				difference_reason(why, sizeof(why), u, &t[i]));
+		hkt_json_u64(j, "inferred_not_counted", t[i].inferred);
+		hkt_json_close_object(j);
 	}
-	hk_json_close_array(j);
+	hkt_json_close_array(j);
 }
 
-static void usage_json(struct hugeadm_ctl *ctl, struct hk_json *j, const struct hk_usage *u)
+static void usage_json(struct hugeadm_ctl *ctl, struct hkt_json *j, const struct hk_usage *u)
 {
 	(void)ctl;
-	hk_json_open_object(j, "usage");
+	hkt_json_open_object(j, "usage");
 	json_processes(j, u);
 	json_shm_files(j, u);
 	json_cgroups(j, u);
 	json_totals(j, u);
-	hk_json_open_object(j, "unreadable");
-	hk_json_u64(j, "processes", hk_usage_unread_count(u, HK_USAGE_UNREAD_PROCESSES));
-	hk_json_u64(j, "directories", hk_usage_unread_count(u, HK_USAGE_UNREAD_DIRS));
-	hk_json_u64(j, "cgroups", hk_usage_unread_count(u, HK_USAGE_UNREAD_CGROUPS));
-	hk_json_close_object(j);
-	hk_json_close_object(j);
+	hkt_json_open_object(j, "unreadable");
+	hkt_json_u64(j, "processes", hk_usage_unread_count(u, HK_USAGE_UNREAD_PROCESSES));
+	hkt_json_u64(j, "directories", hk_usage_unread_count(u, HK_USAGE_UNREAD_DIRS));
+	hkt_json_u64(j, "cgroups", hk_usage_unread_count(u, HK_USAGE_UNREAD_CGROUPS));
+	hkt_json_close_object(j);
+	hkt_json_close_object(j);
 }
 
 /* What could not be read, on stderr: the report is still printed, exit 0. */
@@ -437,20 +437,20 @@ static void say_unread(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 	if (np)
 		ha_msg(ctl, HA_WARNING,
 		       "could not read the memory maps of %u %s: their pages are not counted", np,
-		       hk_plural(np, "process", "processes"));
+		       hkt_plural(np, "process", "processes"));
 	if (nd)
 		ha_msg(ctl, HA_WARNING,
 		       "could not read %u %s on hugetlbfs mounts (no access, or past a "
 		       "bound of the walk): their files are not counted",
-		       nd, hk_plural(nd, "directory", "directories"));
+		       nd, hkt_plural(nd, "directory", "directories"));
 	if (nc)
 		ha_msg(ctl, HA_WARNING,
 		       "could not read %u hugetlb cgroup %s (no access, or past a "
 		       "bound of the walk)",
-		       nc, hk_plural(nc, "file or directory", "files or directories"));
+		       nc, hkt_plural(nc, "file or directory", "files or directories"));
 }
 
-int ha_usage_report(struct hugeadm_ctl *ctl, struct hk_json *j)
+int ha_usage_report(struct hugeadm_ctl *ctl, struct hkt_json *j)
 {
 	struct hk_usage *u;
 	int rc = hk_usage_read(ctl->ctx, &u);
@@ -480,26 +480,26 @@ int ha_pages_needed_read(struct hugeadm_ctl *ctl)
 	return rc;
 }
 
-int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hk_json *j)
+int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hkt_json *j)
 {
 	const struct hk_pages_needed *pn = ctl->pn;
 	size_t n = ctl->n_pn;
 
 	if (j) {
-		hk_json_open_array(j, "pages_needed");
+		hkt_json_open_array(j, "pages_needed");
 		for (size_t i = 0; i < n; i++) {
-			hk_json_open_object(j, NULL);
-			hk_json_int(j, "pid", ctl->pages_needed);
-			hk_json_u64(j, "page_size", pn[i].page_size);
-			hk_json_u64(j, "pages", pn[i].pages);
-			hk_json_u64(j, "heap", pn[i].heap_pages);
-			hk_json_u64(j, "anonymous", pn[i].anon_pages);
-			hk_json_u64(j, "shared", pn[i].shared_pages);
-			hk_json_u64(j, "sysv", pn[i].sysv_pages);
-			hk_json_u64(j, "hugetlb", pn[i].hugetlb_pages);
-			hk_json_close_object(j);
+			hkt_json_open_object(j, NULL);
+			hkt_json_int(j, "pid", ctl->pages_needed);
+			hkt_json_u64(j, "page_size", pn[i].page_size);
+			hkt_json_u64(j, "pages", pn[i].pages);
+			hkt_json_u64(j, "heap", pn[i].heap_pages);
+			hkt_json_u64(j, "anonymous", pn[i].anon_pages);
+			hkt_json_u64(j, "shared", pn[i].shared_pages);
+			hkt_json_u64(j, "sysv", pn[i].sysv_pages);
+			hkt_json_u64(j, "hugetlb", pn[i].hugetlb_pages);
+			hkt_json_close_object(j);
 		}
-		hk_json_close_array(j);
+		hkt_json_close_array(j);
 	} else {
 		printf("%10s %8s %8s %10s %8s %8s %8s\n", "Size", "Pages", "Heap", "Anonymous",
 		       "Shared", "SysV", "Hugetlb");

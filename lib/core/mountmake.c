@@ -168,8 +168,11 @@ static int make_dir(struct hk_ctx *ctx, int dirfd, const char *name, const char 
 
 static bool request_ok(const struct hk_mount_request *rq)
 {
+	size_t n = rq && rq->base ? strlen(rq->base) : 0;
+
+	/* The base is a directory on the path: "/a/b" of "/a/b/c", not of "/a/bc". */
 	return rq && rq->size >= sizeof(*rq) && rq->path && rq->path[0] == '/' &&
-	       (!rq->base || strncmp(rq->path, rq->base, strlen(rq->base)) == 0);
+	       (!rq->base || (strncmp(rq->path, rq->base, n) == 0 && rq->path[n] == '/'));
 }
 
 /* How far the root's levels go: the base, or the mount point's parent. */

@@ -222,6 +222,11 @@ static void test_invalid(void **state)
 	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
 	rq = request(path, "/elsewhere");
 	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
+	/* A base is a whole directory of the path, not the start of a name. */
+	rq = request("/var/lib/hugetlbfs2/mnt", "/var/lib/hugetlbfs");
+	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
+	rq = request(path, path);
+	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
 	rq = request(path, NULL);
 	rq.size = sizeof(rq) - 1;
 	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);

@@ -164,6 +164,79 @@ HK_EXPORT bool hk_pool_plan_is_gigantic(const struct hk_pool_plan *pools, uint64
 	return h && h->gigantic;
 }
 
+HK_EXPORT int hk_pool_plan_recommended_shmmax(struct hk_pool_plan *pools, uint64_t *ret)
+{
+	uint64_t *sizes = NULL, sum = 0;
+	size_t n = 0;
+	int rc;
+
+	if (!pools || !ret)
+		return -EINVAL;
+	rc = hk_page_sizes(pools->ctx, &sizes, &n);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		uint64_t max;
+
+		rc = hk_pool_plan_load(pools, sizes[i]);
+		if (rc < 0)
+			break;
+		max = hk_pool_plan_get(pools, sizes[i], HK_NODE_ALL, HK_POOL_MAXIMUM);
+		sum = hkp_sat_add(sum, max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i]);
+	}
+	free(sizes);
+	if (rc == 0)
+		*ret = sum;
+	return rc;
+}
+
+/* The pool's (HK_NODE_ALL) or a node's free and persistent pages now: false when it has no such node. */
+static bool pages_now(const struct hk_pool *now, int node, uint64_t *ret_free, uint64_t *ret_min)
+{
+	if (node == HK_NODE_ALL) {
+		*ret_free = hk_pool_get(now, HK_POOL_FREE);
+		*ret_min = hk_pool_get(now, HK_POOL_MINIMUM);
+		return true;
+	}
+	for (size_t k = 0; k < hk_pool_node_count(now); k++) {
+		if (hk_pool_node_id(now, k) != node)
+			continue;
+		*ret_free = hk_pool_node_get(now, k, HK_POOL_FREE);
+		*ret_min = hk_pool_node_get(now, k, HK_POOL_MINIMUM);
+		return true;
+	}
+	return false;
+}
+
+HK_EXPORT uint64_t hk_pool_plan_free(const struct hk_pool_plan *pools, const struct hk_pool *now,
+				     int node)
+{
+	uint64_t size, free_now, min_now, planned;
+
+	if (!now || !pages_now(now, node, &free_now, &min_now))
+		return 0;
+	size = hk_pool_get(now, HK_POOL_SIZE);
+	/* A pool the plan does not hold, or a node it does not know: as the kernel has it. */
+	planned = find(pools, size) &&
+				  (node == HK_NODE_ALL || hk_pool_plan_has_node(pools, size, node))
+			  ? hk_pool_plan_get(pools, size, node, HK_POOL_MINIMUM)
+			  : min_now;
+	return hkp_sat_add(free_now, hkp_sat_sub(planned, min_now));
+}
+
+HK_EXPORT uint64_t hk_pool_new_pages(const struct hk_pool *pool, int node, uint64_t from,
+				     uint64_t to)
+{
+	uint64_t surplus = 0;
+
+	if (!pool)
+		return 0;
+	if (node == HK_NODE_ALL)
+		surplus = hk_pool_get(pool, HK_POOL_SURPLUS);
+	for (size_t k = 0; node != HK_NODE_ALL && k < hk_pool_node_count(pool); k++)
+		if (hk_pool_node_id(pool, k) == node)
+			surplus = hk_pool_node_get(pool, k, HK_POOL_SURPLUS);
+	return hkp_sat_sub(hkp_sat_sub(to, from), surplus);
+}
+
 HK_EXPORT uint64_t hk_pool_overcommit_for(uint64_t minimum, uint64_t maximum)
 {
 	return hkp_pool_oc(minimum, maximum);

@@ -182,30 +182,14 @@ HK_EXPORT int hk_recommended_min_free_kbytes(struct hk_ctx *ctx, uint64_t *ret)
 
 HK_EXPORT int hk_recommended_shmmax(struct hk_ctx *ctx, uint64_t *ret)
 {
-	uint64_t *sizes, sum = 0;
-	size_t n;
-	int rc;
+	struct hk_pool_plan *pools = NULL;
+	int rc = hk_pool_plan_new(ctx, &pools);
 
-	rc = hk_page_sizes(ctx, &sizes, &n);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; i < n; i++) {
-		struct hk_pool *pool;
-		uint64_t max, bytes;
-
-		rc = hk_pool_read(ctx, sizes[i], &pool);
-		if (rc < 0)
-			break;
-		max = hk_pool_get(pool, HK_POOL_MAXIMUM);
-		hk_pool_unref(pool);
-		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
-		sum = bytes > UINT64_MAX - sum ? UINT64_MAX : sum + bytes;
-	}
-	free(sizes);
-	if (rc < 0)
-		return rc;
-	*ret = sum;
-	return 0;
+	/* The pools as the kernel has them: a plan that changed nothing. */
+	if (rc == 0)
+		rc = hk_pool_plan_recommended_shmmax(pools, ret);
+	hk_pool_plan_unref(pools);
+	return rc;
 }
 
 /*

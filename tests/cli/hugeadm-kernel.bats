@@ -92,6 +92,12 @@ echo 2048kB > /$D1G/demote_size"
 	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote 1G:1@0
 	assert_failure 1
 	assert_equal "$stderr" "hugeadm:ERROR: 1G:1@0: 1 pages to demote on node 0, but it has 0 free 1G pages"
+	# The pages the pool options of the same command add first count (the pool planner's free pages).
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --pool-pages-min 1G:+1@0 --pool-demote 1G:1@0
+	assert_success
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --pool-pages-min 1G:+1 --pool-demote 1G:3
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: 1G:3: 3 pages to demote, but the 1G pool has 2 free"
 	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-demote 1G:1@2
 	assert_failure 1
 	assert_equal "$stderr" "hugeadm:ERROR: 1G:1@2: node 2 has no 1G pool (no such NUMA node)"

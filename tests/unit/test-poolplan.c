@@ -309,12 +309,52 @@ static void test_refused(void **state)
 	fx_close(&f);
 }
 
+/* What the plan leaves, as other settings see it: shmmax's recommendation, free pages, new pages. */
+static void test_derived(void **state)
+{
+	static const int node1[] = {1};
+	struct hk_pool_change ch = change(2 * MiB, HK_POOL_MINIMUM, '+', 2);
+	struct hk_pool *now = NULL;
+	uint64_t rec = 0, kernel = 0;
+	struct fx f;
+	size_t n;
+
+	(void)state;
+	fx_open(&f);
+	/* Before any change: the kernel's recommendation, 29 x 2 MiB + 2 x 1 GiB. */
+	assert_int_equal(hk_pool_plan_recommended_shmmax(f.pools, &rec), 0);
+	assert_int_equal(hk_recommended_shmmax(f.t.ctx, &kernel), 0);
+	assert_true(rec == 29 * 2 * MiB + 2 * GiB && rec == kernel);
+	assert_int_equal(hk_pool_read(f.t.ctx, 2 * MiB, &now), 0);
+	assert_true(hk_pool_plan_free(f.pools, now, HK_NODE_ALL) == 5);
+	assert_true(hk_pool_plan_free(f.pools, now, 1) == 1);
+	assert_true(hk_pool_plan_free(f.pools, now, 2) == 0);
+	/* Node 1 planned at 8 (from 6): two more free pages there, and in the pool. */
+	ch.nodes = node1;
+	ch.n_nodes = 1;
+	assert_true(hk_plan_add_pool_change(f.plan, f.pools, &ch, "test", &n) >= 0);
+	assert_true(hk_pool_plan_free(f.pools, now, 1) == 3);
+	assert_true(hk_pool_plan_free(f.pools, now, 0) == 4);
+	assert_true(hk_pool_plan_free(f.pools, now, HK_NODE_ALL) == 7);
+	assert_int_equal(hk_pool_plan_recommended_shmmax(f.pools, &rec), 0);
+	assert_true(rec == 31 * 2 * MiB + 2 * GiB);
+	/* Surplus pages (3 in the pool, 2 on node 1) become persistent before new ones. */
+	assert_true(hk_pool_new_pages(now, HK_NODE_ALL, 21, 30) == 6);
+	assert_true(hk_pool_new_pages(now, 1, 6, 10) == 2);
+	assert_true(hk_pool_new_pages(now, HK_NODE_ALL, 30, 21) == 0);
+	assert_true(hk_pool_new_pages(now, HK_NODE_ALL, 21, 22) == 0);
+	assert_int_equal(hk_pool_plan_recommended_shmmax(NULL, &rec), -EINVAL);
+	hk_pool_unref(now);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read),	 cmocka_unit_test(test_minimum),
 		cmocka_unit_test(test_maximum),	 cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_verdicts), cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_derived),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -182,21 +182,20 @@ static int node_demotes(struct hugeadm_ctl *ctl, const struct ha_action *a, int 
 
 /*
  * N must not be above the free pages, counting those that the pool options
- * of this command add first (ctl->pools holds the pools as they leave them).
+ * of this command add first (hk_pool_plan_free: ctl->pools holds the pools
+ * as they leave them).
  */
 static int validate_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
 			   const struct hk_pool *p)
 {
-	uint64_t free_now, min_now, grown, planned;
+	uint64_t free_now, min_now;
 	char sz[32];
 
 	hkc_format_size(sz, sizeof(sz), a->size);
 	if (ha_pools_load(ctl, a->size) < 0)
 		return -1;
 	if (!a->nodes) {
-		planned = hk_pool_plan_get(ctl->pools, a->size, HK_NODE_ALL, HK_POOL_MINIMUM);
-		grown = hkc_sat_sub(planned, hk_pool_get(p, HK_POOL_MINIMUM));
-		free_now = hkc_sat_add(hk_pool_get(p, HK_POOL_FREE), grown);
+		free_now = hk_pool_plan_free(ctl->pools, p, HK_NODE_ALL);
 		if (a->amount <= free_now)
 			return 0;
 		ha_msg(ctl, HA_ERROR,
@@ -213,8 +212,7 @@ static int validate_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
 		}
 		if (node_demotes(ctl, a, a->nodes[i]) < 0)
 			return -1;
-		planned = hk_pool_plan_get(ctl->pools, a->size, a->nodes[i], HK_POOL_MINIMUM);
-		free_now = hkc_sat_add(free_now, hkc_sat_sub(planned, min_now));
+		free_now = hk_pool_plan_free(ctl->pools, p, a->nodes[i]);
 		if (a->amount > free_now) {
 			ha_msg(ctl, HA_ERROR,
 			       "%s: %" PRIu64 " pages to demote on node %d, but it has %" PRIu64

@@ -333,13 +333,6 @@ void ha_warn_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64
 void ha_warn_grow(struct hugeadm_ctl *ctl, const struct hk_pool *pool, int node, uint64_t from,
 		  uint64_t to)
 {
-	uint64_t surplus = 0;
-
-	if (node == HK_NODE_ALL)
-		surplus = hk_pool_get(pool, HK_POOL_SURPLUS);
-	for (size_t k = 0; node != HK_NODE_ALL && k < hk_pool_node_count(pool); k++)
-		if (hk_pool_node_id(pool, k) == node)
-			surplus = hk_pool_node_get(pool, k, HK_POOL_SURPLUS);
 	ha_warn_obtainable(ctl, hk_pool_get(pool, HK_POOL_SIZE), node,
-			   hkc_sat_sub(hkc_sat_sub(to, from), surplus));
+			   hk_pool_new_pages(pool, node, from, to));
 }

@@ -515,26 +515,12 @@ static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return ha_resolve_pool(ctl, a, ctl->pools);
 }
 
-/* The shmmax recommendation from the pools as the plan leaves them: their Maximums in bytes. */
+/* The shmmax recommendation from the pools as the plan leaves them (libhugekit's planner). */
 static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
 {
-	uint64_t *sizes = NULL, sum = 0;
-	size_t n = 0;
-	int rc = hk_page_sizes(ctl->ctx, &sizes, &n);
+	int rc = ctl->pools ? 0 : hk_pool_plan_new(ctl->ctx, &ctl->pools);
 
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		uint64_t max, bytes;
-
-		rc = ha_pools_load(ctl, sizes[i]);
-		if (rc < 0)
-			break;
-		max = hk_pool_plan_get(ctl->pools, sizes[i], HK_NODE_ALL, HK_POOL_MAXIMUM);
-		bytes = max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i];
-		sum = hkc_sat_add(sum, bytes);
-	}
-	free(sizes);
-	*ret = sum;
-	return rc;
+	return rc < 0 ? rc : hk_pool_plan_recommended_shmmax(ctl->pools, ret);
 }
 
 int ha_resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a, bool kernel_pools)

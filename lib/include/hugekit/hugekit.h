@@ -716,6 +716,23 @@ bool hk_pool_plan_has_node(const struct hk_pool_plan *pools, uint64_t page_size,
 bool hk_pool_plan_is_gigantic(const struct hk_pool_plan *pools, uint64_t page_size);
 /* The overcommit that gives a pool of minimum pages the maximum (UINT64_MAX: unlimited). */
 uint64_t hk_pool_overcommit_for(uint64_t minimum, uint64_t maximum);
+/*
+ * kernel.shmmax's recommendation from the pools as the plan leaves them: the
+ * sum of every page size's Maximum in bytes, saturated (every size is held:
+ * read now where it was not). hk_recommended_shmmax() is this on a new plan.
+ */
+int hk_pool_plan_recommended_shmmax(struct hk_pool_plan *pools, uint64_t *ret);
+/*
+ * Free pages of the pool now (the kernel's, now) or of one node, with the
+ * persistent pages the plan adds before (a pool or node the plan holds at a
+ * larger Minimum than now); 0 for a node the pool does not have.
+ */
+uint64_t hk_pool_plan_free(const struct hk_pool_plan *pools, const struct hk_pool *now, int node);
+/*
+ * The new pages a Minimum (of pool, or of node) going from "from" to "to"
+ * needs: its surplus pages become persistent first and need no new page.
+ */
+uint64_t hk_pool_new_pages(const struct hk_pool *pool, int node, uint64_t from, uint64_t to);
 
 /*
  * One change, as hugeadm's --pool-pages-min and --pool-pages-max ask it.

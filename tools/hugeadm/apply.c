@@ -109,7 +109,7 @@ static const struct hk_plan_item *action_items(const struct hugeadm_ctl *ctl,
 {
 	const struct hk_plan_item *items;
 
-	hk_plan_items(ctl->plan, &items);
+	hk_plan_items(ha_action_plan(ctl, a), &items);
 	return items + a->first;
 }
 
@@ -260,25 +260,34 @@ static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 	return any;
 }
 
-/* An overcommit item of the action to write oc with: its own, or one added to the plan. */
+/*
+ * An overcommit item of the action to write oc with: its own, or (not planned:
+ * the pool fell short of it) one made for this write alone; the plan is not
+ * changed while it runs, the run's journal keeps the write.
+ */
 static int write_oc(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t oc)
 {
 	const struct hk_plan_item *it = action_items(ctl, a);
+	struct hk_plan *one = NULL;
 	char why[256];
 	int rc;
 
 	for (size_t i = 0; i < a->n_items; i++)
 		if (it[i].field == HK_POOL_OVERCOMMIT)
 			return write_pool(ctl, &it[i], oc);
-	/* Not planned (the pool fell short of it): the plan records the write made. */
-	rc = hk_plan_add_pool(ctl->ctx, ctl->plan, a->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, oc, 0,
-			      ha_action_why(a, why, sizeof(why)));
+	rc = hk_plan_new(&one);
+	if (rc == 0)
+		rc = hk_plan_add_pool(ctl->ctx, one, a->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, oc,
+				      0, ha_action_why(a, why, sizeof(why)));
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg, strerror(-rc));
+		hk_plan_unref(one);
 		return -1;
 	}
-	hk_plan_items(ctl->plan, &it);
-	return write_pool(ctl, &it[rc], oc);
+	hk_plan_items(one, &it);
+	rc = write_pool(ctl, &it[rc], oc);
+	hk_plan_unref(one);
+	return rc;
 }
 
 /*
@@ -329,7 +338,9 @@ static int plan_again(struct hugeadm_ctl *ctl, struct ha_action *a)
 		return -1;
 	}
 	ha_msg(ctl, HA_INFO, "%s: the pool changed since it was planned: planned again", a->arg);
-	rc = ha_resolve_pool(ctl, a, now);
+	rc = ha_resolve_again(ctl, a);
+	if (rc == 0)
+		rc = ha_resolve_pool(ctl, a, now, ha_action_plan(ctl, a));
 	hk_pool_plan_unref(now);
 	return rc;
 }
@@ -567,6 +578,8 @@ static int put_back_all(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 int ha_apply(struct hugeadm_ctl *ctl)
 {
 	const struct ha_action *stopped = NULL;
+	const struct hk_plan_item *items;
+	size_t n_planned;
 	int rc = 0;
 
 	if (ctl->n_actions == 0)
@@ -577,6 +590,7 @@ int ha_apply(struct hugeadm_ctl *ctl)
 	}
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, dry_line, ctl);
+	n_planned = hk_plan_items(ctl->plan, &items);
 	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS && rc == 0; p++) {
 		for (size_t i = 0; i < ctl->n_actions && rc == 0; i++) {
 			bool short_now = false;
@@ -601,6 +615,11 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		}
 	}
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	/* The plan is what was printed and checked: never changed while it runs. */
+	if (hk_plan_items(ctl->plan, &items) != n_planned) {
+		ha_msg(ctl, HA_ERROR, "internal error: the plan changed while it ran");
+		rc = -1;
+	}
 	/* A put-back that fails (a pool the kernel did not give back) is a failure, not a short pool. */
 	if (stopped && !ctl->dry_run && put_back_all(ctl, stopped, rc < 0) < 0)
 		rc = -1;

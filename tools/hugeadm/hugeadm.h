@@ -77,6 +77,12 @@ struct ha_action {
 	uint64_t oc0, max0, target_max;
 	uint64_t *before;
 	bool grows;
+	/*
+	 * Items resolved again while the plan runs (a pool someone else moved,
+	 * shmmax from the pools the writes left): first and n_items index this
+	 * plan then, and ctl->plan stays as it was printed and checked.
+	 */
+	struct hk_plan *again;
 };
 
 struct hugeadm_ctl {
@@ -163,7 +169,12 @@ int ha_plan_validate(struct hugeadm_ctl *ctl);
  * in between: a relative change counts from what is there). The items are
  * appended to the plan; the action points at them.
  */
-int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool_plan *pools);
+int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool_plan *pools,
+		    struct hk_plan *plan);
+/* The plan the action's items are in: ctl->plan, or the one it was resolved again into. */
+struct hk_plan *ha_action_plan(const struct hugeadm_ctl *ctl, const struct ha_action *a);
+/* A fresh a->again to resolve the action into while the plan runs: 0, or -1 after a message. */
+int ha_resolve_again(struct hugeadm_ctl *ctl, struct ha_action *a);
 /*
  * --dry-run --json: the plan as one JSON document ("plan": its items, with
  * why each is there; "operations": the options that act rather than write

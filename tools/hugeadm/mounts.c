@@ -444,7 +444,7 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	int rc;
 
 	/* The mounts as validation planned them: one item per page size. */
-	hk_plan_items(ctl->plan, &items);
+	hk_plan_items(ha_action_plan(ctl, a), &items);
 	items += a->first;
 	n = a->n_items;
 	rc = hk_mounts_read(ctl->ctx, &ms);

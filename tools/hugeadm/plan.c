@@ -43,6 +43,7 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 		free(ctl->actions[i].sub);
 		free(ctl->actions[i].owner_label);
 		free(ctl->actions[i].before);
+		hk_plan_unref(ctl->actions[i].again);
 	}
 	hk_pool_plan_unref(ctl->pools);
 	ctl->pools = NULL;
@@ -113,6 +114,27 @@ const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz)
 	else
 		snprintf(buf, sz, "%s", a->arg); /* the option itself: "--thp-never" */
 	return buf;
+}
+
+struct hk_plan *ha_action_plan(const struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	return a->again ? a->again : ctl->plan;
+}
+
+int ha_resolve_again(struct hugeadm_ctl *ctl, struct ha_action *a)
+{
+	int rc;
+
+	hk_plan_unref(a->again);
+	a->again = NULL;
+	rc = hk_plan_new(&a->again);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change again: %s", a->arg,
+		       strerror(-rc));
+		return -1;
+	}
+	a->n_items = 0;
+	return 0;
 }
 
 int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc)
@@ -457,7 +479,8 @@ static uint64_t node_before(const struct ha_action *a, const uint64_t *nb, int n
 	return 0;
 }
 
-int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool_plan *pools)
+int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool_plan *pools,
+		    struct hk_plan *plan)
 {
 	struct hk_pool_change ch = pool_change(ctl, a);
 	struct hk_pool_verdict v = {.size = sizeof(v)};
@@ -478,8 +501,8 @@ int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool
 	if (rc == 0 && (!a->before || !nb))
 		rc = -ENOMEM;
 	if (rc == 0)
-		rc = hk_plan_add_pool_change(ctl->plan, pools, &ch,
-					     ha_action_why(a, why, sizeof(why)), &n);
+		rc = hk_plan_add_pool_change(plan, pools, &ch, ha_action_why(a, why, sizeof(why)),
+					     &n);
 	if (rc < 0) {
 		free(nb);
 		return ha_plan_added(ctl, a, rc);
@@ -488,7 +511,7 @@ int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool
 	a->first = (size_t)rc;
 	a->n_items = n;
 	a->grows = false;
-	hk_plan_items(ctl->plan, &items);
+	hk_plan_items(plan, &items);
 	for (size_t i = 0; i < n; i++) {
 		const struct hk_plan_item *it = &items[a->first + i];
 
@@ -512,7 +535,7 @@ static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 	}
 	if (judge_pool(ctl, a) < 0)
 		return -1;
-	return ha_resolve_pool(ctl, a, ctl->pools);
+	return ha_resolve_pool(ctl, a, ctl->pools, ctl->plan);
 }
 
 /* The shmmax recommendation from the pools as the plan leaves them (libhugekit's planner). */
@@ -543,10 +566,13 @@ int ha_resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a, bool kernel_
 	}
 	a->u = rec;
 	a->amount = cur;
+	/* From the kernel's pools while the plan runs: an item of its own, the plan left as it is. */
+	if (kernel_pools && ha_resolve_again(ctl, a) < 0)
+		return -1;
 	a->n_items = 0; /* a plan made from other pools: this item instead */
 	return ha_plan_added(ctl, a,
-			     hk_plan_add_sysctl(ctl->ctx, ctl->plan, HK_SYSCTL_SHMMAX, rec,
-						ha_action_why(a, why, sizeof(why))));
+			     hk_plan_add_sysctl(ctl->ctx, ha_action_plan(ctl, a), HK_SYSCTL_SHMMAX,
+						rec, ha_action_why(a, why, sizeof(why))));
 }
 
 /* The sysctl settings: their values computed now, from the plan's pools where they depend on them. */

@@ -54,7 +54,12 @@ int hkc_parse_size_legacy(const char *s, uint64_t *ret)
 	return 0;
 }
 
-int hkc_parse_size(const char *s, uint64_t *ret)
+/*
+ * digits in base, then optionally one suffix up to max_shift (K 10, M 20, G
+ * 30, T 40), optionally followed by "B" or "iB"; nothing else. *ret_suffixed
+ * (may be NULL): a suffix was given.
+ */
+static int parse_suffixed(const char *s, int base, int max_shift, uint64_t *ret, bool *ret_suffixed)
 {
 	unsigned long long v;
 	char *end;
@@ -63,12 +68,12 @@ int hkc_parse_size(const char *s, uint64_t *ret)
 	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 10);
+	v = strtoull(s, &end, base);
 	if (errno == ERANGE)
 		return -ERANGE;
 	if (*end) {
 		shift = suffix_shift(*end);
-		if (shift < 0)
+		if (shift < 0 || shift > max_shift)
 			return -EINVAL;
 		end++;
 		if (*end == 'i' || *end == 'I')
@@ -83,7 +88,19 @@ int hkc_parse_size(const char *s, uint64_t *ret)
 	if (shift && v > (ULLONG_MAX >> shift))
 		return -ERANGE;
 	*ret = (uint64_t)(v << shift);
+	if (ret_suffixed)
+		*ret_suffixed = shift > 0;
 	return 0;
+}
+
+int hkc_parse_size(const char *s, uint64_t *ret)
+{
+	return parse_suffixed(s, 10, 40, ret, NULL);
+}
+
+int hkc_parse_amount(const char *s, uint64_t *ret, bool *ret_bytes)
+{
+	return parse_suffixed(s, 0, 30, ret, ret_bytes);
 }
 
 static int parse_node(const char **sp, unsigned long *ret)

@@ -21,6 +21,16 @@ int hkc_parse_size_legacy(const char *s, uint64_t *ret);
  */
 int hkc_parse_size(const char *s, uint64_t *ret);
 
+/*
+ * An amount of hugeadm's options (--pool-pages-min 2M:AMOUNT, --max-size):
+ * the number as libhugetlbfs read it (base 0: decimal, 0x hex, leading-0
+ * octal), then optionally K, M or G in either case, optionally followed by
+ * "B" or "iB"; nothing else (2.23 ignored trailing text). *ret_bytes (may be
+ * NULL): a suffix made it a memory amount; else a count. 0 is allowed.
+ * -EINVAL, -ERANGE.
+ */
+int hkc_parse_amount(const char *s, uint64_t *ret, bool *ret_bytes);
+
 static inline bool hkc_is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));

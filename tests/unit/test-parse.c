@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -152,6 +153,52 @@ static void test_strict_null(void **state)
 	(void)state;
 	assert_int_equal(hkc_parse_size(NULL, &v), -EINVAL);
 	assert_int_equal(v, SENTINEL);
+}
+
+/* hugeadm's amounts (hkc_parse_amount): 2.23's number in any base, K/M/G, B or iB, nothing after. */
+static void test_amount_table(void **state)
+{
+	static const struct {
+		const char *s;
+		int rc;
+		uint64_t v;
+		bool bytes;
+	} cases[] = {
+		{"0", 0, 0, false},
+		{"512", 0, 512, false},
+		{"0x10", 0, 16, false},
+		{"010", 0, 8, false},
+		{"64M", 0, 64 * MiB, true},
+		{"64mib", 0, 64 * MiB, true},
+		{"1GB", 0, GiB, true},
+		{"0x10K", 0, 16 * KiB, true},
+		{"18446744073709551615", 0, UINT64_MAX, false},
+		{"17179869183G", 0, UINT64_C(17179869183) * GiB, true},
+		{"17179869184G", -ERANGE, 0, false},
+		{"18446744073709551616", -ERANGE, 0, false},
+		{"1T", -EINVAL, 0, false}, /* 2.23 read it as 1 */
+		{"64Mi", -EINVAL, 0, false},
+		{"64 M", -EINVAL, 0, false},
+		{"1.5G", -EINVAL, 0, false},
+		{"512X", -EINVAL, 0, false},
+		{"+5", -EINVAL, 0, false}, /* the sign is the caller's */
+		{"", -EINVAL, 0, false},
+		{"0xK", -EINVAL, 0, false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = SENTINEL;
+		bool bytes = !cases[i].bytes;
+		int rc = hkc_parse_amount(cases[i].s, &v, &bytes);
+
+		if (rc != cases[i].rc ||
+		    (rc == 0 && (v != cases[i].v || bytes != cases[i].bytes)) ||
+		    (rc < 0 && v != SENTINEL))
+			fail_msg("hkc_parse_amount(\"%s\"): %d, %" PRIu64 ", %d", cases[i].s, rc, v,
+				 bytes);
+	}
+	assert_int_equal(hkc_parse_amount(NULL, NULL, NULL), -EINVAL);
 }
 
 static void test_is_pow2(void **state)
@@ -302,10 +349,15 @@ static void test_verbosity_env(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_legacy_table),   cmocka_unit_test(test_legacy_null),
-		cmocka_unit_test(test_strict_table),   cmocka_unit_test(test_strict_null),
-		cmocka_unit_test(test_verbosity_env),  cmocka_unit_test(test_is_pow2),
-		cmocka_unit_test(test_nodelist_table), cmocka_unit_test(test_nodelist_full_range),
+		cmocka_unit_test(test_legacy_table),
+		cmocka_unit_test(test_legacy_null),
+		cmocka_unit_test(test_strict_table),
+		cmocka_unit_test(test_strict_null),
+		cmocka_unit_test(test_amount_table),
+		cmocka_unit_test(test_verbosity_env),
+		cmocka_unit_test(test_is_pow2),
+		cmocka_unit_test(test_nodelist_table),
+		cmocka_unit_test(test_nodelist_full_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,31 +74,25 @@ int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who)
 }
 
 /*
- * --max-size and --min-size: a number as 2.23 read it (strtoll, base 0:
- * decimal, 0x hex, leading-0 octal), above 0, with an optional K, M or G in
- * either case, which may be followed by B or iB. 2.23 ignored whatever came
+ * --max-size and --min-size: an amount as lib/common reads hugeadm's (2.23's
+ * number, base 0, with an optional K, M or G, B or iB), above 0 and at most
+ * LLONG_MAX bytes, as 2.23's strtoll took it. 2.23 ignored whatever came
  * after the number and read 1T, 1.5G, 512X or "64 M" as a few bytes: here
  * they are errors, and so is anything else after the number.
  */
 int ha_parse_mount_size(const char *s, uint64_t *ret)
 {
-	static const char *const tails[] = {"", "b", "ib"};
-	char *end;
+	uint64_t v;
+	int rc = hkc_parse_amount(s, &v, NULL);
 
-	if (!s || *s < '0' || *s > '9')
+	if (rc < 0)
+		return rc;
+	if (v == 0)
 		return -EINVAL;
-	(void)strtoull(s, &end, 0);
-	if (*end) {
-		bool ok = false;
-
-		if (!strchr("kKmMgG", *end))
-			return -EINVAL;
-		for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++)
-			ok |= strcasecmp(end + 1, tails[i]) == 0;
-		if (!ok)
-			return -EINVAL;
-	}
-	return hk_parse_size_legacy(s, ret);
+	if (v > LLONG_MAX)
+		return -EOVERFLOW;
+	*ret = v;
+	return 0;
 }
 
 /* pagesize-2MB, pagesize-1GB, pagesize-64KB: 2.23's names (integer division). */

@@ -149,66 +149,16 @@ int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc)
 	return 0;
 }
 
-/* K, M, G (either case), optionally followed by B or iB: the shift, or -1. */
-static int memory_suffix(const char *s)
-{
-	int shift;
-
-	switch (*s) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		break;
-	default:
-		return -1;
-	}
-	s++;
-	if (*s == 'i' || *s == 'I')
-		s++;
-	if (*s == 'b' || *s == 'B')
-		s++;
-	else if (s[-1] == 'i' || s[-1] == 'I')
-		return -1;
-	return *s ? -1 : shift;
-}
-
 /*
- * [+|-]NUMBER[K|M|G]: a page count, or a memory amount when suffixed. The
- * number may be hex or octal, as libhugetlbfs's strtol(..., 0) took it; unlike
- * libhugetlbfs, trailing text is an error, not ignored.
+ * [+|-]AMOUNT: a page count, or a memory amount when suffixed (lib/common's
+ * hkc_parse_amount: the number may be hex or octal, as libhugetlbfs's
+ * strtol(..., 0) took it; unlike libhugetlbfs, trailing text is an error).
  */
 static int parse_adjustment(struct ha_action *a, const char *s)
 {
-	unsigned long long v;
-	char *end;
-	int shift = 0;
-
 	if (*s == '+' || *s == '-')
 		a->sign = *s++;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno)
-		return -EINVAL;
-	if (*end) {
-		shift = memory_suffix(end);
-		if (shift < 0)
-			return -EINVAL;
-		if (v > (UINT64_MAX >> shift))
-			return -EINVAL;
-		a->by_bytes = true;
-	}
-	a->amount = (uint64_t)v << shift;
-	return 0;
+	return hkc_parse_amount(s, &a->amount, &a->by_bytes);
 }
 
 int ha_plan_pool(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg)

@@ -132,8 +132,7 @@ static bool one_of(const char *s, const char *const *words)
 	return false;
 }
 
-/* A page count, or an amount with a suffix that is whole pages of size. */
-static int pages_of(const char *s, uint64_t size, uint64_t *ret)
+int hkl_pool_pages(const char *s, uint64_t size, uint64_t *ret)
 {
 	uint64_t v;
 
@@ -147,6 +146,96 @@ static int pages_of(const char *s, uint64_t size, uint64_t *ret)
 	return 0;
 }
 
+/* Whether value has an empty part between commas (strtok_r would pass over it). */
+static bool empty_part(const char *value)
+{
+	for (const char *c = value; *c; c++) {
+		const char *next = c + 1;
+
+		while (*next == ' ' || *next == '\t')
+			next++;
+		if (*c == ',' && (c == value || *next == ',' || !*next))
+			return true;
+	}
+	return false;
+}
+
+/* One part "N" or "N@NODE" (tok, cut up) into part: 0, or -EINVAL with why. */
+static int one_part(char *tok, const char *value, uint64_t size, bool allow_nodes,
+		    struct hkl_pool_part *part, char *why, size_t why_sz)
+{
+	char *at = strchr(tok, '@');
+	uint64_t node;
+
+	part->node = HK_NODE_ALL;
+	if (at) {
+		*at = '\0';
+		if (!allow_nodes) {
+			snprintf(why, why_sz, "%s: a maximum is for the whole pool (no @NODE)",
+				 value);
+			return -EINVAL;
+		}
+		if (hkc_parse_u64_strict(hkc_trim(at + 1), &node) < 0 || node > INT_MAX) {
+			snprintf(why, why_sz, "'%s': '%s' is not a node number", value,
+				 hkc_trim(at + 1));
+			return -EINVAL;
+		}
+		part->node = (int)node;
+	}
+	if (hkl_pool_pages(hkc_trim(tok), size, &part->pages) < 0) {
+		snprintf(why, why_sz,
+			 "'%s': '%s' is not a page count or a whole number of pages (a size with "
+			 "K, M or G)",
+			 value, hkc_trim(tok));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hkl_pool_parts(const char *value, uint64_t size, bool allow_nodes, struct hkl_pool_part *parts,
+		   size_t max, size_t *ret_n, char *why, size_t why_sz)
+{
+	char buf[LINE_MAX_LEN], *save = NULL;
+	size_t n = 0, with_node = 0;
+
+	if (empty_part(value)) {
+		snprintf(why, why_sz, "'%s': an empty part between commas", value);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max || n == HKC_MAX_NODES) {
+			snprintf(why, why_sz, "'%s': more than %d nodes", value, HKC_MAX_NODES);
+			return -EINVAL;
+		}
+		if (one_part(tok, value, size, allow_nodes, &parts[n], why, why_sz) < 0)
+			return -EINVAL;
+		for (size_t i = 0; parts[n].node != HK_NODE_ALL && i < n; i++) {
+			if (parts[i].node == parts[n].node) {
+				snprintf(why, why_sz, "'%s': node %d is given twice", value,
+					 parts[n].node);
+				return -EINVAL;
+			}
+		}
+		with_node += parts[n].node != HK_NODE_ALL;
+		n++;
+	}
+	if (!n) {
+		snprintf(why, why_sz, "'%s': no page count", value);
+		return -EINVAL;
+	}
+	if (!allow_nodes && n > 1) {
+		snprintf(why, why_sz, "%s: a maximum is one count for the whole pool", value);
+		return -EINVAL;
+	}
+	if (with_node && with_node != n) {
+		snprintf(why, why_sz, "'%s': give every part a node (N@NODE) or none", value);
+		return -EINVAL;
+	}
+	*ret_n = n;
+	return 0;
+}
+
 /*
  * minimum: N, or N@NODE, ... (nodes once each, all or none per node). The
  * sum of the pages in *ret_total; -1 after saying what is wrong.
@@ -154,77 +243,24 @@ static int pages_of(const char *s, uint64_t size, uint64_t *ret)
 static int check_minimum(struct parse *p, unsigned line, const char *sec, const char *value,
 			 uint64_t size, bool allow_nodes, uint64_t *ret_total)
 {
-	char buf[LINE_MAX_LEN], *save = NULL;
-	uint64_t total = 0, seen[HKC_MAX_NODES];
-	size_t n_seen = 0, parts = 0, with_node = 0;
+	struct hkl_pool_part *parts = calloc(HKC_MAX_NODES, sizeof(*parts));
+	uint64_t total = 0;
+	char why[LINE_MAX_LEN + 128];
+	size_t n = 0;
 
-	snprintf(buf, sizeof(buf), "%s", value);
-	/* strtok_r would pass over an empty part: "1@0,", "1@0,,2@1". */
-	for (const char *c = value; *c; c++) {
-		const char *next = c + 1;
-
-		while (*next == ' ' || *next == '\t')
-			next++;
-		if ((*c == ',' && (c == value || *next == ',' || !*next))) {
-			problem(p, line, "[%s] '%s': an empty part between commas", sec, value);
-			return -1;
-		}
-	}
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *at = strchr(tok, '@');
-		uint64_t pages, node;
-
-		parts++;
-		if (at) {
-			*at = '\0';
-			with_node++;
-			if (!allow_nodes) {
-				problem(p, line,
-					"[%s] %s: a maximum is for the whole pool (no @NODE)", sec,
-					value);
-				return -1;
-			}
-			if (hkc_parse_u64_strict(hkc_trim(at + 1), &node) < 0 || node > INT_MAX) {
-				problem(p, line, "[%s] '%s': '%s' is not a node number", sec, value,
-					hkc_trim(at + 1));
-				return -1;
-			}
-			for (size_t i = 0; i < n_seen; i++) {
-				if (seen[i] == node) {
-					problem(p, line,
-						"[%s] '%s': node %" PRIu64 " is given twice", sec,
-						value, node);
-					return -1;
-				}
-			}
-			if (n_seen == HKC_MAX_NODES) {
-				problem(p, line, "[%s] '%s': more than %d nodes", sec, value,
-					HKC_MAX_NODES);
-				return -1;
-			}
-			seen[n_seen++] = node;
-		}
-		if (pages_of(hkc_trim(tok), size, &pages) < 0) {
-			problem(p, line,
-				"[%s] '%s': '%s' is not a page count or a whole number of pages "
-				"(a size with K, M or G)",
-				sec, value, hkc_trim(tok));
-			return -1;
-		}
-		total = hkc_sat_add(total, pages);
-	}
 	if (!parts) {
-		problem(p, line, "[%s] '%s': no page count", sec, value);
+		problem(p, line, "[%s] '%s': out of memory", sec, value);
 		return -1;
 	}
-	if (!allow_nodes && parts > 1) {
-		problem(p, line, "[%s] %s: a maximum is one count for the whole pool", sec, value);
+	if (hkl_pool_parts(value, size, allow_nodes, parts, HKC_MAX_NODES, &n, why, sizeof(why)) <
+	    0) {
+		problem(p, line, "[%s] %s", sec, why);
+		free(parts);
 		return -1;
 	}
-	if (with_node && with_node != parts) {
-		problem(p, line, "[%s] '%s': give every part a node (N@NODE) or none", sec, value);
-		return -1;
-	}
+	for (size_t i = 0; i < n; i++)
+		total = hkc_sat_add(total, parts[i].pages);
+	free(parts);
 	*ret_total = total;
 	return 0;
 }
@@ -879,7 +915,7 @@ static unsigned check_pools(struct hk_config *cfg, hk_config_error_fn fn, void *
 		uint64_t size, max, min = 0;
 
 		if (strcmp(mx->section, "pool") || strcmp(mx->key, "maximum") ||
-		    hk_parse_size(mx->name, &size) < 0 || pages_of(mx->value, size, &max) < 0)
+		    hk_parse_size(mx->name, &size) < 0 || hkl_pool_pages(mx->value, size, &max) < 0)
 			continue;
 		for (size_t j = 0; j < cfg->n; j++) {
 			const struct hk_config_entry *mn = &cfg->entries[j];

@@ -47,3 +47,22 @@ void hkl_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PR
 bool hkl_config_hidden(const struct hk_config *cfg, const char *file);
 /* The line of the [section] header an entry of cfg is under (its own line if unknown). */
 unsigned hkl_config_section_line(const struct hk_config *cfg, const struct hk_config_entry *e);
+
+/* A [pool] count: a page count, or a size (K, M, G, T) that is whole pages of size. */
+int hkl_pool_pages(const char *s, uint64_t size, uint64_t *ret);
+
+/* A part of a [pool] minimum: its pages, on a node (HK_NODE_ALL: of the pool). */
+struct hkl_pool_part {
+	int node;
+	uint64_t pages;
+};
+
+/*
+ * A [pool] minimum or maximum: "N" or (allow_nodes) "N@NODE, M@NODE, ...",
+ * nodes once each, every part with a node or none. The parts into parts
+ * (room for max), their number in *ret_n: 0, or -EINVAL with why, the
+ * problem after "[SECTION] " (the configuration's check and the planner
+ * read a value the same way).
+ */
+int hkl_pool_parts(const char *value, uint64_t size, bool allow_nodes, struct hkl_pool_part *parts,
+		   size_t max, size_t *ret_n, char *why, size_t why_sz);

@@ -238,21 +238,6 @@ static uint64_t machine_size(struct build *b, const struct hk_config_entry *e, c
 	return size;
 }
 
-/* A page count, or an amount with a K/M/G suffix that is whole pages of size. */
-static int parse_pages(const char *s, uint64_t size, uint64_t *ret)
-{
-	uint64_t v;
-
-	if (hkc_parse_u64_strict(s, &v) == 0) {
-		*ret = v;
-		return 0;
-	}
-	if (hk_parse_size(s, &v) < 0 || v % size)
-		return -EINVAL;
-	*ret = v / size;
-	return 0;
-}
-
 /*
  * A pool item's name and file: "pool 2M minimum", "pool 2M node 1 minimum",
  * "pool 2M overcommit" (the overcommit that gives it), "pool 2M demote_size".
@@ -429,15 +414,9 @@ struct pool_plan {
 	uint64_t cur_min;      /* its minimum now, with what a larger pool's demote brings in */
 };
 
-/* A part of a minimum: its pages, on a node (HK_NODE_ALL: of the pool). */
-struct part {
-	int node;
-	uint64_t pages;
-};
-
 /* A pool's minimum as read: its parts (max at most), their total, whether bad (said). */
 struct minimum {
-	struct part *parts;
+	struct hkl_pool_part *parts;
 	size_t n, max;
 	bool per_node, bad;
 	uint64_t total;
@@ -460,35 +439,25 @@ static struct hk_pool *build_pool(struct build *b, uint64_t size, ssize_t si)
 	return b->pools[si];
 }
 
-/* The parts of minimum's value (s, a copy it cuts up) into m, summed: false after a problem. */
-static bool minimum_parts(struct build *b, const struct pool_plan *pp, char *s, struct minimum *m)
+/* The parts of minimum's value into m (the configuration's grammar), summed: false after a problem. */
+static bool minimum_parts(struct build *b, const struct pool_plan *pp, struct minimum *m)
 {
 	const struct hk_config_entry *e = pp->k->minimum;
-	char *save = NULL;
+	char why[1200];
 
 	m->total = 0;
-	for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *at = strchr(tok, '@');
-		uint64_t pages, node = 0;
-
-		if (at)
-			*at = '\0';
-		if (parse_pages(hkc_trim(tok), pp->size, &pages) < 0 ||
-		    (at && hkc_parse_u64_strict(hkc_trim(at + 1), &node) < 0) || node > INT_MAX ||
-		    m->n == m->max) {
-			problem(b, e, "[pool] minimum '%s': not understood", e->value);
+	if (hkl_pool_parts(e->value, pp->size, true, m->parts, m->max, &m->n, why, sizeof(why)) <
+	    0) {
+		problem(b, e, "[pool] minimum %s", why);
+		return false;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->parts[i].node != HK_NODE_ALL && node_index(b, m->parts[i].node) < 0) {
+			problem(b, e, "minimum %" PRIu64 "@%d: this machine has no NUMA node %d",
+				m->parts[i].pages, m->parts[i].node, m->parts[i].node);
 			return false;
 		}
-		if (at && node_index(b, (int)node) < 0) {
-			problem(b, e,
-				"minimum %" PRIu64 "@%" PRIu64
-				": this machine has no NUMA node %" PRIu64,
-				pages, node, node);
-			return false;
-		}
-		m->parts[m->n].node = at ? (int)node : HK_NODE_ALL;
-		m->parts[m->n++].pages = pages;
-		m->total = hkc_sat_add(m->total, pages);
+		m->total = hkc_sat_add(m->total, m->parts[i].pages);
 	}
 	return true;
 }
@@ -513,23 +482,18 @@ static void add_unlisted(const struct build *b, const struct pool_plan *pp, stru
 static int read_minimum(struct build *b, const struct pool_plan *pp, struct minimum *m)
 {
 	const char *value = pp->k->minimum->value;
-	char *copy = strdup(value);
 
-	m->per_node = strchr(copy ? copy : "", '@') != NULL;
+	m->per_node = strchr(value, '@') != NULL;
 	/* One part per comma-separated piece: as many as the machine has nodes, or more. */
 	m->max = 1;
 	for (const char *c = value; *c; c++)
 		m->max += *c == ',';
 	m->parts = calloc(m->max, sizeof(*m->parts));
-	if (!copy || !m->parts) {
-		free(copy);
-		free(m->parts);
-		m->parts = NULL;
+	if (!m->parts) {
 		sys_error(b, -ENOMEM);
 		return -ENOMEM;
 	}
-	m->bad = !minimum_parts(b, pp, copy, m);
-	free(copy);
+	m->bad = !minimum_parts(b, pp, m);
 	if (m->per_node && !m->bad)
 		add_unlisted(b, pp, m);
 	/* A bad minimum: said; the maximum and demote_size are still checked. */
@@ -572,7 +536,7 @@ static void plan_maximum(struct build *b, const struct pool_plan *pp, const stru
 	const struct hk_config_entry *e = pp->k->maximum;
 	uint64_t max;
 
-	if (parse_pages(e->value, pp->size, &max) < 0) {
+	if (hkl_pool_pages(e->value, pp->size, &max) < 0) {
 		problem(b, e, "maximum '%s': not a page count or a size", e->value);
 	} else if (m->bad) {
 		/* Nothing to compare with: the minimum's problem is said. */

@@ -530,10 +530,12 @@ static void assert_escapes(struct env *e, const char *host, const char *rel)
 	free(got);
 }
 
+static void inside_links(struct env *e);
+
 static void escapes(void **state, bool fallback)
 {
 	struct env *e = *state;
-	char *host = fixture_empty(), *rel, *msg = NULL, *s = NULL;
+	char *host = fixture_empty(), *rel, *s = NULL;
 	const char *hostname = strrchr(host, '/') + 1, *treename = strrchr(e->dir, '/') + 1;
 	DIR *d = NULL;
 	uint64_t v = 0;
@@ -583,6 +585,17 @@ static void escapes(void **state, bool fallback)
 	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "proc/../../%s/file", hostname), -EXDEV);
 	put_link(e->dir, "proc/self", "/proc/self");
 	assert_int_equal(hkc_path_read_stringf(&e->p, &s, "proc/self/status"), -EXDEV);
+	inside_links(e);
+	hkc_path_no_openat2 = false;
+	fixture_remove(host);
+}
+
+/* Links that stay in the tree are followed; a loop is a loop (escapes()' second half). */
+static void inside_links(struct env *e)
+{
+	char *msg = NULL, *s = NULL;
+	DIR *d = NULL;
+	uint64_t v = 0;
 
 	/*
 	 * Links that stay inside the tree are followed: a dump of /sys is made
@@ -615,9 +628,6 @@ static void escapes(void **state, bool fallback)
 	assert_int_equal(hkc_path_read_u64f(&e->p, &v, "loop-a"), -ELOOP);
 	assert_null(msg);
 	hkc_path_set_log(&e->p, NULL, NULL);
-
-	hkc_path_no_openat2 = false;
-	fixture_remove(host);
 }
 
 /*

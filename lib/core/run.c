@@ -46,7 +46,8 @@ HK_EXPORT int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret
 	struct hk_run *run;
 	int rc;
 
-	if (!ctx || !ret_run || (flags & ~(unsigned)HK_RUN_HARD))
+	if (!ctx || !ret_run ||
+	    (flags & ~(unsigned)(HK_RUN_HARD | HK_RUN_ALWAYS | HK_RUN_MEMPOLICY)))
 		return -EINVAL;
 	run = calloc(1, sizeof(*run));
 	if (!run)
@@ -435,4 +436,178 @@ HK_EXPORT int hk_run_put_back(struct hk_run *run, size_t *ret_done)
 	if (ret_done)
 		*ret_done = done;
 	return first;
+}
+
+/* hk_run_items: one walk over the items. */
+struct walk {
+	struct hk_run *run;
+	hk_run_step_fn fn;
+	void *data;
+	const char **made; /* a dry run's directories, made only in pretence */
+	size_t n_made;
+	uint64_t *short_sizes; /* pools whose minimum came up short */
+	size_t n_short;
+	bool any_short;
+};
+
+static int tell(const struct walk *w, struct hk_run_step *st, enum hk_run_step_kind kind)
+{
+	st->kind = kind;
+	return w->fn ? w->fn(w->data, st) : 0;
+}
+
+static bool under_made(const struct walk *w, const struct hk_plan_item *it)
+{
+	for (size_t i = 0; i < w->n_made; i++) {
+		size_t len = strlen(w->made[i]);
+
+		if (strncmp(it->path, w->made[i], len) == 0 && it->path[len] == '/')
+			return true;
+	}
+	return false;
+}
+
+static bool held(const struct walk *w, const struct hk_plan_item *it)
+{
+	if (it->kind != HK_PLAN_WRITE || !it->page_size || it->field != HK_POOL_OVERCOMMIT)
+		return false;
+	for (size_t i = 0; i < w->n_short; i++)
+		if (w->short_sizes[i] == it->page_size)
+			return true;
+	return false;
+}
+
+/* HK_RUN_MEMPOLICY: a whole pool's minimum written to nr_hugepages_mempolicy. */
+static int apply_policy(struct hk_run *run, const struct hk_plan_item *it, char **ret_reached)
+{
+	struct hk_plan_item t = *it;
+	char *path = NULL;
+	int rc;
+
+	if (!(run->flags & HK_RUN_MEMPOLICY) || it->kind != HK_PLAN_WRITE || !it->page_size ||
+	    it->field != HK_POOL_MINIMUM || it->node != HK_NODE_ALL)
+		return hk_run_apply(run, it, ret_reached);
+	rc = hk_pool_file(run->ctx, it->page_size, HK_NODE_ALL, HK_POOL_NR, HK_POOL_SET_MEMPOLICY,
+			  &path);
+	if (rc < 0)
+		return rc;
+	t.path = path;
+	t.flags |= HK_POOL_SET_MEMPOLICY;
+	rc = hk_run_apply(run, &t, ret_reached);
+	free(path);
+	return rc;
+}
+
+/*
+ * A dry run's step: a directory counts as made from here on, a mount is only
+ * told, an item under a directory made in pretence goes to the dry-run hook
+ * as it is (its file's directory is not there to check).
+ */
+static int pretend(struct walk *w, const struct hk_plan_item *it)
+{
+	struct hkc_path *p = &w->run->ctx->path;
+	char value[256];
+
+	if (it->kind == HK_PLAN_MKDIR) {
+		w->made[w->n_made++] = it->path;
+		return 0;
+	}
+	if (it->kind == HK_PLAN_MOUNT)
+		return 0;
+	if (!under_made(w, it))
+		return 1;
+	snprintf(value, sizeof(value), "%s%s", it->kind == HK_PLAN_CONTROLLER ? "+" : "",
+		 it->value);
+	if (p->dry_run)
+		p->dry_run(p->dry_run_data, it->path, value);
+	return 0;
+}
+
+/* Written: DONE, or SHORT (a pool's minimum then holds back its overcommit). */
+static int written(struct walk *w, struct hk_run_step *st, int rc)
+{
+	const struct hk_plan_item *it = st->item;
+
+	if (rc != -EAGAIN)
+		return tell(w, st, HK_RUN_STEP_DONE);
+	w->any_short = true;
+	if (it->kind == HK_PLAN_WRITE && it->page_size && it->field == HK_POOL_MINIMUM)
+		w->short_sizes[w->n_short++] = it->page_size;
+	return tell(w, st, HK_RUN_STEP_SHORT);
+}
+
+/* A step that failed: told, and the run stops (with fn's value, or the error). */
+static int failed(const struct walk *w, struct hk_run_step *st, int error)
+{
+	int told;
+
+	st->error = error;
+	told = tell(w, st, HK_RUN_STEP_FAILED);
+	return told ? told : error;
+}
+
+/* Write the item (or pretend to, dry) once WRITE is told. */
+static int write_step(struct walk *w, struct hk_run_step *st)
+{
+	const struct hk_plan_item *it = st->item;
+	char *reached = NULL;
+	int rc;
+
+	if (hk_is_dry_run(w->run->ctx) && pretend(w, it) == 0)
+		return tell(w, st, HK_RUN_STEP_DONE);
+	if (it->kind == HK_PLAN_MOUNT && !hk_is_live(w->run->ctx))
+		return failed(w, st, -EOPNOTSUPP);
+	rc = apply_policy(w->run, it, &reached);
+	st->reached = reached;
+	if (rc < 0 && rc != -EAGAIN)
+		rc = failed(w, st, rc);
+	else
+		rc = written(w, st, rc);
+	free(reached);
+	return rc;
+}
+
+/* One item: compared, held, written (or pretended), and told. */
+static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
+{
+	struct hk_run_step st = {.size = sizeof(st), .index = i, .item = it};
+	char *cur = NULL;
+	int rc = 0;
+
+	if (!(w->run->flags & HK_RUN_ALWAYS))
+		rc = hk_plan_item_check(w->run->ctx, it, &cur);
+	st.before = cur;
+	if (rc == 1)
+		rc = tell(w, &st, HK_RUN_STEP_ALREADY);
+	else if (rc < 0 && rc != -ENOENT)
+		rc = failed(w, &st, rc);
+	else if (it->kind == HK_PLAN_MOUNT && cur)
+		rc = failed(w, &st, -EBUSY);
+	else if (held(w, it))
+		rc = tell(w, &st, HK_RUN_STEP_HELD);
+	else
+		rc = tell(w, &st, HK_RUN_STEP_WRITE);
+	if (rc == 0 && st.kind == HK_RUN_STEP_WRITE)
+		rc = write_step(w, &st);
+	free(cur);
+	return rc;
+}
+
+HK_EXPORT int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n,
+			   hk_run_step_fn fn, void *data)
+{
+	struct walk w = {.run = run, .fn = fn, .data = data};
+	int rc = 0;
+
+	if (!run || (n && !items))
+		return -EINVAL;
+	w.made = calloc(n + 1, sizeof(*w.made));
+	w.short_sizes = calloc(n + 1, sizeof(*w.short_sizes));
+	if (!w.made || !w.short_sizes)
+		rc = -ENOMEM;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = run_one(&w, i, &items[i]);
+	free(w.made);
+	free(w.short_sizes);
+	return rc != 0 ? rc : w.any_short;
 }

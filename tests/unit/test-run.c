@@ -3,7 +3,9 @@
  * The executor's journal (lib/core/run.c) on fixture trees: every item
  * written through a run is put back as it was, byte for byte, newest first;
  * a write that failed is not written back; nothing is kept in a dry run;
- * what the caller made (hk_run_record) is taken away again.
+ * what the caller made (hk_run_record) is taken away again. The executor
+ * (hk_run_items) tells each step: already so, written, short, held back,
+ * failed; a dry run pretends its directories.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -219,6 +221,228 @@ static void test_mkdir_put_back(void **state)
 	tree_close(&t);
 }
 
+/* What hk_run_items told, step by step. */
+struct told {
+	int kinds[16];
+	size_t index[16], n;
+	int error[16];
+	char before[16][64];
+	int stop_at; /* stop when told this kind (-1: never) with stop_rc */
+	int stop_rc;
+};
+
+static int record(void *data, const struct hk_run_step *st)
+{
+	struct told *t = data;
+
+	assert_true(t->n < 16);
+	assert_int_equal(st->size, sizeof(*st));
+	t->kinds[t->n] = st->kind;
+	t->index[t->n] = st->index;
+	t->error[t->n] = st->error;
+	snprintf(t->before[t->n], sizeof(t->before[0]), "%s", st->before ? st->before : "-");
+	t->n++;
+	return (int)st->kind == t->stop_at ? t->stop_rc : 0;
+}
+
+static void assert_told(const struct told *t, const int *kinds, size_t n)
+{
+	assert_int_equal(t->n, n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(t->kinds[i], kinds[i]);
+}
+
+/*
+ * The executor: an item that reads as planned is not written; a pool's
+ * minimum the tree does not act on comes up short and holds back its
+ * overcommit; the return says a pool came up short.
+ */
+static void test_items_already_short_held(void **state)
+{
+	const int want[] = {HK_RUN_STEP_ALREADY, HK_RUN_STEP_WRITE, HK_RUN_STEP_DONE,
+			    HK_RUN_STEP_WRITE,	 HK_RUN_STEP_SHORT, HK_RUN_STEP_HELD};
+	const struct hk_plan_item *items;
+	struct told told = {.stop_at = -1};
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	char *oc0, *oc;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	oc0 = slurp(&t, OC);
+	fixture_write(t.dir, THP, "always madvise [never]\n");
+	plan = four_writes(&t);
+	hk_plan_items(plan, &items);
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	assert_int_equal(hk_run_items(run, items, 4, record, &told), 1);
+	assert_told(&told, want, 6);
+	assert_int_equal(told.index[0], 0);
+	assert_int_equal(told.index[5], 3);
+	/* WRITE tells what was there. */
+	assert_string_not_equal(told.before[1], "-");
+	oc = slurp(&t, OC);
+	assert_string_equal(oc, oc0);
+	/* Written: the sysctl and the pool's minimum; the THP knob was so already. */
+	assert_int_equal(hk_run_count(run), 2);
+	free(oc);
+	free(oc0);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+/* HK_RUN_ALWAYS writes what reads as planned too; fn's value stops the run. */
+static void test_items_always_and_stop(void **state)
+{
+	const int always[] = {HK_RUN_STEP_WRITE, HK_RUN_STEP_DONE};
+	const int stopped[] = {HK_RUN_STEP_ALREADY, HK_RUN_STEP_WRITE};
+	const struct hk_plan_item *items;
+	struct told told = {.stop_at = -1};
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	char *mfk0, *mfk;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	fixture_write(t.dir, THP, "always madvise [never]\n");
+	plan = four_writes(&t);
+	hk_plan_items(plan, &items);
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS, &run), 0);
+	assert_int_equal(hk_run_items(run, items, 1, record, &told), 0);
+	assert_told(&told, always, 2);
+	assert_string_equal(told.before[0], "-");
+	assert_int_equal(hk_run_count(run), 1);
+	hk_run_unref(run);
+	/* Stopped at the sysctl's WRITE: returned as is, nothing written. */
+	mfk0 = slurp(&t, MFK);
+	memset(&told, 0, sizeof(told));
+	told.stop_at = HK_RUN_STEP_WRITE;
+	told.stop_rc = 7;
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	assert_int_equal(hk_run_items(run, items, 4, record, &told), 7);
+	assert_told(&told, stopped, 2);
+	mfk = slurp(&t, MFK);
+	assert_string_equal(mfk, mfk0);
+	assert_int_equal(hk_run_count(run), 0);
+	free(mfk);
+	free(mfk0);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+/* A write that fails stops the run with its error; one that cannot be read fails before WRITE. */
+static void test_items_failure_stops(void **state)
+{
+	const int write_failed[] = {HK_RUN_STEP_WRITE, HK_RUN_STEP_DONE, HK_RUN_STEP_WRITE,
+				    HK_RUN_STEP_FAILED};
+	const int read_failed[] = {HK_RUN_STEP_FAILED};
+	const struct hk_plan_item *items;
+	struct told told = {.stop_at = -1};
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	char path[4096];
+	int rc;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	plan = four_writes(&t);
+	hk_plan_items(plan, &items);
+	/* The sysctl's file is unreadable as a value and unwritable: a directory. */
+	snprintf(path, sizeof(path), "%s/" MFK, t.dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS, &run), 0);
+	rc = hk_run_items(run, items, 4, record, &told);
+	assert_true(rc < 0);
+	assert_told(&told, write_failed, 4);
+	assert_int_equal(told.error[3], rc);
+	hk_run_unref(run);
+	/* Compared first: it cannot be read, so it is not written. */
+	memset(&told, 0, sizeof(told));
+	told.stop_at = -1;
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	rc = hk_run_items(run, items + 1, 3, record, &told);
+	assert_true(rc < 0);
+	assert_told(&told, read_failed, 1);
+	assert_int_equal(hk_run_count(run), 0);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+struct dry_lines {
+	char text[8][160];
+	size_t n;
+};
+
+static void dry_record(void *data, const char *path, const char *value)
+{
+	struct dry_lines *d = data;
+
+	if (d->n < 8)
+		snprintf(d->text[d->n++], sizeof(d->text[0]), "%s=%s", path, value);
+}
+
+/*
+ * A dry run: a directory counts as made for the items under it (their lines
+ * printed, nothing checked or made); a mount is told, not made; in a tree a
+ * mount is refused.
+ */
+static void test_items_dry_run_pretends(void **state)
+{
+	const struct hk_plan_item items[] = {
+		{.kind = HK_PLAN_MKDIR,
+		 .item = "cgroup t.slice",
+		 .path = "/sys/fs/cgroup/t.slice",
+		 .value = "",
+		 .node = HK_NODE_ALL},
+		{.kind = HK_PLAN_CONTROLLER,
+		 .item = "cgroup t.slice controller",
+		 .path = "/sys/fs/cgroup/t.slice/cgroup.subtree_control",
+		 .value = "hugetlb",
+		 .node = HK_NODE_ALL},
+		{.kind = HK_PLAN_MOUNT,
+		 .item = "mount /mnt/h",
+		 .path = "/mnt/h",
+		 .value = "pagesize=2M",
+		 .node = HK_NODE_ALL},
+	};
+	const int dry_steps[] = {HK_RUN_STEP_WRITE, HK_RUN_STEP_DONE,  HK_RUN_STEP_WRITE,
+				 HK_RUN_STEP_DONE,  HK_RUN_STEP_WRITE, HK_RUN_STEP_DONE};
+	const int tree_mount[] = {HK_RUN_STEP_WRITE, HK_RUN_STEP_FAILED};
+	struct told told = {.stop_at = -1};
+	struct dry_lines lines = {0};
+	struct hk_run *run;
+	struct tree t;
+	char path[4096];
+	struct stat st;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	hk_set_dry_run(t.ctx, dry_record, &lines);
+	assert_int_equal(hk_run_items(run, items, 3, record, &told), 0);
+	hk_set_dry_run(t.ctx, NULL, NULL);
+	assert_told(&told, dry_steps, 6);
+	assert_int_equal(lines.n, 1);
+	assert_string_equal(lines.text[0],
+			    "/sys/fs/cgroup/t.slice/cgroup.subtree_control=+hugetlb");
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/t.slice", t.dir);
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(hk_run_count(run), 0);
+	/* Not dry, in a tree: a mount would be the host's. */
+	memset(&told, 0, sizeof(told));
+	told.stop_at = -1;
+	assert_int_equal(hk_run_items(run, items + 2, 1, record, &told), -EOPNOTSUPP);
+	assert_told(&told, tree_mount, 2);
+	hk_run_unref(run);
+	tree_close(&t);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct hk_run *run = NULL;
@@ -231,6 +455,7 @@ static void test_bad_arguments(void **state)
 	assert_null(run);
 	assert_int_equal(hk_run_apply(NULL, NULL, NULL), -EINVAL);
 	assert_int_equal(hk_run_put_back(NULL, NULL), -EINVAL);
+	assert_int_equal(hk_run_items(NULL, NULL, 0, NULL, NULL), -EINVAL);
 	assert_int_equal(hk_run_count(NULL), 0);
 	hk_run_unref(NULL);
 	tree_close(&t);
@@ -243,6 +468,10 @@ int main(void)
 		cmocka_unit_test(test_failed_write_not_written_back),
 		cmocka_unit_test(test_dry_run_keeps_nothing),
 		cmocka_unit_test(test_mkdir_put_back),
+		cmocka_unit_test(test_items_already_short_held),
+		cmocka_unit_test(test_items_always_and_stop),
+		cmocka_unit_test(test_items_failure_stops),
+		cmocka_unit_test(test_items_dry_run_pretends),
 		cmocka_unit_test(test_bad_arguments),
 	};
 

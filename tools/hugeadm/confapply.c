@@ -274,93 +274,24 @@ static void dry_quiet(void *data, const char *path, const char *value)
 	(void)value;
 }
 
-/* A dry run's directory made "before": the item's path lies under one (cgroup files). */
-static bool under_made(const struct hk_plan_item *it, char *const *made, size_t n_made)
+/* A dry run's directory or mount: the shell lines that would make it (none in --json). */
+static void dry_make(const struct hugeadm_ctl *ctl, const struct hk_plan_item *it)
 {
-	for (size_t i = 0; i < n_made; i++) {
-		size_t len = strlen(made[i]);
-
-		if (strncmp(it->path, made[i], len) == 0 && it->path[len] == '/')
-			return true;
-	}
-	return false;
-}
-
-/*
- * hk_run_apply: every write kept with what was there, for the put-back. With
- * --obey-mempolicy a whole pool's minimum is written to nr_hugepages_mempolicy
- * (the nodes of hugeadm's NUMA policy), as --pool-pages-min does.
- */
-static int write_through_run(struct hugeadm_ctl *ctl, const struct hk_plan_item *it,
-			     char **ret_reached)
-{
-	struct hk_plan_item t = *it;
-	char *path = NULL;
-	int rc;
-
-	if (!ctl->obey_mempolicy || it->kind != HK_PLAN_WRITE || it->field != HK_POOL_MINIMUM ||
-	    it->node != HK_NODE_ALL || !it->page_size)
-		return hk_run_apply(ctl->run, it, ret_reached);
-	rc = hk_pool_file(ctl->ctx, it->page_size, HK_NODE_ALL, HK_POOL_NR, HK_POOL_SET_MEMPOLICY,
-			  &path);
-	if (rc < 0)
-		return rc;
-	t.path = path;
-	t.flags |= HK_POOL_SET_MEMPOLICY;
-	rc = hk_run_apply(ctl->run, &t, ret_reached);
-	free(path);
-	return rc;
-}
-
-/* Write one item (or print it, dry); 0, 1 when the kernel reached less, -1 after an error. */
-static int apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, char **ret_reached)
-{
-	int rc;
-
-	if (it->kind == HK_PLAN_MOUNT) {
-		if (ctl->dry_run && ctl->json)
-			return 0;
-		if (ctl->dry_run) {
-			fputs("mkdir -p ", stdout);
-			shell_word(it->path);
-			fputs("\nmount -t hugetlbfs -o ", stdout);
-			shell_word(it->value);
-			fputs(" none ", stdout);
-			shell_word(it->path);
-			putchar('\n');
-			return 0;
-		}
-		/* Before any directory is looked at: a tree's mount would be the host's. */
-		if (!hk_is_live(ctl->ctx)) {
-			ha_msg(ctl, HA_ERROR,
-			       "%s: mounts are made on the running system only, not in a --sysroot "
-			       "tree",
-			       it->item);
-			return -1;
-		}
-		/* Made by libhugekit, level by level through descriptors, and kept for the put-back. */
-		rc = hk_run_apply(ctl->run, it, NULL);
-		if (rc == -ENOMEM)
-			ha_msg(ctl, HA_ERROR, "%s: out of memory", it->item);
-		return rc < 0 ? -1 : 0;
-	}
-	if (it->kind == HK_PLAN_MKDIR && ctl->dry_run) {
-		if (ctl->json)
-			return 0;
+	if (!ctl->dry_run || ctl->json)
+		return;
+	if (it->kind == HK_PLAN_MKDIR) {
 		fputs("mkdir -m 0755 ", stdout);
 		shell_word(it->path);
 		putchar('\n');
-		return 0;
+	} else if (it->kind == HK_PLAN_MOUNT) {
+		fputs("mkdir -p ", stdout);
+		shell_word(it->path);
+		fputs("\nmount -t hugetlbfs -o ", stdout);
+		shell_word(it->value);
+		fputs(" none ", stdout);
+		shell_word(it->path);
+		putchar('\n');
 	}
-	rc = write_through_run(ctl, it, ret_reached);
-	if (rc == -EAGAIN)
-		return 1;
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot write %s to %s: %s", it->item, it->value,
-		       it->path, strerror(-rc));
-		return -1;
-	}
-	return 0;
 }
 
 /*
@@ -468,75 +399,16 @@ static void print_apply(struct hugeadm_ctl *ctl, const struct change *ch, size_t
 		printf("nothing to change: the machine matches the configuration\n");
 }
 
-/* One --apply: the changes so far, and what later items depend on. */
+/* One --apply: the changes so far, told by libhugekit's executor step by step. */
 struct apply_run {
+	struct hugeadm_ctl *ctl;
 	struct change *ch;
 	size_t n_ch;
-	/* A dry run's directories, made only in pretence: the paths of MKDIR items. */
-	char **made;
-	size_t n_made, n;
-	uint64_t short_size; /* a pool whose minimum came up short */
+	struct ha_swap *swap; /* while a pool's minimum grows */
+	bool writing;	      /* the step after WRITE: a write's outcome, not a read's */
 	bool failed, any_short;
 	const char *stop; /* why no further item is written: a failure, or --strict */
 };
-
-/*
- * An item that is not to be written: it cannot be read, a mount is there with
- * other options, or it is a maximum after its pool came up short. True when
- * said and recorded (cur taken).
- */
-static bool not_written(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it,
-			int rc, char *cur)
-{
-	struct change *c = &r->ch[r->n_ch];
-
-	if (rc < 0 && rc != -ENOENT) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", it->item, it->path, strerror(-rc));
-		c->failed = r->failed = true;
-		r->n_ch++;
-		return true;
-	}
-	if (it->kind == HK_PLAN_MOUNT && cur) {
-		ha_msg(ctl, HA_ERROR,
-		       "%s: mounted with other options (%s); unmount it and run hugeadm "
-		       "again: nothing mounted over it",
-		       it->item, cur);
-		c->failed = r->failed = true;
-		r->n_ch++;
-		return true;
-	}
-	/* A pool's maximum after its minimum came up short: left for the next run. */
-	if (it->field == HK_POOL_OVERCOMMIT && r->short_size == it->page_size) {
-		ha_msg(ctl, HA_WARNING,
-		       "%s: not changed: the pool's minimum came up short (run hugeadm "
-		       "--apply again when it can be had)",
-		       it->item);
-		free(cur);
-		c->from = NULL;
-		return true;
-	}
-	return false;
-}
-
-/* A dry run's item under a directory it only pretended to make: said, not checked. */
-static bool pretended(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it,
-		      char *cur)
-{
-	if (ctl->dry_run && it->kind == HK_PLAN_MKDIR && r->n_made < r->n)
-		r->made[r->n_made++] = (char *)it->path;
-	if (!ctl->dry_run || it->kind == HK_PLAN_MKDIR || !under_made(it, r->made, r->n_made))
-		return false;
-	if (!ctl->json) {
-		const char *plus = it->kind == HK_PLAN_CONTROLLER ? "+" : "";
-		char value[256];
-
-		snprintf(value, sizeof(value), "%s%s", plus, it->value);
-		dry_line(ctl, it->path, value);
-	}
-	free(cur);
-	r->ch[r->n_ch].from = NULL;
-	return true;
-}
 
 /* A whole pool's minimum that grows: swap while it does (--add-temp-swap, --add-ramdisk-swap). */
 static bool grows_with_swap(const struct hugeadm_ctl *ctl, const struct hk_plan_item *it,
@@ -551,93 +423,141 @@ static bool grows_with_swap(const struct hugeadm_ctl *ctl, const struct hk_plan_
 	return cur && hk_parse_size(cur, &have) == 0 && it->number > have;
 }
 
-/*
- * Write one item that differs, read it back. A failure stops the run; a
- * short pool is said, and stops it with --strict (demoted pages excepted:
- * they cannot be put back together, short is exit 2 as --pool-demote).
- */
-static void write_one(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it,
-		      const char *cur)
+static char *dup_or_null(const char *s)
 {
-	struct change *c = &r->ch[r->n_ch];
-	struct ha_swap *swap = NULL;
-	char *reached = NULL;
-	int rc;
-
-	warn_grow(ctl, it, cur);
-	if (grows_with_swap(ctl, it, cur))
-		ha_swap_add(ctl, it->page_size, &swap);
-	rc = apply_item(ctl, it, &reached);
-	if (swap)
-		ha_swap_remove(ctl, swap);
-	c->to = reached;
-	if (rc < 0) {
-		c->failed = r->failed = true;
-		r->stop = it->item;
-	} else if (rc > 0) {
-		c->is_short = r->any_short = true;
-		ha_msg(ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s", it->item,
-		       it->value, reached ? reached : "?");
-		if (it->field == HK_POOL_MINIMUM)
-			r->short_size = it->page_size;
-		if (ctl->strict && it->field != HK_POOL_DEMOTE)
-			r->stop = it->item;
-	}
-	r->n_ch++;
+	return s ? strdup(s) : NULL;
 }
 
-/* One item of the plan: already so, not to be written, pretended, or written. */
-static void apply_one(struct hugeadm_ctl *ctl, struct apply_run *r, const struct hk_plan_item *it)
+/* About to write: said, warned, swap added while a pool grows, a dry run's mkdir or mount printed. */
+static void step_write(struct apply_run *r, const struct hk_run_step *st)
 {
-	char *cur = NULL;
-	int rc = hk_plan_item_check(ctl->ctx, it, &cur);
+	struct hugeadm_ctl *ctl = r->ctl;
+	const struct hk_plan_item *it = st->item;
 
-	if (rc == 1) {
-		ha_msg(ctl, HA_INFO, "%s: already %s", it->item, it->value);
-		free(cur);
-		return;
-	}
 	r->ch[r->n_ch].it = it;
-	r->ch[r->n_ch].from = cur;
-	if (not_written(ctl, r, it, rc, cur))
-		return;
-	ha_msg(ctl, HA_INFO, "%s: %s -> %s (%s)", it->item, cur ? cur : "(none)", it->value,
-	       it->path);
-	if (pretended(ctl, r, it, cur))
-		return;
-	write_one(ctl, r, it, cur);
+	r->ch[r->n_ch].from = dup_or_null(st->before);
+	r->writing = true;
+	ha_msg(ctl, HA_INFO, "%s: %s -> %s (%s)", it->item, st->before ? st->before : "(none)",
+	       it->value, it->path);
+	warn_grow(ctl, it, st->before);
+	if (grows_with_swap(ctl, it, st->before))
+		ha_swap_add(ctl, it->page_size, &r->swap);
+	dry_make(ctl, it);
+}
+
+/* A step that failed: said; the run stops there (and puts back). */
+static void step_failed(struct apply_run *r, const struct hk_run_step *st)
+{
+	struct hugeadm_ctl *ctl = r->ctl;
+	const struct hk_plan_item *it = st->item;
+
+	if (!r->writing)
+		r->ch[r->n_ch].it = it;
+	if (!r->writing && it->kind == HK_PLAN_MOUNT && st->error == -EBUSY)
+		ha_msg(ctl, HA_ERROR,
+		       "%s: mounted with other options (%s); unmount it and run hugeadm "
+		       "again: nothing mounted over it",
+		       it->item, st->before);
+	else if (!r->writing)
+		ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", it->item, it->path,
+		       strerror(-st->error));
+	else if (it->kind == HK_PLAN_MOUNT && st->error == -EOPNOTSUPP)
+		/* Before any directory is looked at: a tree's mount would be the host's. */
+		ha_msg(ctl, HA_ERROR,
+		       "%s: mounts are made on the running system only, not in a --sysroot tree",
+		       it->item);
+	else if (it->kind == HK_PLAN_MOUNT && st->error == -ENOMEM)
+		ha_msg(ctl, HA_ERROR, "%s: out of memory", it->item);
+	else if (it->kind != HK_PLAN_MOUNT)
+		ha_msg(ctl, HA_ERROR, "%s: cannot write %s to %s: %s", it->item, it->value,
+		       it->path, strerror(-st->error));
+	r->ch[r->n_ch++].failed = r->failed = true;
+	r->stop = it->item;
+}
+
+/*
+ * libhugekit's executor tells each step: already so, held back (a pool's
+ * maximum after its minimum came up short: left for the next run), written,
+ * short (said; --strict stops the run, demoted pages excepted: they cannot be
+ * put back together, short is exit 2 as --pool-demote), failed.
+ */
+static int config_step(void *data, const struct hk_run_step *st)
+{
+	struct apply_run *r = data;
+	const struct hk_plan_item *it = st->item;
+	struct change *c = &r->ch[r->n_ch];
+
+	switch (st->kind) {
+	case HK_RUN_STEP_ALREADY:
+		ha_msg(r->ctl, HA_INFO, "%s: already %s", it->item, it->value);
+		return 0;
+	case HK_RUN_STEP_HELD:
+		ha_msg(r->ctl, HA_WARNING,
+		       "%s: not changed: the pool's minimum came up short (run hugeadm "
+		       "--apply again when it can be had)",
+		       it->item);
+		return 0;
+	case HK_RUN_STEP_WRITE:
+		step_write(r, st);
+		return 0;
+	case HK_RUN_STEP_FAILED:
+		break;
+	case HK_RUN_STEP_DONE:
+	case HK_RUN_STEP_SHORT:
+		c->to = dup_or_null(st->reached);
+		break;
+	}
+	if (r->swap)
+		ha_swap_remove(r->ctl, r->swap);
+	r->swap = NULL;
+	if (st->kind == HK_RUN_STEP_FAILED) {
+		step_failed(r, st);
+		r->writing = false;
+		return 1;
+	}
+	r->writing = false;
+	r->n_ch++;
+	if (st->kind == HK_RUN_STEP_DONE)
+		return 0;
+	c->is_short = r->any_short = true;
+	ha_msg(r->ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s", it->item, it->value,
+	       st->reached ? st->reached : "?");
+	if (!r->ctl->strict || it->field == HK_POOL_DEMOTE)
+		return 0;
+	r->stop = it->item;
+	return 1;
+}
+
+static unsigned run_flags(const struct hugeadm_ctl *ctl)
+{
+	return (ctl->hard ? HK_RUN_HARD : 0) | (ctl->obey_mempolicy ? HK_RUN_MEMPOLICY : 0);
 }
 
 static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 {
 	const struct hk_plan_item *items;
 	size_t n = hk_plan_items(plan, &items);
-	struct apply_run r = {
-		.ch = calloc(n + 1, sizeof(*r.ch)), .made = calloc(n + 1, sizeof(*r.made)), .n = n};
+	struct apply_run r = {.ctl = ctl, .ch = calloc(n + 1, sizeof(*r.ch))};
+	int rc;
 
-	if (!r.ch || !r.made) {
+	if (!r.ch || hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0) {
 		free(r.ch);
-		free(r.made);
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
 	if (ha_swap_validate(ctl) < 0) {
 		free(r.ch);
-		free(r.made);
-		return HK_EXIT_FAILURE;
-	}
-	if (hk_run_new(ctl->ctx, ctl->hard ? HK_RUN_HARD : 0, &ctl->run) < 0) {
-		free(r.ch);
-		free(r.made);
-		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
 	ha_dry_run_header(ctl);
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, ctl->json ? dry_quiet : dry_line, ctl);
-	for (size_t i = 0; i < n && !r.stop; i++)
-		apply_one(ctl, &r, &items[i]);
+	rc = hk_run_items(ctl->run, items, n, config_step, &r);
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	if (rc < 0 && !r.stop) {
+		ha_msg(ctl, HA_ERROR, "cannot run the plan: %s", strerror(-rc));
+		r.failed = true;
+	}
 	if (r.stop && !ctl->dry_run) {
 		char why[512];
 
@@ -652,7 +572,6 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		free(r.ch[i].to);
 	}
 	free(r.ch);
-	free(r.made);
 	hk_run_unref(ctl->run);
 	ctl->run = NULL;
 	if (r.failed)

@@ -667,6 +667,16 @@ struct hk_run;
  * bring no page, or 30 seconds have passed.
  */
 #define HK_RUN_HARD 0x1u
+/*
+ * hk_run_items (HK_1.6): write every item, also one that reads as planned
+ * already (libhugetlbfs's options wrote every value they were given).
+ */
+#define HK_RUN_ALWAYS 0x2u
+/*
+ * A whole pool's minimum goes to nr_hugepages_mempolicy: the pages come from
+ * and go back to the nodes of the calling thread's NUMA policy (HK_1.6).
+ */
+#define HK_RUN_MEMPOLICY 0x4u
 
 int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret_run);
 void hk_run_unref(struct hk_run *run);
@@ -692,6 +702,61 @@ size_t hk_run_count(const struct hk_run *run);
  * back. The run is empty afterwards.
  */
 int hk_run_put_back(struct hk_run *run, size_t *ret_done);
+
+/*
+ * The executor (HK_1.6): hk_run_items() runs items in order through the
+ * run, and tells fn what each step does, for the caller's messages.
+ */
+enum hk_run_step_kind {
+	/* It reads as planned: not written (never with HK_RUN_ALWAYS). */
+	HK_RUN_STEP_ALREADY,
+	/* About to be written; before: what it reads now. */
+	HK_RUN_STEP_WRITE,
+	/* Written and read back as planned; reached: what it reads now. */
+	HK_RUN_STEP_DONE,
+	/*
+	 * Written, and it reads otherwise (reached): a pool the kernel could not
+	 * grow that far, a demote that found fewer free pages, a value the kernel
+	 * took in its own terms.
+	 */
+	HK_RUN_STEP_SHORT,
+	/* A pool's overcommit not written: the pool's minimum came up short before. */
+	HK_RUN_STEP_HELD,
+	/*
+	 * error: it cannot be read (no WRITE step before), or not written;
+	 * -EBUSY: a mount point mounted with other options (before: them);
+	 * -EOPNOTSUPP: a mount in a --sysroot tree (made on the running system only).
+	 */
+	HK_RUN_STEP_FAILED,
+};
+
+struct hk_run_step {
+	size_t size;  /* sizeof(struct hk_run_step): fields are only ever added at the end */
+	size_t index; /* of the item in the items given */
+	const struct hk_plan_item *item;
+	enum hk_run_step_kind kind;
+	const char *before;  /* NULL: nothing there, or not read (HK_RUN_ALWAYS) */
+	const char *reached; /* DONE, SHORT: what the item reads after the write, or NULL */
+	int error;	     /* FAILED: -errno */
+};
+
+/* 0 goes on; anything else stops the run, and hk_run_items() returns it. */
+typedef int (*hk_run_step_fn)(void *data, const struct hk_run_step *step);
+
+/*
+ * Run items [0, n) in order: each compared with the machine (unless
+ * HK_RUN_ALWAYS), written through hk_run_apply() (what was there kept for
+ * hk_run_put_back()), and read back. A pool's minimum that comes up short
+ * holds back its pool's later overcommit items (HK_RUN_STEP_HELD): the
+ * maximum stays as it was rather than counted from pages the pool lacks.
+ * In a dry run (hk_set_dry_run) nothing is written: a directory an item
+ * makes counts as made for the items under it, a mount is only told.
+ * Returns 0, 1 when a pool came up short, fn's value when it stopped the
+ * run, or the -errno of the step that failed (the run stops there; the
+ * caller decides whether to put back). fn may be NULL.
+ */
+int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n, hk_run_step_fn fn,
+		 void *data);
 
 /*
  * The pool planner (HK_1.6): the pools as a plan leaves them, and what one

@@ -72,35 +72,54 @@ static int pool_now(struct hugeadm_ctl *ctl, uint64_t size, struct hk_pool **poo
 	return rc;
 }
 
+/*
+ * libhugekit's executor tells each step of an option's items: a pool's write
+ * is announced with 2.23's verbose line; a write the kernel read back
+ * otherwise is an error, except a pool's Minimum (its caller reads the pool)
+ * and where no kernel answers (a tree's plain files do not act like the
+ * kernel's).
+ */
+static int option_step(void *data, const struct hk_run_step *st)
+{
+	const struct hugeadm_ctl *ctl = data;
+	const struct hk_plan_item *it = st->item;
+	bool thp = strncmp(it->item, "thp ", 4) == 0;
+	const char *reached = st->reached ? st->reached : "";
+
+	if (st->kind == HK_RUN_STEP_WRITE && it->page_size && it->field == HK_POOL_OVERCOMMIT)
+		ha_msg(ctl, HA_INFO, "setting HUGEPAGES_OC to %" PRIu64, it->number);
+	else if (st->kind == HK_RUN_STEP_WRITE && it->page_size && it->field == HK_POOL_MINIMUM)
+		ha_msg(ctl, HA_INFO, "setting HUGEPAGES_TOTAL%s to %" PRIu64,
+		       it->flags & HK_POOL_SET_MEMPOLICY ? "_MEMPOL" : "", it->number);
+	if (st->kind == HK_RUN_STEP_SHORT &&
+	    (ha_simulated(ctl) || (it->page_size && it->field == HK_POOL_MINIMUM)))
+		return 0;
+	if (st->kind == HK_RUN_STEP_SHORT && thp)
+		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: wrote '%s' but it reads '%s'",
+		       it->item + 4, it->value, reached);
+	else if (st->kind == HK_RUN_STEP_SHORT)
+		ha_msg(ctl, HA_ERROR, "%s: wrote %s but it reads %s", it->path, it->value,
+		       st->reached ? st->reached : "nothing");
+	else if (st->kind == HK_RUN_STEP_FAILED && thp)
+		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: cannot write '%s': %s",
+		       it->item + 4, it->value, strerror(-st->error));
+	else if (st->kind == HK_RUN_STEP_FAILED)
+		ha_msg(ctl, HA_ERROR, "%s: cannot write %s: %s", it->path, it->value,
+		       strerror(-st->error));
+	return st->kind == HK_RUN_STEP_SHORT ? -EAGAIN : 0;
+}
+
+/* Items [0, n) through libhugekit's executor, every value written (2.23's options did). */
+static int run_items(struct hugeadm_ctl *ctl, const struct hk_plan_item *items, size_t n,
+		     const char *quote)
+{
+	ctl->dry_quote = quote;
+	return hk_run_items(ctl->run, items, n, option_step, ctl) < 0 ? -1 : 0;
+}
+
 int ha_apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *quote)
 {
-	bool thp = strncmp(it->item, "thp ", 4) == 0;
-	char *reached = NULL;
-	int rc;
-
-	ctl->dry_quote = quote;
-	rc = ctl->run ? hk_run_apply(ctl->run, it, &reached)
-		      : hk_plan_item_apply(ctl->ctx, it, &reached);
-	/*
-	 * Read back: a tree's plain files do not act like the kernel's, and a
-	 * pool that came up short is its caller's to tell.
-	 */
-	if (rc == -EAGAIN && (ha_simulated(ctl) || it->field == HK_POOL_MINIMUM))
-		rc = 0;
-	if (rc == -EAGAIN && thp)
-		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: wrote '%s' but it reads '%s'",
-		       it->item + 4, it->value, reached ? reached : "");
-	else if (rc == -EAGAIN)
-		ha_msg(ctl, HA_ERROR, "%s: wrote %s but it reads %s", it->path, it->value,
-		       reached ? reached : "nothing");
-	else if (rc < 0 && thp)
-		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: cannot write '%s': %s",
-		       it->item + 4, it->value, strerror(-rc));
-	else if (rc < 0)
-		ha_msg(ctl, HA_ERROR, "%s: cannot write %s: %s", it->path, it->value,
-		       strerror(-rc));
-	free(reached);
-	return rc < 0 ? -1 : 0;
+	return run_items(ctl, it, 1, quote);
 }
 
 /* The action's items (the array moves when the plan grows: fetch it again after an add). */
@@ -111,23 +130,6 @@ static const struct hk_plan_item *action_items(const struct hugeadm_ctl *ctl,
 
 	hk_plan_items(ha_action_plan(ctl, a), &items);
 	return items + a->first;
-}
-
-/* A pool item, or a copy of it with another number: written with 2.23's verbose line. */
-static int write_pool(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, uint64_t number)
-{
-	struct hk_plan_item t = *it;
-	char v[32];
-
-	snprintf(v, sizeof(v), "%" PRIu64, number);
-	t.number = number;
-	t.value = v;
-	if (t.field == HK_POOL_OVERCOMMIT)
-		ha_msg(ctl, HA_INFO, "setting HUGEPAGES_OC to %" PRIu64, number);
-	else
-		ha_msg(ctl, HA_INFO, "setting HUGEPAGES_TOTAL%s to %" PRIu64,
-		       t.flags & HK_POOL_SET_MEMPOLICY ? "_MEMPOL" : "", number);
-	return ha_apply_item(ctl, &t, "");
 }
 
 /* libhugetlbfs warned before growing a pool when swap was missing or short. */
@@ -179,13 +181,7 @@ static void report_nodes(struct hugeadm_ctl *ctl, const struct hk_pool *pool)
 /* The action's items [from, to) as planned. */
 static int write_items(struct hugeadm_ctl *ctl, const struct ha_action *a, size_t from, size_t to)
 {
-	for (size_t i = from; i < to; i++) {
-		const struct hk_plan_item *it = &action_items(ctl, a)[i];
-
-		if (write_pool(ctl, it, it->number) < 0)
-			return -1;
-	}
-	return 0;
+	return run_items(ctl, action_items(ctl, a) + from, to - from, "");
 }
 
 /*
@@ -261,20 +257,17 @@ static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 }
 
 /*
- * An overcommit item of the action to write oc with: its own, or (not planned:
- * the pool fell short of it) one made for this write alone; the plan is not
- * changed while it runs, the run's journal keeps the write.
+ * The overcommit oc, not planned (the pool fell short of its Minimum): one
+ * item made for this write alone; the plan is not changed while it runs, the
+ * run's journal keeps the write.
  */
 static int write_oc(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t oc)
 {
-	const struct hk_plan_item *it = action_items(ctl, a);
+	const struct hk_plan_item *it;
 	struct hk_plan *one = NULL;
 	char why[256];
 	int rc;
 
-	for (size_t i = 0; i < a->n_items; i++)
-		if (it[i].field == HK_POOL_OVERCOMMIT)
-			return write_pool(ctl, &it[i], oc);
 	rc = hk_plan_new(&one);
 	if (rc == 0)
 		rc = hk_plan_add_pool(ctl->ctx, one, a->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, oc,
@@ -285,7 +278,7 @@ static int write_oc(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t
 		return -1;
 	}
 	hk_plan_items(one, &it);
-	rc = write_pool(ctl, &it[rc], oc);
+	rc = run_items(ctl, &it[rc], 1, "");
 	hk_plan_unref(one);
 	return rc;
 }
@@ -394,7 +387,8 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 	}
 	if (ha_simulated(ctl)) {
 		/* No kernel to answer: the writes are the plan's, as planned. */
-		rc = write_items(ctl, a, g.nr, a->n_items);
+		if (write_items(ctl, a, g.nr, g.nr + g.n_nr) == 0)
+			rc = write_items(ctl, a, g.nr + g.n_nr, a->n_items);
 		goto out;
 	}
 	if (write_and_read(ctl, &g, &pool) < 0)
@@ -584,7 +578,7 @@ int ha_apply(struct hugeadm_ctl *ctl)
 
 	if (ctl->n_actions == 0)
 		return HK_EXIT_SUCCESS;
-	if (hk_run_new(ctl->ctx, ctl->hard ? HK_RUN_HARD : 0, &ctl->run) < 0) {
+	if (hk_run_new(ctl->ctx, HK_RUN_ALWAYS | (ctl->hard ? HK_RUN_HARD : 0), &ctl->run) < 0) {
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}

@@ -317,6 +317,24 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	assert_output ""
 }
 
+@test "a file that cannot be read: the run stops there, every file written before it put back" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin" mfk=proc/sys/vm/min_free_kbytes
+	hk_need_built "$faulty"
+	mkdir -p "$bin"
+	ln -sf "$faulty" "$bin/hugeadm"
+	# Compared before it is written: unreadable, it is neither written nor
+	# passed over (the controller and the cgroup limit after it are not
+	# made); all or nothing, as a write that fails.
+	run --separate-stderr env HK_FAULT="read:$mfk:*:EIO" "$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
+	assert_failure 1
+	[[ $stderr == *"hugeadm:ERROR: sysctl vm.min_free_kbytes: cannot read /$mfk: Input/output error"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: sysctl vm.min_free_kbytes: failed: 4 files put back as they were before this run"* ]] || fail "$stderr"
+	[[ $stderr != *"cgroup db.slice"* ]] || fail "written after the failure: $stderr"
+	refute_output --partial "changed:"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+}
+
 @test "[apply]: a bad key or value is one error at its line, and nothing is changed" {
 	printf '[apply]\nhard = maybe\ntemp_swap = -1\nfast = yes\n' >> "$CONF"
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "poolmath.h"
 
 /* HK_RUN_HARD gives up after this long, or after this many rounds without progress. */
 #define HARD_TIMEOUT_S 30
@@ -47,7 +48,8 @@ HK_EXPORT int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret
 	int rc;
 
 	if (!ctx || !ret_run ||
-	    (flags & ~(unsigned)(HK_RUN_HARD | HK_RUN_ALWAYS | HK_RUN_MEMPOLICY)))
+	    (flags &
+	     ~(unsigned)(HK_RUN_HARD | HK_RUN_ALWAYS | HK_RUN_MEMPOLICY | HK_RUN_KEEP_MAXIMUM)))
 		return -EINVAL;
 	run = calloc(1, sizeof(*run));
 	if (!run)
@@ -441,6 +443,8 @@ HK_EXPORT int hk_run_put_back(struct hk_run *run, size_t *ret_done)
 /* hk_run_items: one walk over the items. */
 struct walk {
 	struct hk_run *run;
+	const struct hk_plan_item *items;
+	size_t n;
 	hk_run_step_fn fn;
 	void *data;
 	const char **made; /* a dry run's directories, made only in pretence */
@@ -523,17 +527,75 @@ static int pretend(struct walk *w, const struct hk_plan_item *it)
 	return 0;
 }
 
-/* Written: DONE, or SHORT (a pool's minimum then holds back its overcommit). */
+static int write_step(struct walk *w, struct hk_run_step *st);
+
+/*
+ * HK_RUN_KEEP_MAXIMUM, a whole pool's minimum short: the maximum the items
+ * plan (the minimum asked plus the last overcommit planned for the pool, or
+ * the pool's own) kept by the overcommit for the minimum it reached.
+ */
+static int keep_maximum(struct walk *w, const struct hk_run_step *st)
+{
+	const struct hk_plan_item *it = st->item, *made;
+	struct hk_run_step ks = {.size = sizeof(ks), .index = st->index};
+	struct hk_pool *pool = NULL;
+	struct hk_plan *one = NULL;
+	uint64_t oc = 0, target;
+	bool planned = false;
+	int rc = hk_pool_read(w->run->ctx, it->page_size, &pool);
+
+	for (size_t i = 0; i < w->n; i++)
+		if (w->items[i].kind == HK_PLAN_WRITE && w->items[i].page_size == it->page_size &&
+		    w->items[i].field == HK_POOL_OVERCOMMIT) {
+			oc = w->items[i].number;
+			planned = true;
+		}
+	if (rc < 0 || hk_pool_is_gigantic(pool)) {
+		hk_pool_unref(pool);
+		return rc;
+	}
+	target = hkp_pool_max(it->number, planned ? oc : hk_pool_get(pool, HK_POOL_OVERCOMMIT));
+	if (hk_pool_get(pool, HK_POOL_MAXIMUM) != target) {
+		rc = hk_plan_new(&one);
+		if (rc == 0)
+			rc = hk_plan_add_pool(
+				w->run->ctx, one, it->page_size, HK_NODE_ALL, HK_POOL_OVERCOMMIT,
+				hkp_pool_oc(hk_pool_get(pool, HK_POOL_MINIMUM), target), 0,
+				it->why);
+		if (rc >= 0) {
+			hk_plan_items(one, &made);
+			ks.item = &made[rc];
+			rc = tell(w, &ks, HK_RUN_STEP_WRITE);
+		}
+		if (rc == 0)
+			rc = write_step(w, &ks);
+	}
+	hk_plan_unref(one);
+	hk_pool_unref(pool);
+	return rc;
+}
+
+/*
+ * Written: DONE, or SHORT. A pool's minimum short holds back its later
+ * overcommit (not with HK_RUN_ALWAYS alone); HK_RUN_KEEP_MAXIMUM keeps its
+ * maximum first.
+ */
 static int written(struct walk *w, struct hk_run_step *st, int rc)
 {
 	const struct hk_plan_item *it = st->item;
+	unsigned flags = w->run->flags;
 
 	if (rc != -EAGAIN)
 		return tell(w, st, HK_RUN_STEP_DONE);
 	w->any_short = true;
-	if (it->kind == HK_PLAN_WRITE && it->page_size && it->field == HK_POOL_MINIMUM)
+	if (it->kind != HK_PLAN_WRITE || !it->page_size || it->field != HK_POOL_MINIMUM)
+		return tell(w, st, HK_RUN_STEP_SHORT);
+	if (!(flags & HK_RUN_ALWAYS) || (flags & HK_RUN_KEEP_MAXIMUM))
 		w->short_sizes[w->n_short++] = it->page_size;
-	return tell(w, st, HK_RUN_STEP_SHORT);
+	rc = tell(w, st, HK_RUN_STEP_SHORT);
+	if (rc == 0 && (flags & HK_RUN_KEEP_MAXIMUM) && it->node == HK_NODE_ALL)
+		rc = keep_maximum(w, st);
+	return rc;
 }
 
 /* A step that failed: told, and the run stops (with fn's value, or the error). */
@@ -596,7 +658,7 @@ static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
 HK_EXPORT int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n,
 			   hk_run_step_fn fn, void *data)
 {
-	struct walk w = {.run = run, .fn = fn, .data = data};
+	struct walk w = {.run = run, .items = items, .n = n, .fn = fn, .data = data};
 	int rc = 0;
 
 	if (!run || (n && !items))

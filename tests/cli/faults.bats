@@ -35,6 +35,8 @@
 # EINTR on writes, short writes every time        0  none                                                      the same as without faults
 # nr_hugepages moved by someone else between      0  failed to set pool minimum to 3 became 2 (or 5)           the value written stays
 #   the write and the read-back (live)            2  with --strict: ... it was put back (--strict)             the old value written back
+# a whole pool's Minimum short (live), 2M:16      0  failed to set pool minimum to 16 became 12               the overcommit for the Maximum
+#                                                                                                              asked (8, not the 4 planned)
 #
 # Mount options (--create-*-mounts, --unmount-all) and the swap options write
 # nothing through the path layer, and are refused with --sysroot.
@@ -271,6 +273,23 @@ P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 	faulty x86-2node "live;read:$P1G:3+:value=5" --pool-pages-min 1G:+1
 	assert_success
 	assert_equal "$(cat "$ROOT/$P1G")" 6
+}
+
+@test "a Minimum that comes up short keeps the Maximum asked for: the overcommit for the pages reached" {
+	live_tree
+	local P2M=sys/kernel/mm/hugepages/hugepages-2048kB
+	# 1G the default size, so that the 2M pool is written and read in one directory.
+	PREPARE="mkdir -p run && sed -i 's/^Hugepagesize: .*/Hugepagesize:    1048576 kB/' proc/meminfo"
+	# 10 pages, Maximum 20; 16 asked, 12 reached: the overcommit becomes 8, not the 4 planned.
+	faulty x86-1node "live;read:$P2M/nr_hugepages:5+:value=12" --pool-pages-min 2M:16
+	assert_success
+	has_line "hugeadm:WARNING: failed to set pool minimum to 16 became 12"
+	assert_equal "$(cat "$ROOT/$P2M/nr_overcommit_hugepages")" 8
+	# --strict: the run stops at the short Minimum, the overcommit is never written.
+	faulty x86-1node "live;read:$P2M/nr_hugepages:5+:value=12" --strict --pool-pages-min 2M:16
+	assert_failure 2
+	has_line "hugeadm:ERROR: 2M:16: the pool came up short; it was put back (--strict)"
+	assert_equal "$(cat "$ROOT/$P2M/nr_overcommit_hugepages")" 10
 }
 
 @test "--hard: compaction that fails is a warning; three rounds without progress, then the shortfall" {

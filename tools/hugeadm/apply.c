@@ -178,12 +178,6 @@ static void report_nodes(struct hugeadm_ctl *ctl, const struct hk_pool *pool)
 	ha_msg(ctl, HA_WARNING, "reached per node: %s", buf);
 }
 
-/* The action's items [from, to) as planned. */
-static int write_items(struct hugeadm_ctl *ctl, const struct ha_action *a, size_t from, size_t to)
-{
-	return run_items(ctl, action_items(ctl, a) + from, to - from, "");
-}
-
 /*
  * A pool option's items: the overcommit written before the Minimum, the
  * Minimum (the pool's, or one item per listed node), the overcommit after.
@@ -216,19 +210,6 @@ static uint64_t min_of(const struct hk_pool *pool, int node)
 	return 0;
 }
 
-/*
- * Write the goal and read the pool back. With --hard the run retries each
- * Minimum item that comes up short (libhugekit's HK_RUN_HARD: compaction, a
- * second's wait, written again; the same loop as --apply's hard = yes).
- */
-static int write_and_read(struct hugeadm_ctl *ctl, const struct pool_goal *g, struct hk_pool **pool)
-{
-	if (write_items(ctl, g->a, g->nr, g->nr + g->n_nr) < 0 ||
-	    pool_now(ctl, g->a->size, pool) < 0)
-		return -1;
-	return 0;
-}
-
 /* 2.23's warning for each Minimum item that the kernel did not reach; true if any. */
 static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 		       const struct hk_pool *pool)
@@ -254,33 +235,6 @@ static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 		any = true;
 	}
 	return any;
-}
-
-/*
- * The overcommit oc, not planned (the pool fell short of its Minimum): one
- * item made for this write alone; the plan is not changed while it runs, the
- * run's journal keeps the write.
- */
-static int write_oc(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t oc)
-{
-	const struct hk_plan_item *it;
-	struct hk_plan *one = NULL;
-	char why[256];
-	int rc;
-
-	rc = hk_plan_new(&one);
-	if (rc == 0)
-		rc = hk_plan_add_pool(ctl->ctx, one, a->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, oc,
-				      0, ha_action_why(a, why, sizeof(why)));
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg, strerror(-rc));
-		hk_plan_unref(one);
-		return -1;
-	}
-	hk_plan_items(one, &it);
-	rc = run_items(ctl, &it[rc], 1, "");
-	hk_plan_unref(one);
-	return rc;
 }
 
 /*
@@ -338,78 +292,102 @@ static int plan_again(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return rc;
 }
 
-/* Short of the Minimum: the overcommit for what was reached, so that the Maximum is the one asked. */
-static int keep_maximum(struct hugeadm_ctl *ctl, const struct ha_action *a,
-			const struct hk_pool *pool)
+/* One pool option's run, told step by step by libhugekit's executor. */
+struct pool_run {
+	struct hugeadm_ctl *ctl;
+	const struct ha_action *a;
+	struct pool_goal g;
+	struct ha_swap *swap; /* while the pool grows (--add-temp-swap, --add-ramdisk-swap) */
+	bool swap_failed;
+	bool is_short;
+};
+
+/* Before the first Minimum is written: swap while the pool grows, 2.23's warnings. */
+static int before_grow(struct pool_run *p)
 {
-	if (a->nodes || hk_pool_is_gigantic(pool) ||
-	    hk_pool_get(pool, HK_POOL_MAXIMUM) == a->target_max)
+	struct hugeadm_ctl *ctl = p->ctl;
+	const struct ha_action *a = p->a;
+
+	if (!a->grows)
 		return 0;
-	return write_oc(ctl, a,
-			hk_pool_overcommit_for(hk_pool_get(pool, HK_POOL_MINIMUM), a->target_max));
+	if (!a->nodes && (ctl->temp_swap || ctl->ramdisk_swap) &&
+	    ha_swap_add(ctl, a->size, &p->swap) < 0) {
+		p->swap_failed = true;
+		return 1;
+	}
+	ha_check_swap(ctl);
+	warn_obtainable(ctl, &p->g);
+	return 0;
+}
+
+/*
+ * A pool option's step: before the Minimum, the grow's set-up; a whole
+ * pool's Minimum short is said at once (2.23's warning, before the
+ * overcommit that keeps the Maximum), and stops the run with --strict; the
+ * nodes' are said once all are written.
+ */
+static int pool_step(void *data, const struct hk_run_step *st)
+{
+	struct pool_run *p = data;
+	struct hugeadm_ctl *ctl = p->ctl;
+	const struct hk_plan_item *it = st->item;
+	struct hk_pool *pool = NULL;
+	int rc;
+
+	if (st->kind == HK_RUN_STEP_WRITE && st->index == p->g.nr && it->field == HK_POOL_MINIMUM &&
+	    before_grow(p) != 0)
+		return 1;
+	rc = option_step(ctl, st);
+	if (rc != 0 || st->kind != HK_RUN_STEP_SHORT || it->field != HK_POOL_MINIMUM ||
+	    ha_simulated(ctl) || p->a->nodes)
+		return rc;
+	if (pool_now(ctl, p->a->size, &pool) < 0)
+		return -1;
+	p->is_short = warn_short(ctl, &p->g, pool);
+	hk_pool_unref(pool);
+	return p->is_short && ctl->strict ? 1 : 0;
 }
 
 /*
  * One --pool-pages-min or --pool-pages-max: its items as planned (libhugekit's
- * planner, through plan.c's ha_resolve_pool), the Minimum read back from the kernel, retried with --hard,
- * put back with --strict; when it came up short, the overcommit is written
- * for what was reached, so that the Maximum is still the one asked for.
+ * planner, through plan.c's ha_resolve_pool; planned again when the kernel's
+ * pool moved since), run by libhugekit's executor: the overcommit first where
+ * the Maximum grows, the Minimum read back (retried with --hard), the
+ * overcommit after; when the Minimum came up short, the overcommit for what
+ * was reached, so that the Maximum is still the one asked for
+ * (HK_RUN_KEEP_MAXIMUM), or, with --strict, the run stops for the put-back.
  */
 static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_short)
 {
+	struct pool_run p = {.ctl = ctl, .a = a, .g = pool_goal(ctl, a)};
 	struct hk_pool *pool = NULL;
-	struct pool_goal g = pool_goal(ctl, a);
-	struct ha_swap *swap = NULL;
-	int rc = -1;
+	int rc = 0;
 
 	if (!ha_simulated(ctl)) {
 		if (pool_now(ctl, a->size, &pool) < 0)
-			goto out;
-		if (moved(ctl, &g, pool)) {
-			if (plan_again(ctl, a) < 0)
-				goto out;
-			g = pool_goal(ctl, a);
-		}
+			return -1;
+		if (moved(ctl, &p.g, pool) && (rc = plan_again(ctl, a)) == 0)
+			p.g = pool_goal(ctl, a);
 	}
 	/* Without @NODES one Minimum item: from what it was to what it writes. */
-	if (!a->nodes)
+	if (rc == 0 && !a->nodes)
 		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64,
-		       a->before[g.nr], a->max0, action_items(ctl, a)[g.nr].number, a->target_max);
-	/* Room to overcommit first, so that growing never fails for lack of it. */
-	if (write_items(ctl, a, 0, g.nr) < 0)
-		goto out;
-	if (a->grows && !a->nodes && (ctl->temp_swap || ctl->ramdisk_swap) &&
-	    ha_swap_add(ctl, a->size, &swap) < 0)
-		goto out;
-	if (a->grows) {
-		ha_check_swap(ctl);
-		warn_obtainable(ctl, &g);
-	}
-	if (ha_simulated(ctl)) {
-		/* No kernel to answer: the writes are the plan's, as planned. */
-		if (write_items(ctl, a, g.nr, g.nr + g.n_nr) == 0)
-			rc = write_items(ctl, a, g.nr + g.n_nr, a->n_items);
-		goto out;
-	}
-	if (write_and_read(ctl, &g, &pool) < 0)
-		goto out;
-	*ret_short = warn_short(ctl, &g, pool);
-	if (*ret_short && hk_pool_is_gigantic(pool))
+		       a->before[p.g.nr], a->max0, action_items(ctl, a)[p.g.nr].number,
+		       a->target_max);
+	ctl->dry_quote = "";
+	if (rc == 0)
+		rc = hk_run_items(ctl->run, action_items(ctl, a), a->n_items, pool_step, &p);
+	if (p.swap)
+		ha_swap_remove(ctl, p.swap);
+	/* The nodes' Minimums, said once all are written (no overcommit follows them). */
+	if (rc >= 0 && !p.swap_failed && a->nodes && !ha_simulated(ctl) &&
+	    pool_now(ctl, a->size, &pool) == 0)
+		p.is_short = warn_short(ctl, &p.g, pool);
+	if (rc >= 0 && p.is_short && hk_pool_is_gigantic(pool))
 		gigantic_hint(ctl, a->size);
-	/* --strict: the run's one put-back (ha_apply) takes this pool back with the rest. */
-	if (*ret_short && ctl->strict) {
-		rc = 0;
-		goto out;
-	}
-	if (!*ret_short ? write_items(ctl, a, g.nr + g.n_nr, a->n_items) < 0
-			: keep_maximum(ctl, a, pool) < 0)
-		goto out;
-	rc = 0;
-out:
-	if (swap)
-		ha_swap_remove(ctl, swap);
 	hk_pool_unref(pool);
-	return rc;
+	*ret_short = p.is_short;
+	return rc < 0 || p.swap_failed ? -1 : 0;
 }
 
 /* The action's one item (THP knobs, sysctls), with the dry run's quoting. */
@@ -569,6 +547,16 @@ static int put_back_all(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 	return 0;
 }
 
+/*
+ * The options write every value they are given (2.23 did); a pool that came
+ * up short keeps the Maximum asked for, where a kernel answers.
+ */
+static unsigned run_flags(const struct hugeadm_ctl *ctl)
+{
+	return HK_RUN_ALWAYS | (ctl->hard ? HK_RUN_HARD : 0) |
+	       (ha_simulated(ctl) ? 0 : HK_RUN_KEEP_MAXIMUM);
+}
+
 int ha_apply(struct hugeadm_ctl *ctl)
 {
 	const struct ha_action *stopped = NULL;
@@ -578,7 +566,7 @@ int ha_apply(struct hugeadm_ctl *ctl)
 
 	if (ctl->n_actions == 0)
 		return HK_EXIT_SUCCESS;
-	if (hk_run_new(ctl->ctx, HK_RUN_ALWAYS | (ctl->hard ? HK_RUN_HARD : 0), &ctl->run) < 0) {
+	if (hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0) {
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}

@@ -677,6 +677,14 @@ struct hk_run;
  * and go back to the nodes of the calling thread's NUMA policy (HK_1.6).
  */
 #define HK_RUN_MEMPOLICY 0x4u
+/*
+ * hk_run_items (HK_1.6), libhugetlbfs's options: when a whole pool's minimum
+ * comes up short, the overcommit that gives the pool the maximum its items
+ * plan is written at once (not for a gigantic pool, which has none), and its
+ * later overcommit items are held back. Without it they are held back and
+ * the maximum stays as it was; with HK_RUN_ALWAYS alone they are written.
+ */
+#define HK_RUN_KEEP_MAXIMUM 0x8u
 
 int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret_run);
 void hk_run_unref(struct hk_run *run);
@@ -748,7 +756,10 @@ typedef int (*hk_run_step_fn)(void *data, const struct hk_run_step *step);
  * HK_RUN_ALWAYS), written through hk_run_apply() (what was there kept for
  * hk_run_put_back()), and read back. A pool's minimum that comes up short
  * holds back its pool's later overcommit items (HK_RUN_STEP_HELD): the
- * maximum stays as it was rather than counted from pages the pool lacks.
+ * maximum stays as it was rather than counted from pages the pool lacks
+ * (see HK_RUN_ALWAYS and HK_RUN_KEEP_MAXIMUM for the options' rules; the
+ * overcommit HK_RUN_KEEP_MAXIMUM writes is told as a step of its own, with
+ * the short minimum's index).
  * In a dry run (hk_set_dry_run) nothing is written: a directory an item
  * makes counts as made for the items under it, a mount is only told.
  * Returns 0, 1 when a pool came up short, fn's value when it stopped the

@@ -297,7 +297,7 @@ struct pool_run {
 	struct hugeadm_ctl *ctl;
 	const struct ha_action *a;
 	struct pool_goal g;
-	struct ha_swap *swap; /* while the pool grows (--add-temp-swap, --add-ramdisk-swap) */
+	struct hk_swap *swap; /* while the pool grows (--add-temp-swap, --add-ramdisk-swap) */
 	bool swap_failed;
 	bool is_short;
 };

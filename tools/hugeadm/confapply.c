@@ -404,7 +404,7 @@ struct apply_run {
 	struct hugeadm_ctl *ctl;
 	struct change *ch;
 	size_t n_ch;
-	struct ha_swap *swap; /* while a pool's minimum grows */
+	struct hk_swap *swap; /* while a pool's minimum grows */
 	bool writing;	      /* the step after WRITE: a write's outcome, not a read's */
 	bool failed, any_short;
 	const char *stop; /* why no further item is written: a failure, or --strict */

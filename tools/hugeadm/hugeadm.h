@@ -292,9 +292,8 @@ int ha_generate_check_kind(const char *kind);
 int ha_generate(struct hugeadm_ctl *ctl);
 
 /* swap.c: temporary swap while a pool grows. */
-struct ha_swap;
-int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **ret);
-void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *swap);
+int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct hk_swap **ret);
+void ha_swap_remove(struct hugeadm_ctl *ctl, struct hk_swap *swap);
 int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl);
 /* The swap options against the machine (not in a --sysroot tree, a ram disk there): 0, or -1 said. */
 int ha_swap_validate(struct hugeadm_ctl *ctl);

@@ -1,335 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Swap while a pool grows (--add-temp-swap, --add-ramdisk-swap): the kernel
- * can push pages out to make room for huge pages. The temporary swap file is
- * created 0600, and removed after the resize, after a failure, and on
- * SIGINT/SIGTERM/SIGHUP/SIGQUIT, unless --persist keeps it.
- *
- * Only a file this run created is ever swapped off or removed: the directory
- * is opened a component at a time (O_NOFOLLOW below /var/lib, each one root's
- * and writable by no one else), the file is created O_EXCL|O_NOFOLLOW, and
- * before removal its name must still lead to the inode created. While in use
- * the file is flock(2)ed. A later run removes the swapfile-<PID> of a run that
- * was killed (the flock is free and PID is not running), after swapoff, and
- * says so. With --persist the file is renamed swapfile-<PID>.persist before
- * swapon, so later runs leave it alone.
+ * Swap while a pool grows (--add-temp-swap, --add-ramdisk-swap, --persist):
+ * made and taken down by libhugekit (hk_swap_add_file, hk_swap_add_ramdisks,
+ * hk_swap_remove: lib/core/swap.c, which logs what it does in 2.23's words);
+ * here the options' checks, a dry run's shell lines, and the swap figures
+ * behind 2.23's warnings and --explain.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <linux/fs.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/file.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/swap.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hugeadm.h"
-
-#define SWAP_DIR "/var/lib/hugetlbfs/swap/temp"
-#define SWAP_PREFIX "swapfile-"
-#define PERSIST_SUFFIX ".persist"
-#define MAX_RAMDISKS 16
-
-struct ha_swap {
-	bool file;    /* a temporary file, else ramdisks */
-	bool created; /* this run created the file (and holds fd) */
-	int dirfd;    /* SWAP_DIR, checked */
-	int fd;	      /* the file, flock()ed while in use */
-	dev_t dev;    /* what the name must still lead to */
-	ino_t ino;
-	char name[48];		    /* the file's name in SWAP_DIR */
-	char path[128];		    /* the file */
-	int n_ram;		    /* ramdisks in use: /dev/ram0 .. */
-	struct sigaction old[NSIG]; /* handlers to restore */
-};
-
-/* For the signal handler: what to take down if the run is interrupted. */
-static volatile sig_atomic_t armed;
-static char armed_path[128];
-
-static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-static void on_signal(int sig)
-{
-	/* Armed only once this run has created the file: it is ours. */
-	if (armed) {
-		swapoff(armed_path);
-		unlink(armed_path);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int run_mkswap(struct hugeadm_ctl *ctl, const char *path)
-{
-	static const char *const fixed[] = {"/usr/sbin/mkswap", "/sbin/mkswap"};
-	/* A setuid or file-capability hugeadm does not run a mkswap its caller's PATH finds. */
-	bool secure = getauxval(AT_SECURE) != 0;
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		if (devnull >= 0)
-			dup2(devnull, STDOUT_FILENO);
-		if (secure) {
-			for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-				execl(fixed[i], "mkswap", path, (char *)NULL);
-		} else {
-			execlp("mkswap", "mkswap", path, (char *)NULL);
-		}
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		ha_msg(ctl, HA_WARNING, "Call to mkswap failed");
-		return -1;
-	}
-	return 0;
-}
-
-/* A directory of the swap path: root's, and writable by no one else. */
-static int check_dir(struct hugeadm_ctl *ctl, int fd, const char *path)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0) {
-		ha_msg(ctl, HA_WARNING, "%s: %m", path);
-		return -1;
-	}
-	if (st.st_uid != 0 || (st.st_mode & 022)) {
-		ha_msg(ctl, HA_WARNING,
-		       "%s: owned by uid %u, mode %04o: a swap file is only made in a directory "
-		       "of root's that no one else can write to",
-		       path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * SWAP_DIR, created when missing (0755, the last one 0750), opened one
- * component at a time: /var and /lib may be the system's links, the rest is
- * opened O_NOFOLLOW. Returns the directory's fd, or -1 after a warning.
- */
-static int open_swap_dir(struct hugeadm_ctl *ctl)
-{
-	static const char *const parts[] = {"var", "lib", "hugetlbfs", "swap", "temp"};
-	const size_t n = sizeof(parts) / sizeof(parts[0]);
-	char path[sizeof(SWAP_DIR)] = "";
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-	for (size_t i = 0; i < n && fd >= 0; i++) {
-		int nfd;
-
-		strcat(strcat(path, "/"), parts[i]);
-		if (mkdirat(fd, parts[i], i + 1 == n ? 0750 : 0755) < 0 && errno != EEXIST) {
-			ha_msg(ctl, HA_WARNING, "Unable to create dir %s, error: %m", path);
-			close(fd);
-			return -1;
-		}
-		nfd = openat(fd, parts[i],
-			     O_RDONLY | O_DIRECTORY | O_CLOEXEC | (i >= 2 ? O_NOFOLLOW : 0));
-		close(fd);
-		if (nfd < 0) {
-			ha_msg(ctl, HA_WARNING, "%s: %s", path,
-			       errno == ELOOP || errno == ENOTDIR
-				       ? "not a directory (a symbolic link?)"
-				       : strerror(errno));
-			return -1;
-		}
-		if (check_dir(ctl, nfd, path) < 0) {
-			close(nfd);
-			return -1;
-		}
-		fd = nfd;
-	}
-	return fd;
-}
-
-/* "swapfile-<PID>" exactly: the PID, else 0. */
-static pid_t swapfile_pid(const char *name)
-{
-	const char *d = name + strlen(SWAP_PREFIX);
-	long v = 0;
-
-	if (strncmp(name, SWAP_PREFIX, strlen(SWAP_PREFIX)) != 0 || !*d)
-		return 0;
-	for (; *d; d++) {
-		if (*d < '0' || *d > '9' || v > 1L << 31)
-			return 0;
-		v = v * 10 + (*d - '0');
-	}
-	return (pid_t)v;
-}
-
-/*
- * The swap files of earlier runs that were killed: no run holds their flock
- * and their PID is not running. Each is taken off swap, removed, and named.
- * A file of a running program (another hugeadm, libhugetlbfs's) is left alone.
- */
-static void remove_stale(struct hugeadm_ctl *ctl, int dirfd)
-{
-	int dup_fd = dup(dirfd);
-	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-	struct dirent *de;
-
-	if (!d) {
-		if (dup_fd >= 0)
-			close(dup_fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		pid_t pid = swapfile_pid(de->d_name);
-		struct stat st, now;
-		char path[sizeof(SWAP_DIR) + 256];
-		int fd;
-
-		/* Our own PID's name is not ours either: this run has not created it yet. */
-		if (pid <= 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
-			continue;
-		fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-		    flock(fd, LOCK_EX | LOCK_NB) < 0) {
-			close(fd);
-			continue;
-		}
-		snprintf(path, sizeof(path), SWAP_DIR "/%s", de->d_name);
-		if (swapoff(path) < 0 && errno != EINVAL) {
-			ha_msg(ctl, HA_WARNING,
-			       "%s is left from a hugeadm run that was killed; swapoff failed: %m",
-			       path);
-		} else if (fstatat(dirfd, de->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-			   now.st_dev == st.st_dev && now.st_ino == st.st_ino &&
-			   unlinkat(dirfd, de->d_name, 0) == 0) {
-			ha_msg(ctl, HA_WARNING,
-			       "removed %s, left by hugeadm run %ld that was killed (swapoff first)",
-			       path, (long)pid);
-		}
-		close(fd);
-	}
-	closedir(d);
-}
-
-static int fill_zero(int fd, uint64_t bytes)
-{
-	static const char zero[1 << 16];
-
-	while (bytes) {
-		size_t n = bytes < sizeof(zero) ? (size_t)bytes : sizeof(zero);
-		ssize_t w = write(fd, zero, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		bytes -= (uint64_t)w;
-	}
-	return fsync(fd);
-}
-
-/* Swap off and remove the file, if its name still leads to the file this run created. */
-static void remove_own(struct hugeadm_ctl *ctl, struct ha_swap *s)
-{
-	struct stat now;
-
-	if (!s->created)
-		return;
-	s->created = false;
-	if (fstatat(s->dirfd, s->name, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != s->dev ||
-	    now.st_ino != s->ino) {
-		ha_msg(ctl, HA_WARNING, "%s is no longer the file this run created: left alone",
-		       s->path);
-	} else {
-		if (swapoff(s->path) < 0 && errno != EINVAL)
-			ha_msg(ctl, HA_WARNING, "swapoff on %s failed: %m", s->path);
-		if (unlinkat(s->dirfd, s->name, 0) < 0 && errno != ENOENT)
-			ha_msg(ctl, HA_WARNING, "cannot remove %s: %m", s->path);
-	}
-	close(s->fd);
-	s->fd = -1;
-}
-
-static int add_file(struct hugeadm_ctl *ctl, struct ha_swap *s, uint64_t page_size)
-{
-	uint64_t bytes = (uint64_t)ctl->temp_swap * page_size;
-	struct stat st;
-
-	s->file = true;
-	snprintf(s->name, sizeof(s->name), SWAP_PREFIX "%ld", (long)getpid());
-	snprintf(s->path, sizeof(s->path), SWAP_DIR "/%s", s->name);
-	if (ctl->dry_run) {
-		printf("dd bs=1024 count=%" PRIu64 " if=/dev/zero of=%s\n", bytes / 1024, s->path);
-		printf("mkswap %s\nswapon %s\n", s->path, s->path);
-		return 0;
-	}
-	s->dirfd = open_swap_dir(ctl);
-	if (s->dirfd < 0)
-		return -1;
-	remove_stale(ctl, s->dirfd);
-	s->fd = openat(s->dirfd, s->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (s->fd < 0) {
-		ha_msg(ctl, HA_WARNING, "Couldn't create %s: %s", s->path,
-		       errno == EEXIST ? "it exists, and this run did not create it: left alone"
-				       : strerror(errno));
-		return -1;
-	}
-	s->created = true;
-	if (fstat(s->fd, &st) < 0 || flock(s->fd, LOCK_EX | LOCK_NB) < 0) {
-		ha_msg(ctl, HA_WARNING, "Couldn't write %s: %m", s->path);
-		return -1;
-	}
-	s->dev = st.st_dev;
-	s->ino = st.st_ino;
-	memcpy(armed_path, s->path, sizeof(armed_path));
-	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
-		struct sigaction sa = {.sa_handler = on_signal};
-
-		sigemptyset(&sa.sa_mask);
-		sigaction(caught[i], &sa, &s->old[caught[i]]);
-	}
-	armed = 1;
-	if (fchmod(s->fd, 0600) < 0 || fill_zero(s->fd, bytes) < 0) {
-		ha_msg(ctl, HA_WARNING, "Couldn't write %s: %m", s->path);
-		return -1;
-	}
-	if (run_mkswap(ctl, s->path) < 0)
-		return -1;
-	if (ctl->persist) {
-		/* Kept after this run: a name later runs do not take for a killed run's file. */
-		char name[sizeof(s->name)];
-
-		snprintf(name, sizeof(name), SWAP_PREFIX "%ld" PERSIST_SUFFIX, (long)getpid());
-		if (renameat(s->dirfd, s->name, s->dirfd, name) < 0) {
-			ha_msg(ctl, HA_WARNING, "cannot rename %s to %s: %m", s->path, name);
-			return -1;
-		}
-		memcpy(s->name, name, sizeof(name));
-		snprintf(s->path, sizeof(s->path), SWAP_DIR "/%s", s->name);
-		armed = 0;
-		memcpy(armed_path, s->path, sizeof(armed_path));
-		armed = 1;
-	}
-	if (swapon(s->path, 0) < 0) {
-		ha_msg(ctl, HA_WARNING, "swapon on %s failed: %m", s->path);
-		return -1;
-	}
-	ha_msg(ctl, HA_INFO, "swapon %s", s->path);
-	return 0;
-}
 
 int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl)
 {
@@ -339,46 +22,6 @@ int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl)
 	       "--add-ramdisk-swap: there is no /dev/ram0 (load the brd driver: modprobe brd); "
 	       "nothing was changed");
 	return -1;
-}
-
-static int add_ramdisks(struct hugeadm_ctl *ctl, struct ha_swap *s, uint64_t page_size)
-{
-	uint64_t ram = 0;
-	int fd = open("/dev/ram0", O_RDONLY | O_CLOEXEC);
-	int count;
-
-	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &ram) < 0 || ram == 0) {
-		ha_msg(ctl, HA_WARNING, "cannot read the size of /dev/ram0: %m");
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	count = (int)(page_size / ram) + 1;
-	for (int i = 0; i < count && i < MAX_RAMDISKS; i++) {
-		char dev[32];
-
-		snprintf(dev, sizeof(dev), "/dev/ram%d", i);
-		if (access(dev, F_OK) != 0)
-			break;
-		if (ctl->dry_run) {
-			printf("mkswap %s\nswapon %s\n", dev, dev);
-		} else if (run_mkswap(ctl, dev) < 0 || swapon(dev, 0) < 0) {
-			ha_msg(ctl, HA_WARNING, "swapon on %s failed: %m", dev);
-			break;
-		}
-		s->n_ram = i + 1;
-	}
-	return 0;
-}
-
-static void disarm(struct ha_swap *s)
-{
-	if (!armed)
-		return;
-	armed = 0;
-	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
-		sigaction(caught[i], &s->old[caught[i]], NULL);
 }
 
 int ha_swap_validate(struct hugeadm_ctl *ctl)
@@ -392,57 +35,43 @@ int ha_swap_validate(struct hugeadm_ctl *ctl)
 	return ctl->ramdisk_swap ? ha_swap_check_ramdisk(ctl) : 0;
 }
 
-int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct ha_swap **ret)
+int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct hk_swap **ret)
 {
-	struct ha_swap *s = calloc(1, sizeof(*s));
+	unsigned flags = ctl->persist ? HK_SWAP_PERSIST : 0;
+	const char *path;
+	int rc;
 
-	*ret = s;
-	if (!s)
+	/* As with libhugetlbfs, swap that cannot be set up only warns (logged): the resize goes on. */
+	if (ctl->temp_swap)
+		rc = hk_swap_add_file(ctl->ctx, (uint64_t)ctl->temp_swap * page_size, flags, ret);
+	else
+		rc = hk_swap_add_ramdisks(ctl->ctx, page_size, flags, ret);
+	if (rc == -ENOMEM || rc == -EINVAL) {
+		ha_msg(ctl, HA_ERROR, "cannot add swap: %s", strerror(-rc));
 		return -1;
-	s->dirfd = -1;
-	s->fd = -1;
-	/* As with libhugetlbfs, swap that cannot be set up only warns: the resize goes on. */
-	if (ctl->temp_swap) {
-		if (add_file(ctl, s, page_size) < 0) {
-			/* Never leave a half-made swap file behind, --persist or not; only ours. */
-			remove_own(ctl, s);
-			disarm(s);
-			s->file = false;
-		}
-	} else {
-		add_ramdisks(ctl, s, page_size);
 	}
+	if (!ctl->dry_run)
+		return 0;
+	path = hk_swap_path(*ret);
+	if (path) {
+		printf("dd bs=1024 count=%" PRIu64 " if=/dev/zero of=%s\n",
+		       (uint64_t)ctl->temp_swap * page_size / 1024, path);
+		printf("mkswap %s\nswapon %s\n", path, path);
+	}
+	for (int i = 0; i < hk_swap_ramdisks(*ret); i++)
+		printf("mkswap /dev/ram%d\nswapon /dev/ram%d\n", i, i);
 	return 0;
 }
 
-void ha_swap_remove(struct hugeadm_ctl *ctl, struct ha_swap *s)
+void ha_swap_remove(struct hugeadm_ctl *ctl, struct hk_swap *swap)
 {
-	if (ctl->persist) {
-		if (s->file && !ctl->dry_run)
-			ha_msg(ctl, HA_INFO, "%s stays in use (--persist)", s->path);
-	} else if (s->file) {
-		if (ctl->dry_run) {
-			printf("swapoff %s\nrm -f %s\n", s->path, s->path);
-		} else {
-			remove_own(ctl, s);
-		}
-	} else {
-		for (int i = 0; i < s->n_ram; i++) {
-			char dev[32];
+	const char *path = hk_swap_path(swap);
 
-			snprintf(dev, sizeof(dev), "/dev/ram%d", i);
-			if (ctl->dry_run)
-				printf("swapoff %s\n", dev);
-			else if (swapoff(dev) < 0)
-				ha_msg(ctl, HA_WARNING, "swapoff on %s failed: %m", dev);
-		}
-	}
-	disarm(s);
-	if (s->fd >= 0)
-		close(s->fd);
-	if (s->dirfd >= 0)
-		close(s->dirfd);
-	free(s);
+	if (ctl->dry_run && !ctl->persist && path)
+		printf("swapoff %s\nrm -f %s\n", path, path);
+	for (int i = 0; ctl->dry_run && !ctl->persist && i < hk_swap_ramdisks(swap); i++)
+		printf("swapoff /dev/ram%d\n", i);
+	hk_swap_remove(swap);
 }
 
 void ha_swap_state(struct hugeadm_ctl *ctl, struct ha_swap_state *s)

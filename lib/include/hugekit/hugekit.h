@@ -770,6 +770,32 @@ int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n,
 		 void *data);
 
 /*
+ * Swap while a pool grows (HK_1.6): the kernel can push pages out to make
+ * room for huge pages. A temporary file of bytes under
+ * /var/lib/hugetlbfs/swap/temp (made 0600 in directories of root's that no
+ * one else can write to, O_EXCL, never through a link; a file a killed run
+ * left there is removed first), or the ramdisks /dev/ram0.. (brd), enough
+ * for one page of page_size. While a file is in use, SIGINT, SIGTERM, SIGHUP
+ * and SIGQUIT take it off swap and remove it first. Swap that cannot be set
+ * up is logged as a warning and returns -EIO with *ret_swap set (what was
+ * made is taken down); the caller goes on without. In a dry run nothing is
+ * made: hk_swap_path() and hk_swap_ramdisks() say what would be.
+ */
+struct hk_swap;
+
+/* Keep the swap after hk_swap_remove(), in use: a file renamed swapfile-PID.persist. */
+#define HK_SWAP_PERSIST 0x1u
+
+int hk_swap_add_file(struct hk_ctx *ctx, uint64_t bytes, unsigned flags, struct hk_swap **ret_swap);
+int hk_swap_add_ramdisks(struct hk_ctx *ctx, uint64_t page_size, unsigned flags,
+			 struct hk_swap **ret_swap);
+/* The swap file (NULL: none, or ramdisks), and how many ramdisks are (or would be) in use. */
+const char *hk_swap_path(const struct hk_swap *swap);
+int hk_swap_ramdisks(const struct hk_swap *swap);
+/* Taken off swap and removed (only what this run made; a file kept by HK_SWAP_PERSIST stays), freed. */
+void hk_swap_remove(struct hk_swap *swap);
+
+/*
  * The pool planner (HK_1.6): the pools as a plan leaves them, and what one
  * change of a pool's Minimum or Maximum writes from there, in which order.
  * A pool is read from the machine once (hk_pool_plan_load), then moved by

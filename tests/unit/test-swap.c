@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Swap while a pool grows (lib/core/swap.c), the parts that need no root: the
+ * arguments refused, and a dry run that makes nothing and names what it
+ * would make. The swap itself (made, taken down, a killed run's file, files
+ * of others left alone) is tests/live/swap.bats.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka.h needs the headers above first. */
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hugekit/hugekit.h>
+
+#include "tree.h"
+
+static void no_line(void *data, const char *path, const char *value)
+{
+	(void)data;
+	(void)path;
+	(void)value;
+	fail_msg("a dry run of swap writes no file");
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct hk_swap *swap = (struct hk_swap *)&swap;
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	assert_int_equal(hk_swap_add_file(NULL, 1 << 20, 0, &swap), -EINVAL);
+	assert_int_equal(hk_swap_add_file(t.ctx, 0, 0, &swap), -EINVAL);
+	assert_int_equal(hk_swap_add_file(t.ctx, 1 << 20, 0x80, &swap), -EINVAL);
+	assert_int_equal(hk_swap_add_file(t.ctx, 1 << 20, 0, NULL), -EINVAL);
+	assert_int_equal(hk_swap_add_ramdisks(t.ctx, 0, 0, &swap), -EINVAL);
+	assert_int_equal(hk_swap_add_ramdisks(t.ctx, 2 << 20, 0x80, &swap), -EINVAL);
+	assert_null(hk_swap_path(NULL));
+	assert_int_equal(hk_swap_ramdisks(NULL), 0);
+	hk_swap_remove(NULL);
+	tree_close(&t);
+}
+
+/* A dry run: the file this process would make, named; nothing made, nothing to take down. */
+static void test_dry_run_names_the_file(void **state)
+{
+	char want[128];
+	struct hk_swap *swap = NULL;
+	struct stat st;
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	hk_set_dry_run(t.ctx, no_line, NULL);
+	assert_int_equal(hk_swap_add_file(t.ctx, 4 << 20, HK_SWAP_PERSIST, &swap), 0);
+	assert_non_null(swap);
+	snprintf(want, sizeof(want), "/var/lib/hugetlbfs/swap/temp/swapfile-%ld", (long)getpid());
+	assert_string_equal(hk_swap_path(swap), want);
+	assert_int_equal(hk_swap_ramdisks(swap), 0);
+	assert_int_equal(stat(want, &st), -1);
+	hk_swap_remove(swap);
+	assert_int_equal(stat(want, &st), -1);
+	hk_set_dry_run(t.ctx, NULL, NULL);
+	tree_close(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_dry_run_names_the_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

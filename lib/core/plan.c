@@ -353,6 +353,18 @@ static uint64_t incoming_of(const struct build *b, ssize_t si, int node)
 	return b->incoming_node[(size_t)si * b->n_nodes + (size_t)ni];
 }
 
+/* A demote item's name: "pool 1G demote", "pool 1G node 0 demote". */
+static void demote_name(uint64_t size, int node, char *item, size_t sz)
+{
+	char sname[32];
+
+	hkc_format_size(sname, sizeof(sname), size);
+	if (node == HK_NODE_ALL)
+		snprintf(item, sz, "pool %s demote", sname);
+	else
+		snprintf(item, sz, "pool %s node %d demote", sname, node);
+}
+
 /*
  * demote = yes: a pool (or node) above its minimum shrinks by demoting the
  * pages it has too many into pages of its demote_size, which join that
@@ -387,11 +399,7 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 		return;
 	}
 	demoted(b, size, to, node, have - want);
-	hkc_format_size(value, sizeof(value), size);
-	if (node == HK_NODE_ALL)
-		snprintf(item, sizeof(item), "pool %s demote", value);
-	else
-		snprintf(item, sizeof(item), "pool %s node %d demote", value, node);
+	demote_name(size, node, item, sizeof(item));
 	snprintf(value, sizeof(value), "%" PRIu64, want);
 	it = add(b, PH_POOL, HK_PLAN_WRITE, k->demote, item, path, value);
 	free(path);
@@ -1289,6 +1297,20 @@ HK_EXPORT int hk_plan_add(struct hk_plan *plan, const struct hk_plan_item *item)
 	return (int)plan->n++;
 }
 
+/* Add it with its name, file (taken: freed) and value: hk_plan_add's result. */
+static int add_named(struct hk_plan *plan, struct hk_plan_item *it, const char *item, char *path,
+		     const char *value)
+{
+	int rc;
+
+	it->item = item;
+	it->path = path;
+	it->value = value;
+	rc = hk_plan_add(plan, it);
+	free(path);
+	return rc;
+}
+
 HK_EXPORT int hk_plan_add_pool(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size,
 			       int node, enum hk_pool_field field, uint64_t number, unsigned flags,
 			       const char *why)
@@ -1308,17 +1330,36 @@ HK_EXPORT int hk_plan_add_pool(struct hk_ctx *ctx, struct hk_plan *plan, uint64_
 	if (rc < 0)
 		return rc;
 	pool_value(field, number, value, sizeof(value));
-	it.item = item;
-	it.path = path;
-	it.value = value;
 	it.page_size = page_size;
 	it.node = node;
 	it.field = field;
 	it.number = number;
 	it.flags = flags;
-	rc = hk_plan_add(plan, &it);
-	free(path);
-	return rc;
+	return add_named(plan, &it, item, path, value);
+}
+
+HK_EXPORT int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size,
+				      int node, uint64_t pages, const char *why)
+{
+	struct hk_plan_item it = {.kind = HK_PLAN_WRITE,
+				  .why = why,
+				  .page_size = page_size,
+				  .node = node,
+				  .field = HK_POOL_DEMOTE,
+				  .number = pages,
+				  .flags = HK_POOL_DEMOTE_PAGES};
+	char item[96], value[32];
+	char *path = NULL;
+	int rc;
+
+	if (!ctx || !plan || !page_size || !pages || (node < 0 && node != HK_NODE_ALL))
+		return -EINVAL;
+	rc = hk_pool_file(ctx, page_size, node, HK_POOL_DEMOTE, 0, &path);
+	if (rc < 0)
+		return rc;
+	demote_name(page_size, node, item, sizeof(item));
+	snprintf(value, sizeof(value), "%" PRIu64, pages);
+	return add_named(plan, &it, item, path, value);
 }
 
 HK_EXPORT int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const char *knob,
@@ -1421,6 +1462,9 @@ static int check_pool(struct hk_ctx *ctx, const struct hk_plan_item *it, char **
 	if (rc < 0)
 		return rc;
 	rc = u64_out(have, ret);
+	/* A count to demote is an action: never so already. */
+	if (it->field == HK_POOL_DEMOTE && (it->flags & HK_POOL_DEMOTE_PAGES))
+		return rc < 0 ? rc : 0;
 	/* A demote holds once the minimum is down to the one asked (the minimum item sees to the rest). */
 	if (it->field == HK_POOL_DEMOTE)
 		return rc < 0 ? rc : have <= it->number;
@@ -1621,8 +1665,12 @@ static const char *v1_value(const struct hk_plan_item *item)
 static int demote_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
 {
 	uint64_t have = 0;
-	int rc = pool_have(ctx, item, &have);
+	int rc;
 
+	/* --pool-demote: the count itself. */
+	if (item->flags & HK_POOL_DEMOTE_PAGES)
+		return hk_pool_demote(ctx, item->page_size, item->node, item->number);
+	rc = pool_have(ctx, item, &have);
 	if (rc < 0)
 		return rc;
 	if (have <= item->number)
@@ -1685,7 +1733,9 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 		hkl_dbg(ctx, "%s: cannot write %s: %s", item->path, item->value, strerror(-rc));
 		return rc;
 	}
-	if (hk_is_dry_run(ctx))
+	/* A count demoted is not read back: the caller counts what the pool lost. */
+	if (hk_is_dry_run(ctx) || (item->field == HK_POOL_DEMOTE && item->page_size &&
+				   (item->flags & HK_POOL_DEMOTE_PAGES)))
 		return 0;
 	hkl_info(ctx, "%s = %s", item->path, item->value);
 	/* Read back: what the kernel did with it. */

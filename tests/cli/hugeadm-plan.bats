@@ -2,7 +2,7 @@
 # hugeadm's change options go through libhugekit's plan, the engine that
 # --apply uses: --dry-run --json prints the resolved writes (item, file, value,
 # the option each comes from) and stays dry; the items are the ones a
-# configuration asking the same gives; operations (demote, unmount) are named.
+# configuration asking the same gives; operations (unmount, shared text) are named.
 
 load helpers
 
@@ -77,7 +77,7 @@ sums() {
 	assert_equal "$(json '"dry_run" in d, len(d["changes"])')" "(False, 2)"
 }
 
-@test "mounts are items of the plan; demote and unmount are named as operations" {
+@test "mounts and demotes are items of the plan; unmount is named as an operation" {
 	local root
 	root=$(fixture x86-1node)
 	run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --json --create-user-mounts nobody \
@@ -91,7 +91,7 @@ sums() {
 		--pool-demote 1G:1 --unmount-all --pool-pages-min 1G:+1
 	assert_success
 	assert_equal "$(json '[(i["item"], i["value"]) for i in d["plan"]], d["operations"]')" \
-		"([('pool 1G minimum', '1'), ('pool 1G demote_size', '2048kB')], ['--unmount-all', '--pool-demote 1G:1'])"
+		"([('pool 1G minimum', '1'), ('pool 1G demote_size', '2048kB'), ('pool 1G demote', '1')], ['--unmount-all'])"
 }
 
 @test "--dry-run --json: bad options are refused as without --json; no report beside the plan" {

@@ -3,7 +3,8 @@
  * Review of the plan builder (a9931df), red before a fix: hk_plan_add() of an
  * item of the same plan (a copy of items[i], the natural way to re-add or
  * duplicate a step) reads the item after realloc() moved the array: a
- * heap-use-after-free under ASan, garbage strings copied without it.
+ * heap-use-after-free under ASan, garbage strings copied without it. And
+ * the builders of single items (hk_plan_add_pool_demote).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,9 @@
 /* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hugekit/hugekit.h>
@@ -47,10 +50,57 @@ static void test_add_item_of_same_plan(void **state)
 	tree_close(&t);
 }
 
+/*
+ * --pool-demote's item: the count to demote (HK_POOL_DEMOTE_PAGES), the
+ * pool's or a node's demote file; never "so already"; its write is the
+ * count, not the pages above a floor.
+ */
+static void test_add_pool_demote(void **state)
+{
+	const struct hk_plan_item *items;
+	struct hk_plan *plan;
+	char *cur = NULL, path[4096], buf[32] = "";
+	struct tree t;
+	FILE *f;
+
+	(void)state;
+	tree_open(&t, "arm64");
+	assert_int_equal(hk_plan_new(&plan), 0);
+	assert_int_equal(hk_plan_add_pool_demote(t.ctx, plan, 1ULL << 30, HK_NODE_ALL, 1,
+						 "--pool-demote 1G:1"),
+			 0);
+	assert_int_equal(
+		hk_plan_add_pool_demote(t.ctx, plan, 1ULL << 30, 0, 2, "--pool-demote 1G:2@0"), 1);
+	assert_int_equal(hk_plan_add_pool_demote(t.ctx, plan, 1ULL << 30, 0, 0, "x"), -EINVAL);
+	assert_int_equal(hk_plan_add_pool_demote(t.ctx, plan, 1ULL << 30, -7, 1, "x"), -EINVAL);
+	/* 64 kB pages have no smaller size: no demote file. */
+	assert_int_equal(hk_plan_add_pool_demote(t.ctx, plan, 64 << 10, HK_NODE_ALL, 1, "x"),
+			 -ENOENT);
+	assert_int_equal(hk_plan_items(plan, &items), 2);
+	assert_string_equal(items[0].item, "pool 1G demote");
+	assert_string_equal(items[0].path, "/sys/kernel/mm/hugepages/hugepages-1048576kB/demote");
+	assert_string_equal(items[1].item, "pool 1G node 0 demote");
+	assert_string_equal(items[1].value, "2");
+	assert_int_equal(items[1].flags, HK_POOL_DEMOTE_PAGES);
+	assert_int_equal(hk_plan_item_check(t.ctx, &items[0], &cur), 0);
+	free(cur);
+	assert_int_equal(hk_plan_item_apply(t.ctx, &items[1], NULL), 0);
+	snprintf(path, sizeof(path),
+		 "%s/sys/devices/system/node/node0/hugepages/hugepages-1048576kB/demote", t.dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_int_equal(atoi(buf), 2);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_item_of_same_plan),
+		cmocka_unit_test(test_add_pool_demote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

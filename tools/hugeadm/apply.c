@@ -390,12 +390,12 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 	return rc < 0 || p.swap_failed ? -1 : 0;
 }
 
-/* The action's one item (THP knobs, sysctls), with the dry run's quoting. */
+/* The action's items (THP knobs, sysctls, a demote per node), with the dry run's quoting. */
 int ha_apply_action_item(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote)
 {
-	if (a->n_items != 1)
+	if (a->n_items == 0)
 		return -1;
-	return ha_apply_item(ctl, action_items(ctl, a), quote);
+	return run_items(ctl, action_items(ctl, a), a->n_items, quote);
 }
 
 /*

@@ -263,20 +263,15 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 	} else if (rc == 0) {
 		rc = validate_demote(ctl, a, p);
 	}
+	/* The demote's writes: N to the pool's demote file, or to each listed node's. */
+	for (size_t i = 0; rc == 0 && a->kind == HA_DEMOTE && i < (a->nodes ? a->n_nodes : 1); i++)
+		rc = ha_plan_added(ctl, a,
+				   hk_plan_add_pool_demote(ctl->ctx, ctl->plan, a->size,
+							   a->nodes ? a->nodes[i] : HK_NODE_ALL,
+							   a->amount,
+							   ha_action_why(a, why, sizeof(why))));
 	hk_pool_unref(p);
 	return rc;
-}
-
-static int write_error(struct hugeadm_ctl *ctl, int rc, uint64_t size, int node,
-		       enum hk_pool_field field, const char *value)
-{
-	char *path = NULL;
-
-	hk_pool_file(ctl->ctx, size, node, field, 0, &path);
-	ha_msg(ctl, HA_ERROR, "%s: cannot write %s: %s", path ? path : "pool", value,
-	       strerror(-rc));
-	free(path);
-	return -1;
 }
 
 /* --vmemmap-optimize and --pool-demote-size: their one item, written and read back. */
@@ -307,22 +302,15 @@ static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 {
 	struct hk_pool *before = NULL, *after = NULL;
 	uint64_t asked = a->amount * (a->nodes ? a->n_nodes : 1), done, to, each;
-	char v[32], sz[32], tsz[32];
+	char sz[32], tsz[32];
 	int rc = 0;
 
-	snprintf(v, sizeof(v), "%" PRIu64, a->amount);
 	if (!ha_simulated(ctl) && (rc = hk_pool_read(ctl->ctx, a->size, &before)) < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
 		return -1;
 	}
-	ctl->dry_quote = "";
-	for (size_t i = 0; i < (a->nodes ? a->n_nodes : 1) && rc == 0; i++) {
-		int node = a->nodes ? a->nodes[i] : HK_NODE_ALL;
-
-		rc = hk_pool_demote(ctl->ctx, a->size, node, a->amount);
-		if (rc < 0)
-			write_error(ctl, rc, a->size, node, HK_POOL_DEMOTE, v);
-	}
+	/* libhugekit's executor writes the counts (HK_POOL_DEMOTE_PAGES); the pool says what went. */
+	rc = ha_apply_action_item(ctl, a, "");
 	if (rc == 0 && before && (rc = hk_pool_read(ctl->ctx, a->size, &after)) < 0)
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool back: %s", a->arg, strerror(-rc));
 	if (rc < 0 || !before) {

@@ -646,8 +646,7 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++)
 		for (size_t i = 0; i < ctl->n_actions; i++)
 			if (ha_phase(ctl->actions[i].kind) == p &&
-			    (ctl->actions[i].kind == HA_DEMOTE ||
-			     ctl->actions[i].kind == HA_UNMOUNT_ALL ||
+			    (ctl->actions[i].kind == HA_UNMOUNT_ALL ||
 			     ctl->actions[i].kind == HA_CLEAN_TEXT))
 				hkt_json_string(&j, NULL,
 						ha_action_why(&ctl->actions[i], why, sizeof(why)));

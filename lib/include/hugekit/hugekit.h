@@ -269,6 +269,14 @@ bool hk_is_dry_run(const struct hk_ctx *ctx);
 
 /* hk_pool_set_nr: write nr_hugepages_mempolicy (the writer's NUMA policy spreads the pages). */
 #define HK_POOL_SET_MEMPOLICY (1u << 0)
+/*
+ * A plan item's flag (HK_1.6), HK_POOL_DEMOTE: number is the count of free
+ * pages to demote (--pool-demote SIZE:N), not the minimum to demote down to.
+ * Applied by writing it to the demote file; never "already so" and not read
+ * back (the kernel demotes what it finds free: the caller counts what the
+ * pool lost).
+ */
+#define HK_POOL_DEMOTE_PAGES (1u << 1)
 
 /*
  * Set the persistent size of a pool (node HK_NODE_ALL) or of one node's share
@@ -647,6 +655,14 @@ int hk_plan_add_pool(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_siz
 int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const char *knob, const char *value,
 		    const char *why);
 /* A sysctl of /proc/sys: "sysctl vm.min_free_kbytes" (not HK_SYSCTL_COMPACT_MEMORY). */
+/*
+ * Demote pages free pages of the pool of page_size (node HK_NODE_ALL) or of
+ * one node into pages of its demote size (HK_1.6): "pool 1G demote", "pool 1G
+ * node 0 demote", flags HK_POOL_DEMOTE_PAGES. -ENOENT when the kernel has no
+ * demote file there.
+ */
+int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size, int node,
+			    uint64_t pages, const char *why);
 int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl which,
 		       uint64_t value, const char *why);
 

@@ -786,6 +786,38 @@ int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n,
 		 void *data);
 
 /*
+ * Shared text (HK_1.6): the files libhugekit-rt makes for HUGETLB_SHARE=1, in
+ * <hugetlbfs mount>/hugekit-text-<uid>/. hk_shared_text_walk() tells fn each
+ * regular file of every user's directory (uid < 0) or of one uid's, mount by
+ * mount, names sorted; nothing is followed: a directory must be a real one
+ * owned by its uid, a mount must still be hugetlbfs (one bound twice is read
+ * once). What is skipped is logged. fn's non-zero value stops the walk and is
+ * returned; else 0 or -errno. The file and its strings live during fn only.
+ */
+struct hk_shared_text {
+	size_t size;	    /* sizeof(struct hk_shared_text): fields only added at the end */
+	const char *dir;    /* "<mount>/hugekit-text-<uid>" */
+	const char *name;   /* the file's name in dir */
+	uint32_t uid;	    /* whose directory */
+	uint64_t page_size; /* the mount's */
+	uint64_t bytes;	    /* the file's size */
+	uint64_t pages;	    /* huge pages it holds */
+	bool unfinished;    /* being made, or left by a crash */
+	/* From the name <exe>.<key>.<offset hex>; NULL (0) when not one of the runtime's. */
+	const char *executable, *key;
+	uint64_t offset;
+};
+
+typedef int (*hk_shared_text_fn)(void *data, const struct hk_shared_text *file);
+
+int hk_shared_text_walk(struct hk_ctx *ctx, int64_t uid, hk_shared_text_fn fn, void *data);
+/*
+ * Inside fn: remove the file by its directory's descriptor (a link swapped in
+ * is at most unlinked itself, a directory not at all): 0 or -errno.
+ */
+int hk_shared_text_remove(const struct hk_shared_text *file);
+
+/*
  * Swap while a pool grows (HK_1.6): the kernel can push pages out to make
  * room for huge pages. A temporary file of bytes under
  * /var/lib/hugetlbfs/swap/temp (made 0600 in directories of root's that no

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Swap while a pool grows (lib/core/swap.c), the parts that need no root: the
- * arguments refused, and a dry run that makes nothing and names what it
- * would make. The swap itself (made, taken down, a killed run's file, files
- * of others left alone) is tests/live/swap.bats.
+ * What libhugekit makes beside the plan, the parts that need no root. Swap
+ * while a pool grows (lib/core/swap.c): the arguments refused, and a dry run
+ * that makes nothing and names what it would make; the swap itself (made,
+ * taken down, a killed run's file, files of others left alone) is
+ * tests/live/swap.bats. Shared text (lib/core/sharedtext.c): the arguments
+ * refused; the walk on real mounts (links, foreign owners, removal) is
+ * tests/live/hugeadm-shared-text.bats.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,11 +77,36 @@ static void test_dry_run_names_the_file(void **state)
 	tree_close(&t);
 }
 
+static int never(void *data, const struct hk_shared_text *file)
+{
+	(void)data;
+	(void)file;
+	fail_msg("not to be called");
+	return 0;
+}
+
+static void test_shared_text_bad_arguments(void **state)
+{
+	struct hk_shared_text forged = {.size = sizeof(forged) - 1, .name = "x"};
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	assert_int_equal(hk_shared_text_walk(NULL, -1, never, NULL), -EINVAL);
+	assert_int_equal(hk_shared_text_walk(t.ctx, -1, NULL, NULL), -EINVAL);
+	assert_int_equal(hk_shared_text_walk(t.ctx, (int64_t)UINT32_MAX, never, NULL), -EINVAL);
+	assert_int_equal(hk_shared_text_remove(NULL), -EINVAL);
+	/* Not one the walk gave (its size is not the library's): refused, nothing unlinked. */
+	assert_int_equal(hk_shared_text_remove(&forged), -EINVAL);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_dry_run_names_the_file),
+		cmocka_unit_test(test_shared_text_bad_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

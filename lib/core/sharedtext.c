@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The files of shared text that libhugekit-rt makes for HUGETLB_SHARE=1,
+ * <hugetlbfs mount>/hugekit-text-<uid>/<exe>.<key>.<offset hex> (and
+ * .hugekit-tmp-<pid>-<n> while one is being made): found by
+ * hk_shared_text_walk(), removed by hk_shared_text_remove().
+ *
+ * The directories belong to their users, who may put anything in them, and
+ * the caller runs as root: nothing is followed. Each mount is opened and must
+ * be hugetlbfs (a mount seen twice, bound elsewhere, is read once); in it only
+ * hugekit-text-<uid> directories, opened O_DIRECTORY|O_NOFOLLOW and owned by
+ * that uid, are read; in them only regular files (fstatat without following)
+ * are told, and removed by unlinkat() on that directory's descriptor. A
+ * symbolic link or a directory swapped in meanwhile is at most unlinked
+ * itself (a link) or not at all (a directory: EISDIR), never followed.
+ * Removing a file that a running program maps is safe: the program keeps its
+ * mapping, and the pages go back to the pool when the last mapping goes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "kconst.h"
+
+/* One file as the walk finds it: the public part, and its directory's descriptor. */
+struct text_file {
+	struct hk_shared_text pub;
+	int dirfd;
+};
+
+/* The walk: what to tell, and whom. */
+struct text_walk {
+	struct hk_ctx *ctx;
+	bool any_uid;
+	uid_t only_uid;
+	hk_shared_text_fn fn;
+	void *data;
+};
+
+/* What a file's name says: <exe>.<key>.<offset hex>, or a file being made. */
+struct text_name {
+	char *exe; /* NULL when the name is not one of the runtime's */
+	char *key;
+	uint64_t offset;
+	bool temporary;
+};
+
+static void parse_name(const char *name, struct text_name *ret)
+{
+	const char *dot2 = strrchr(name, '.'), *dot1;
+	char *end;
+
+	memset(ret, 0, sizeof(*ret));
+	if (strncmp(name, HKC_SHARE_TMP_PREFIX, strlen(HKC_SHARE_TMP_PREFIX)) == 0) {
+		ret->temporary = true;
+		return;
+	}
+	if (!dot2 || dot2 == name || !dot2[1] ||
+	    strspn(dot2 + 1, "0123456789abcdef") != strlen(dot2 + 1))
+		return;
+	for (dot1 = dot2 - 1; dot1 > name && *dot1 != '.'; dot1--)
+		;
+	if (dot1 == name || dot1 + 1 == dot2)
+		return;
+	errno = 0;
+	ret->offset = strtoull(dot2 + 1, &end, 16);
+	if (errno)
+		return;
+	ret->exe = strndup(name, (size_t)(dot1 - name));
+	ret->key = strndup(dot1 + 1, (size_t)(dot2 - dot1 - 1));
+	if (!ret->exe || !ret->key) {
+		free(ret->exe);
+		free(ret->key);
+		ret->exe = ret->key = NULL;
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in the directory at fd (not . and ..), sorted; those that pass keep (may be NULL). */
+static int read_names(int fd, bool (*keep)(const char *), char ***ret, size_t *ret_n)
+{
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	char **names = NULL, **nn;
+	size_t n = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (dup_fd < 0)
+		return -errno;
+	d = fdopendir(dup_fd);
+	if (!d) {
+		close(dup_fd);
+		return -errno;
+	}
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    (keep && !keep(e->d_name)))
+			continue;
+		nn = realloc(names, (n + 1) * sizeof(*names));
+		if (!nn || !(nn[n] = strdup(e->d_name))) {
+			names = nn ? nn : names;
+			for (size_t i = 0; i < n; i++)
+				free(names[i]);
+			free(names);
+			closedir(d);
+			return -ENOMEM;
+		}
+		names = nn;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* "hugekit-text-<uid>", the uid written as the runtime writes it. */
+static bool text_dir_uid(const char *name, uid_t *ret)
+{
+	const char *d = name + strlen(HKC_SHARE_DIR_PREFIX);
+	char canon[32];
+	unsigned long v;
+
+	if (strncmp(name, HKC_SHARE_DIR_PREFIX, strlen(HKC_SHARE_DIR_PREFIX)) != 0 ||
+	    strspn(d, "0123456789") != strlen(d) || !*d || strlen(d) > 10)
+		return false;
+	v = strtoul(d, NULL, 10);
+	snprintf(canon, sizeof(canon), "%lu", v);
+	if (strcmp(canon, d) != 0 || v > UINT32_MAX - 1)
+		return false;
+	*ret = (uid_t)v;
+	return true;
+}
+
+static bool is_text_dir(const char *name)
+{
+	uid_t uid;
+
+	return text_dir_uid(name, &uid);
+}
+
+/* One name of a user's directory: told when it is a regular file (its name parsed). */
+static int tell_file(const struct text_walk *w, struct text_file *f, const char *name)
+{
+	struct text_name tn;
+	struct stat st;
+	int rc;
+
+	if (fstatat(f->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			hkl_warn(w->ctx, "%s/%s: %m: skipped", f->pub.dir, name);
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		hkl_warn(w->ctx, "%s/%s is not a regular file: left alone", f->pub.dir, name);
+		return 0;
+	}
+	parse_name(name, &tn);
+	f->pub.name = name;
+	f->pub.bytes = (uint64_t)st.st_size;
+	f->pub.pages = f->pub.page_size ? (uint64_t)st.st_blocks * 512 / f->pub.page_size : 0;
+	f->pub.unfinished = tn.temporary;
+	f->pub.executable = tn.exe;
+	f->pub.key = tn.key;
+	f->pub.offset = tn.offset;
+	rc = w->fn(w->data, &f->pub);
+	free(tn.exe);
+	free(tn.key);
+	return rc;
+}
+
+/* Every regular file in one user's directory, checked as the comment at the top says. */
+static int walk_dir(const struct text_walk *w, int mntfd, const char *mnt, const char *name,
+		    uid_t uid, uint64_t page_size)
+{
+	struct text_file f = {.pub = {.size = sizeof(f.pub), .uid = uid, .page_size = page_size}};
+	char *dir = NULL, **names = NULL;
+	size_t n = 0;
+	struct stat st;
+	int fd, rc;
+
+	if (asprintf(&dir, "%s/%s", strcmp(mnt, "/") ? mnt : "", name) < 0)
+		return -ENOMEM;
+	fd = openat(mntfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		/* Another user's directory, for a user who is not root: not theirs to see. */
+		hkl_log(w->ctx, errno == EACCES ? LOG_INFO : LOG_WARNING, "%s: %s: skipped", dir,
+			errno == ELOOP || errno == ENOTDIR ? "not a directory (a symbolic link?)"
+							   : strerror(errno));
+		free(dir);
+		return 0;
+	}
+	if (fstat(fd, &st) < 0) {
+		hkl_warn(w->ctx, "%s: %m: skipped", dir);
+		rc = 0;
+		goto out;
+	}
+	if (st.st_uid != uid) {
+		hkl_warn(w->ctx, "%s is owned by uid %u, not %u: skipped", dir, (unsigned)st.st_uid,
+			 (unsigned)uid);
+		rc = 0;
+		goto out;
+	}
+	rc = read_names(fd, NULL, &names, &n);
+	if (rc < 0) {
+		hkl_err(w->ctx, "cannot read %s: %s", dir, strerror(-rc));
+		goto out;
+	}
+	f.pub.dir = dir;
+	f.dirfd = fd;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = tell_file(w, &f, names[i]);
+	free_names(names, n);
+out:
+	close(fd);
+	free(dir);
+	return rc;
+}
+
+/*
+ * w->fn for every file of shared text of every user (or of the uid
+ * w->only_uid), mount by mount in the mount table's order.
+ */
+static int walk(const struct text_walk *w)
+{
+	struct hk_mounts *ms = NULL;
+	dev_t *seen = NULL;
+	size_t n_seen = 0;
+	int rc;
+
+	rc = hk_mounts_read(w->ctx, &ms);
+	if (rc < 0) {
+		hkl_err(w->ctx, "cannot read the mount table: %s", strerror(-rc));
+		return rc;
+	}
+	seen = calloc(hk_mounts_count(ms) + 1, sizeof(*seen));
+	if (!seen)
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < hk_mounts_count(ms); i++) {
+		const char *mnt = hk_mount_target(ms, i);
+		char **names = NULL;
+		size_t n = 0;
+		struct statfs sf;
+		struct stat st;
+		bool dup = false;
+		int mntfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (mntfd < 0) {
+			hkl_warn(w->ctx, "cannot open %s: %m: skipped", mnt);
+			continue;
+		}
+		if (fstatfs(mntfd, &sf) < 0 || (uint32_t)sf.f_type != (uint32_t)HUGETLBFS_MAGIC ||
+		    fstat(mntfd, &st) < 0) {
+			hkl_warn(w->ctx, "%s is not a hugetlbfs mount now: skipped", mnt);
+			close(mntfd);
+			continue;
+		}
+		for (size_t k = 0; k < n_seen; k++)
+			dup |= seen[k] == st.st_dev;
+		if (dup) {
+			close(mntfd);
+			continue;
+		}
+		seen[n_seen++] = st.st_dev;
+		rc = read_names(mntfd, is_text_dir, &names, &n);
+		if (rc < 0)
+			hkl_err(w->ctx, "cannot read %s: %s", mnt, strerror(-rc));
+		for (size_t k = 0; k < n && rc == 0; k++) {
+			uid_t uid = 0;
+
+			text_dir_uid(names[k], &uid);
+			if (w->any_uid || uid == w->only_uid)
+				rc = walk_dir(w, mntfd, mnt, names[k], uid, (uint64_t)sf.f_bsize);
+		}
+		free_names(names, n);
+		close(mntfd);
+	}
+	free(seen);
+	hk_mounts_unref(ms);
+	return rc;
+}
+
+HK_EXPORT int hk_shared_text_walk(struct hk_ctx *ctx, int64_t uid, hk_shared_text_fn fn, void *data)
+{
+	struct text_walk w = {.ctx = ctx, .any_uid = uid < 0, .fn = fn, .data = data};
+
+	if (!ctx || !fn || uid > (int64_t)UINT32_MAX - 1)
+		return -EINVAL;
+	w.only_uid = uid < 0 ? 0 : (uid_t)uid;
+	return walk(&w);
+}
+
+HK_EXPORT int hk_shared_text_remove(const struct hk_shared_text *file)
+{
+	const struct text_file *f = (const struct text_file *)file;
+
+	if (!file || !file->name || file->size != sizeof(*file))
+		return -EINVAL;
+	return unlinkat(f->dirfd, file->name, 0) < 0 ? -errno : 0;
+}

@@ -292,6 +292,68 @@ static void test_items_already_short_held(void **state)
 	tree_close(&t);
 }
 
+/* What the last step of a kind wrote: its value, for the keep-maximum step. */
+static char kept_value[32];
+
+static int record_kept(void *data, const struct hk_run_step *st)
+{
+	if (st->kind == HK_RUN_STEP_WRITE && st->item->field == HK_POOL_OVERCOMMIT)
+		snprintf(kept_value, sizeof(kept_value), "%s", st->item->value);
+	return record(data, st);
+}
+
+/*
+ * HK_RUN_KEEP_MAXIMUM: the pool (minimum 10, overcommit 10) asked for
+ * minimum 30 and overcommit 11 (maximum 41) stays at 10 in a tree; the
+ * overcommit that keeps 41 from 10 (31) is written at once, as a step of the
+ * minimum's index, and the planned 11 is held back.
+ */
+static void test_items_keep_maximum(void **state)
+{
+	const struct hk_plan_item *items;
+	struct told told = {.stop_at = -1};
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	char *oc;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	assert_int_equal(hk_plan_new(&plan), 0);
+	assert_true(hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_MINIMUM, 30, 0,
+				     "test") >= 0);
+	assert_true(hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_OVERCOMMIT, 11, 0,
+				     "test") >= 0);
+	hk_plan_items(plan, &items);
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS | HK_RUN_KEEP_MAXIMUM, &run), 0);
+	assert_int_equal(hk_run_items(run, items, 2, record_kept, &told), 1);
+	assert_int_equal(told.n, 5);
+	assert_int_equal(told.kinds[0], HK_RUN_STEP_WRITE);
+	assert_int_equal(told.kinds[1], HK_RUN_STEP_SHORT);
+	assert_int_equal(told.kinds[2], HK_RUN_STEP_WRITE);
+	assert_int_equal(told.index[2], 0);
+	assert_true(told.kinds[3] == HK_RUN_STEP_DONE || told.kinds[3] == HK_RUN_STEP_SHORT);
+	assert_int_equal(told.kinds[4], HK_RUN_STEP_HELD);
+	assert_string_equal(kept_value, "31");
+	oc = slurp(&t, OC);
+	assert_string_equal(oc, "31");
+	free(oc);
+	hk_run_unref(run);
+	/* HK_RUN_ALWAYS alone: the planned overcommit is written, nothing held. */
+	memset(&told, 0, sizeof(told));
+	told.stop_at = -1;
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS, &run), 0);
+	assert_int_equal(hk_run_items(run, items, 2, record, &told), 1);
+	assert_int_equal(told.n, 4);
+	assert_int_not_equal(told.kinds[3], HK_RUN_STEP_HELD);
+	oc = slurp(&t, OC);
+	assert_string_equal(oc, "11");
+	free(oc);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 /* HK_RUN_ALWAYS writes what reads as planned too; fn's value stops the run. */
 static void test_items_always_and_stop(void **state)
 {
@@ -470,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_mkdir_put_back),
 		cmocka_unit_test(test_items_already_short_held),
 		cmocka_unit_test(test_items_always_and_stop),
+		cmocka_unit_test(test_items_keep_maximum),
 		cmocka_unit_test(test_items_failure_stops),
 		cmocka_unit_test(test_items_dry_run_pretends),
 		cmocka_unit_test(test_bad_arguments),

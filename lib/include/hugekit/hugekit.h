@@ -764,7 +764,10 @@ struct hk_run_step {
 	int error;	     /* FAILED: -errno */
 };
 
-/* 0 goes on; anything else stops the run, and hk_run_items() returns it. */
+/*
+ * 0 goes on; anything else stops the run, and hk_run_items() returns it. The
+ * step, its item and its strings live during the call only.
+ */
 typedef int (*hk_run_step_fn)(void *data, const struct hk_run_step *step);
 
 /*

@@ -636,6 +636,10 @@ static bool mode_offered(const char *line, const char *value)
 {
 	size_t len = strlen(value);
 
+	/* One word: not empty (strstr would find it everywhere), no brackets, no blank. */
+	if (!len || strpbrk(value, " []\n"))
+		return false;
+
 	for (const char *p = line; (p = strstr(p, value)); p += len) {
 		bool start = p == line || p[-1] == ' ' || p[-1] == '[';
 		char after = p[len];
@@ -646,23 +650,44 @@ static bool mode_offered(const char *line, const char *value)
 	return false;
 }
 
+HK_EXPORT int hk_thp_check(struct hk_ctx *ctx, const char *knob, const char *value, char **ret_line)
+{
+	char *line = NULL;
+	int rc;
+
+	if (ret_line)
+		*ret_line = NULL;
+	if (!ctx || !knob || !value)
+		return -EINVAL;
+	rc = hk_thp_modes(ctx, knob, &line);
+	if (rc < 0)
+		return rc;
+	/* A mode must be one the kernel lists in the file itself. */
+	rc = strchr(line, '[') && !mode_offered(line, value) ? -EINVAL : 0;
+	if (ret_line)
+		*ret_line = line;
+	else
+		free(line);
+	return rc;
+}
+
 static void plan_thp(struct build *b, const struct hk_config_entry *e)
 {
 	char item[128], path[PATH_MAX];
 	char *line = NULL;
 	int rc;
 
-	rc = hk_thp_modes(b->ctx, e->key, &line);
+	rc = hk_thp_check(b->ctx, e->key, e->value, &line);
 	if (rc == -ENOENT) {
 		problem(b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
 			HK_ABS(HK_SYS_THP), e->key);
 		return;
 	}
-	if (rc < 0) {
+	if (rc < 0 && rc != -EINVAL) {
 		sys_error(b, rc);
 		return;
 	}
-	if (strchr(line, '[') && !mode_offered(line, e->value)) {
+	if (rc == -EINVAL) {
 		char words[256];
 
 		mode_words(line, words, sizeof(words));

@@ -96,11 +96,35 @@ static void test_add_pool_demote(void **state)
 	tree_close(&t);
 }
 
+/* A THP value the knob takes: one of its modes, or anything where it lists none. */
+static void test_thp_check(void **state)
+{
+	char *line = NULL;
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "never", NULL), 0);
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "neve", &line), -EINVAL);
+	assert_non_null(strstr(line, "[madvise]"));
+	free(line);
+	/* Words of the line, not the line's marks: "[madvise]", "", "madvise never". */
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "[madvise]", NULL), -EINVAL);
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "", NULL), -EINVAL);
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "madvise never", NULL), -EINVAL);
+	assert_int_equal(hk_thp_check(t.ctx, "khugepaged/pages_to_scan", "4096", NULL), 0);
+	assert_int_equal(hk_thp_check(t.ctx, "no_such_knob", "1", &line), -ENOENT);
+	assert_null(line);
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", NULL, NULL), -EINVAL);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_item_of_same_plan),
 		cmocka_unit_test(test_add_pool_demote),
+		cmocka_unit_test(test_thp_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -267,27 +267,10 @@ int ha_plan_shm_group(struct hugeadm_ctl *ctl, const char *arg)
 	return 0;
 }
 
-/* The values a THP mode file offers: "always [madvise] never" -> is value one of them? */
-static bool mode_offered(const char *line, const char *value)
-{
-	size_t len = strlen(value);
-
-	for (const char *p = line; *p;) {
-		size_t n;
-
-		p += strspn(p, " []");
-		n = strcspn(p, " []");
-		if (n == len && strncmp(p, value, len) == 0)
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 static int validate_thp(struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
 	char *line = NULL;
-	int rc = hk_thp_modes(ctl->ctx, a->knob, &line);
+	int rc = hk_thp_check(ctl->ctx, a->knob, a->value, &line);
 
 	if (rc == -ENOENT) {
 		if (a->size)
@@ -298,16 +281,12 @@ static int validate_thp(struct hugeadm_ctl *ctl, const struct ha_action *a)
 			       a->knob);
 		return -1;
 	}
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: %s", a->knob, strerror(-rc));
-		return -1;
-	}
-	/* A mode must be one the kernel lists in the file itself. */
-	if (strncmp(a->knob, "khugepaged/", 11) != 0 && !mode_offered(line, a->value)) {
+	/* A mode must be one the kernel lists in the file itself (libhugekit's rule). */
+	if (rc == -EINVAL)
 		ha_msg(ctl, HA_ERROR, "%s: not a mode of transparent_hugepage/%s (%s)", a->value,
 		       a->knob, line);
-		rc = -1;
-	}
+	else if (rc < 0)
+		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: %s", a->knob, strerror(-rc));
 	free(line);
 	return rc < 0 ? -1 : 0;
 }

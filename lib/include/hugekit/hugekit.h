@@ -230,6 +230,14 @@ int hk_zone_count(struct hk_ctx *ctx, unsigned *ret);
 int hk_thp_read(struct hk_ctx *ctx, const char *knob, char **ret_value);
 /* The knob's whole first line ("always [madvise] never"). free(*ret_line) afterwards. */
 int hk_thp_modes(struct hk_ctx *ctx, const char *knob, char **ret_line);
+/*
+ * Whether value can be written to the knob (HK_1.6): 0 when the knob lists
+ * modes ("always [madvise] never") and value is one of them, or lists none
+ * (a number: khugepaged's); -EINVAL when value is not one of its modes;
+ * -ENOENT when the kernel has no such knob; else -errno. *ret_line (may be
+ * NULL) is the knob's line when it was read: free() it.
+ */
+int hk_thp_check(struct hk_ctx *ctx, const char *knob, const char *value, char **ret_line);
 
 /* What the kernel could give now (since HK_1.1) */
 

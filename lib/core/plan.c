@@ -569,16 +569,16 @@ static void plan_maximum(struct build *b, const struct pool_plan *pp, const stru
 }
 
 /*
- * Whether the overcommit is written before the minimum: as hugeadm's
- * --pool-pages-min MIN --pool-pages-max MAX write it, when the new minimum
- * with today's overcommit would leave the pool below the maximum it has (a
- * pool that shrinks keeps its maximum on the way); else after it.
+ * Whether the overcommit is written before the minimum: the pool planner's
+ * rule (poolmath.h) for the minimum as --pool-pages-min sets it, which keeps
+ * the maximum the pool has; the maximum asked for then comes after, as
+ * --pool-pages-max MAX after it (a pool that shrinks keeps its maximum on
+ * the way). The parity tests hold the two to the same writes.
  */
 static bool overcommit_first(const struct pool_plan *pp, const struct minimum *m, uint64_t cur_oc)
 {
-	uint64_t kept = hkp_pool_max(pp->cur_min, cur_oc);
-
-	return !pp->gigantic && !m->bad && hkp_pool_max(m->total, cur_oc) < kept;
+	return !m->bad && hkp_overcommit_first(m->total, cur_oc, hkp_pool_max(pp->cur_min, cur_oc),
+					       pp->gigantic);
 }
 
 static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)

@@ -11,9 +11,14 @@
  * - The overcommit for a Maximum: Maximum - Minimum, 0 below the Minimum, and
  *   UINT64_MAX (unlimited) for an unlimited Maximum.
  * - Relative amounts saturate: + stops at UINT64_MAX (unlimited), - at 0.
+ * - One write order: the overcommit is written before the Minimum when the
+ *   new Minimum with today's overcommit would leave the pool below the
+ *   Maximum asked for (so that growing never fails for lack of it), after it
+ *   otherwise; a gigantic pool has none.
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define HKP_UNLIMITED UINT64_MAX
@@ -51,4 +56,11 @@ static inline uint64_t hkp_adjust(char sign, uint64_t base, uint64_t pages)
 	if (sign == '-')
 		return hkp_sat_sub(base, pages);
 	return pages;
+}
+
+/* The write order's rule (above): whether the overcommit goes first. */
+static inline bool hkp_overcommit_first(uint64_t new_min, uint64_t cur_oc, uint64_t max,
+					bool gigantic)
+{
+	return !gigantic && hkp_pool_max(new_min, cur_oc) < max;
 }

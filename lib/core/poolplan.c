@@ -366,7 +366,7 @@ static int resolve(struct hk_pool_plan *pp, struct held *h, struct hk_plan *plan
 
 	targets(h, ch, &min, &max);
 	if (!ch->nodes) {
-		if (!h->gigantic && hkp_pool_max(min, h->oc) < max) {
+		if (hkp_overcommit_first(min, h->oc, max, h->gigantic)) {
 			h->oc = hkp_pool_oc(min, max);
 			rc = add_item(pp, plan, ch, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, 0, why);
 			*n += rc >= 0;

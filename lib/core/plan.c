@@ -747,13 +747,9 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 	} else if (strcmp(e->key, "kernel.shmmax") == 0 && strcmp(v, "recommended") == 0) {
 		uint64_t sum = 0;
 
-		for (size_t i = 0; i < b->n_sizes; i++) {
-			uint64_t bytes = b->planned_max[i] * b->sizes[i];
-
-			if (b->planned_max[i] && bytes / b->planned_max[i] != b->sizes[i])
-				bytes = UINT64_MAX;
-			sum = sum + bytes < sum ? UINT64_MAX : sum + bytes;
-		}
+		/* The pool planner's sum (poolmath.h), of the maximums this plan leaves. */
+		for (size_t i = 0; i < b->n_sizes; i++)
+			sum = hkp_sat_add(sum, hkp_bytes(b->planned_max[i], b->sizes[i]));
 		snprintf(value, sizeof(value), "%" PRIu64, sum);
 		v = value;
 	} else if (strcmp(e->key, "kernel.shmmax") == 0) {

@@ -64,3 +64,9 @@ static inline bool hkp_overcommit_first(uint64_t new_min, uint64_t cur_oc, uint6
 {
 	return !gigantic && hkp_pool_max(new_min, cur_oc) < max;
 }
+
+/* Bytes of pages pages of size bytes, saturated (kernel.shmmax's recommendation sums them). */
+static inline uint64_t hkp_bytes(uint64_t pages, uint64_t size)
+{
+	return size && pages > UINT64_MAX / size ? UINT64_MAX : pages * size;
+}

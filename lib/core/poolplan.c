@@ -180,7 +180,7 @@ HK_EXPORT int hk_pool_plan_recommended_shmmax(struct hk_pool_plan *pools, uint64
 		if (rc < 0)
 			break;
 		max = hk_pool_plan_get(pools, sizes[i], HK_NODE_ALL, HK_POOL_MAXIMUM);
-		sum = hkp_sat_add(sum, max > UINT64_MAX / sizes[i] ? UINT64_MAX : max * sizes[i]);
+		sum = hkp_sat_add(sum, hkp_bytes(max, sizes[i]));
 	}
 	free(sizes);
 	if (rc == 0)

@@ -398,6 +398,9 @@ HK_EXPORT int hk_swap_add_file(struct hk_ctx *ctx, uint64_t bytes, unsigned flag
 
 	if (!ctx || !ret_swap || !bytes || (flags & ~HK_SWAP_PERSIST))
 		return -EINVAL;
+	/* The signal handlers take down one file: one at a time in a process. */
+	if (armed)
+		return -EBUSY;
 	*ret_swap = s = swap_new(ctx, flags);
 	if (!s)
 		return -ENOMEM;

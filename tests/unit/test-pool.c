@@ -292,6 +292,20 @@ static void test_poolmath_edges(void **state)
 		assert_true(hkp_pool_oc(min + 1, hkp_pool_max(min, M)) == M);
 	assert_true(hkp_pool_oc(M - 1, hkp_pool_max(M, M)) == M);
 
+	/* Bytes of pages: saturated, 0 pages or a 0 size is 0. */
+	assert_true(hkp_bytes(3, 2 << 20) == 3ULL * (2 << 20));
+	assert_true(hkp_bytes(M, 2 << 20) == M);
+	assert_true(hkp_bytes((M / (1ULL << 30)) + 1, 1ULL << 30) == M);
+	assert_true(hkp_bytes(M / (1ULL << 30), 1ULL << 30) == (M / (1ULL << 30)) * (1ULL << 30));
+	assert_true(hkp_bytes(0, 1ULL << 30) == 0);
+	assert_true(hkp_bytes(5, 0) == 0);
+
+	/* The write order: the overcommit first when the new Minimum with today's overcommit is below the Maximum. */
+	assert_true(hkp_overcommit_first(30, 8, 40, false));
+	assert_false(hkp_overcommit_first(30, 10, 40, false));
+	assert_false(hkp_overcommit_first(30, 8, 40, true));
+	assert_false(hkp_overcommit_first(M, 1, M, false));
+
 	/* Relative amounts: + stops at UINT64_MAX, - at 0; absolute is the count. */
 	assert_true(hkp_adjust('+', M, 1) == M);
 	assert_true(hkp_adjust('+', M - 1, 1) == M);

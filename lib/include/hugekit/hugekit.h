@@ -835,7 +835,8 @@ int hk_shared_text_remove(const struct hk_shared_text *file);
  * one else can write to, O_EXCL, never through a link; a file a killed run
  * left there is removed first), or the ramdisks /dev/ram0.. (brd), enough
  * for one page of page_size. While a file is in use, SIGINT, SIGTERM, SIGHUP
- * and SIGQUIT take it off swap and remove it first. Swap that cannot be set
+ * and SIGQUIT take it off swap and remove it first; one file at a time in a
+ * process (-EBUSY while another is in use). Swap that cannot be set
  * up is logged as a warning and returns -EIO with *ret_swap set (what was
  * made is taken down); the caller goes on without. In a dry run nothing is
  * made: hk_swap_path() and hk_swap_ramdisks() say what would be.

@@ -7,11 +7,13 @@
 # For each tool, `$HK_BUILD_DIR/tools/<tool> --list-options` names its visible
 # options, one a line. Each long option must be an option entry in the OPTIONS
 # section of man/<tool>.<section>.scd (a line such as "*-a*, *--all*" or
-# "*--sysroot* _DIR_") and a word in completions/bash/<tool>; each short
-# option must be an entry in the man page too.
+# "*--sysroot* _DIR_"); each short option must be an entry in the man page
+# too. completions/bash/<tool> must take its options from the tool's table
+# (it calls `<tool> --list-options`).
 #
 # The other way: every option the man page's SYNOPSIS and OPTIONS entries set
-# in bold, and every long option word of the completion, must be listed by
+# in bold, and every long option word of the completion (the options it
+# completes values for), must be listed by
 # --list-options (an abbreviation or a hidden option is not enough). Every
 # option of all three is also put to the tool's getopt ("tool --opt=x" or
 # "tool -xx", then an unknown option, so that the tool stops while parsing and
@@ -63,10 +65,11 @@ man_named() {
 		grep -oE '\*--?[[:alnum:]][[:alnum:]_-]*[*=[]' | sed 's/^\*//; s/.$//' | grep -v -- '-$' | sort -u
 }
 
-# completion_named FILE: the long options the completion names, outside comments.
+# completion_named FILE: the long options the completion names, outside comments
+# (not --list-options, which it asks the tool with).
 completion_named() {
 	sed 's/^[[:space:]]*#.*//' "$1" | grep -oE '(^|[^[:alnum:]_-])--[[:alnum:]][[:alnum:]_-]*' |
-		sed 's/^[^-]*//' | grep -v -- '-$' | sort -u
+		sed 's/^[^-]*//' | grep -v -- '-$' | grep -vx -- --list-options | sort -u
 }
 
 # getopt_accepts TOOL OPTION: the tool's getopt knows OPTION (or takes it as
@@ -118,6 +121,11 @@ for tool in "${tools[@]}"; do
 	nlong=0
 	nshort=0
 	missing=0
+	# The completion's options are the tool's table: it asks the tool.
+	if ! in_completion --list-options "$comp"; then
+		fail "$tool: completions/bash/$tool does not take its options from '$tool --list-options'"
+		missing=$((missing + 1))
+	fi
 	for opt in "${opts[@]}"; do
 		if ! in_man "$opt" "$entries"; then
 			fail "$tool: option $opt is missing from the OPTIONS section of ${page#"$HK_SOURCE_DIR"/}"
@@ -125,10 +133,6 @@ for tool in "${tools[@]}"; do
 		fi
 		if [[ $opt == --* ]]; then
 			nlong=$((nlong + 1))
-			if ! in_completion "$opt" "$comp"; then
-				fail "$tool: option $opt is missing from completions/bash/$tool"
-				missing=$((missing + 1))
-			fi
 		else
 			nshort=$((nshort + 1))
 		fi
@@ -163,7 +167,7 @@ for tool in "${tools[@]}"; do
 	unset ok
 
 	if ((missing == 0)); then
-		echo "check-options: $tool: $nlong long options in ${page#"$HK_SOURCE_DIR"/} and completions/bash/$tool, $nshort short options in the man page; the ${#named[@]} options the man page names and the ${#completed[@]} the completion names are accepted"
+		echo "check-options: $tool: $nlong long options in ${page#"$HK_SOURCE_DIR"/} (completions/bash/$tool takes them from --list-options), $nshort short options in the man page; the ${#named[@]} options the man page names and the ${#completed[@]} the completion names are accepted"
 	else
 		echo "check-options: $tool: $missing missing of $nlong long and $nshort short options"
 	fi

@@ -3,14 +3,17 @@
 #
 # The bash completions in completions/bash/: source them as bash would, fill
 # COMP_WORDS and friends, call the completion function and check COMPREPLY.
-# Run by ctest; by hand: HK_SOURCE_DIR=. bats tests/cli/completion.bats
+# Run by ctest; by hand: HK_SOURCE_DIR=. HK_BUILD_DIR=build/dev bats tests/cli/completion.bats
 
 setup() {
 	bats_load_library bats-support
 	bats_load_library bats-assert
 
 	: "${HK_SOURCE_DIR:?HK_SOURCE_DIR must be set}"
+	: "${HK_BUILD_DIR:?HK_BUILD_DIR must be set}"
 	COMPLETIONS=$HK_SOURCE_DIR/completions/bash
+	# The completions ask the tool for its options (--list-options): the built ones.
+	PATH=$HK_BUILD_DIR/tools:$PATH
 	if [[ -r /usr/share/bash-completion/bash_completion ]]; then
 		# shellcheck disable=SC1091
 		source /usr/share/bash-completion/bash_completion
@@ -151,6 +154,18 @@ replies() {
 	touch "$BATS_TEST_TMPDIR/t/file"
 	complete_line "pagesize --sysroot $BATS_TEST_TMPDIR/t/"
 	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/t/tree-a"
+}
+
+@test "every tool's completion offers its options from the tool's own table (--list-options)" {
+	local tool want
+	for tool in pagesize hugeadm hugectl hugeedit tlbmiss_cost cpupcstat; do
+		# shellcheck source=/dev/null
+		source "$COMPLETIONS/$tool"
+		complete_line "$tool --"
+		want=$("$tool" --list-options | grep -- '^--' | sort)
+		[ -n "$want" ] || fail "$tool --list-options lists nothing"
+		assert_equal "$(printf '%s\n' "${COMPREPLY[@]}" | sort)" "$want"
+	done
 }
 
 @test "the completions work without bash-completion loaded" {

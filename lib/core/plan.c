@@ -662,8 +662,8 @@ HK_EXPORT int hk_thp_check(struct hk_ctx *ctx, const char *knob, const char *val
 	rc = hk_thp_modes(ctx, knob, &line);
 	if (rc < 0)
 		return rc;
-	/* A mode must be one the kernel lists in the file itself. */
-	rc = strchr(line, '[') && !mode_offered(line, value) ? -EINVAL : 0;
+	/* A mode must be one the kernel lists in the file itself: 1 when it is not. */
+	rc = strchr(line, '[') && !mode_offered(line, value) ? 1 : 0;
 	if (ret_line)
 		*ret_line = line;
 	else
@@ -683,11 +683,11 @@ static void plan_thp(struct build *b, const struct hk_config_entry *e)
 			HK_ABS(HK_SYS_THP), e->key);
 		return;
 	}
-	if (rc < 0 && rc != -EINVAL) {
+	if (rc < 0) {
 		sys_error(b, rc);
 		return;
 	}
-	if (rc == -EINVAL) {
+	if (rc == 1) {
 		char words[256];
 
 		mode_words(line, words, sizeof(words));

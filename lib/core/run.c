@@ -550,6 +550,9 @@ static int keep_maximum(struct walk *w, const struct hk_run_step *st)
 			oc = w->items[i].number;
 			planned = true;
 		}
+	if (rc < 0)
+		hkl_err(w->run->ctx, "%s: cannot read the pool back to keep its maximum: %s",
+			it->item, strerror(-rc));
 	if (rc < 0 || hk_pool_is_gigantic(pool)) {
 		hk_pool_unref(pool);
 		return rc;
@@ -562,13 +565,18 @@ static int keep_maximum(struct walk *w, const struct hk_run_step *st)
 				w->run->ctx, one, it->page_size, HK_NODE_ALL, HK_POOL_OVERCOMMIT,
 				hkp_pool_oc(hk_pool_get(pool, HK_POOL_MINIMUM), target), 0,
 				it->why);
-		if (rc >= 0) {
+		if (rc < 0) {
+			/* Not a step of its own: said here, the run stops with it. */
+			hkl_err(w->run->ctx,
+				"%s: cannot plan the overcommit that keeps the maximum: %s",
+				it->item, strerror(-rc));
+		} else {
 			hk_plan_items(one, &made);
 			ks.item = &made[rc];
 			rc = tell(w, &ks, HK_RUN_STEP_WRITE);
+			if (rc == 0)
+				rc = write_step(w, &ks);
 		}
-		if (rc == 0)
-			rc = write_step(w, &ks);
 	}
 	hk_plan_unref(one);
 	hk_pool_unref(pool);

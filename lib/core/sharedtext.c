@@ -36,6 +36,9 @@ struct text_file {
 	int dirfd;
 };
 
+/* The file being told (hk_shared_text_remove takes that one only), in this thread. */
+static __thread const struct text_file *current;
+
 /* The walk: what to tell, and whom. */
 struct text_walk {
 	struct hk_ctx *ctx;
@@ -185,7 +188,9 @@ static int tell_file(const struct text_walk *w, struct text_file *f, const char 
 	f->pub.executable = tn.exe;
 	f->pub.key = tn.key;
 	f->pub.offset = tn.offset;
+	current = f;
 	rc = w->fn(w->data, &f->pub);
+	current = NULL;
 	free(tn.exe);
 	free(tn.key);
 	return rc;
@@ -314,9 +319,8 @@ HK_EXPORT int hk_shared_text_walk(struct hk_ctx *ctx, int64_t uid, hk_shared_tex
 
 HK_EXPORT int hk_shared_text_remove(const struct hk_shared_text *file)
 {
-	const struct text_file *f = (const struct text_file *)file;
-
-	if (!file || !file->name || file->size != sizeof(*file))
+	/* Only the file the walk is telling now: its directory's descriptor is open. */
+	if (!file || !current || file != &current->pub)
 		return -EINVAL;
-	return unlinkat(f->dirfd, file->name, 0) < 0 ? -errno : 0;
+	return unlinkat(current->dirfd, file->name, 0) < 0 ? -errno : 0;
 }

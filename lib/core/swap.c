@@ -294,13 +294,19 @@ static int add_file(struct hk_ctx *ctx, struct hk_swap *s, uint64_t bytes)
 					 : strerror(errno));
 		return -1;
 	}
+	/* Created: known by its inode before anything else can fail, so that it is removed. */
+	if (fstat(s->fd, &st) < 0) {
+		hkl_warn(ctx, "Couldn't write %s: %m", s->path);
+		unlinkat(s->dirfd, s->name, 0);
+		return -1;
+	}
 	s->created = true;
-	if (fstat(s->fd, &st) < 0 || flock(s->fd, LOCK_EX | LOCK_NB) < 0) {
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	if (flock(s->fd, LOCK_EX | LOCK_NB) < 0) {
 		hkl_warn(ctx, "Couldn't write %s: %m", s->path);
 		return -1;
 	}
-	s->dev = st.st_dev;
-	s->ino = st.st_ino;
 	memcpy(armed_path, s->path, sizeof(armed_path));
 	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
 		struct sigaction sa = {.sa_handler = on_signal};
@@ -396,6 +402,8 @@ HK_EXPORT int hk_swap_add_file(struct hk_ctx *ctx, uint64_t bytes, unsigned flag
 {
 	struct hk_swap *s;
 
+	if (ret_swap)
+		*ret_swap = NULL;
 	if (!ctx || !ret_swap || !bytes || (flags & ~HK_SWAP_PERSIST))
 		return -EINVAL;
 	/* The signal handlers take down one file: one at a time in a process. */
@@ -419,6 +427,8 @@ HK_EXPORT int hk_swap_add_ramdisks(struct hk_ctx *ctx, uint64_t page_size, unsig
 {
 	struct hk_swap *s;
 
+	if (ret_swap)
+		*ret_swap = NULL;
 	if (!ctx || !ret_swap || !page_size || (flags & ~HK_SWAP_PERSIST))
 		return -EINVAL;
 	*ret_swap = s = swap_new(ctx, flags);

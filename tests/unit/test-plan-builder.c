@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <hugekit/hugekit.h>
 
@@ -99,23 +101,31 @@ static void test_add_pool_demote(void **state)
 /* A THP value the knob takes: one of its modes, or anything where it lists none. */
 static void test_thp_check(void **state)
 {
-	char *line = NULL;
+	char *line = NULL, path[4096];
 	struct tree t;
+	int rc;
 
 	(void)state;
 	tree_open(&t, "x86-1node");
 	assert_int_equal(hk_thp_check(t.ctx, "enabled", "never", NULL), 0);
-	assert_int_equal(hk_thp_check(t.ctx, "enabled", "neve", &line), -EINVAL);
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "neve", &line), 1);
 	assert_non_null(strstr(line, "[madvise]"));
 	free(line);
 	/* Words of the line, not the line's marks: "[madvise]", "", "madvise never". */
-	assert_int_equal(hk_thp_check(t.ctx, "enabled", "[madvise]", NULL), -EINVAL);
-	assert_int_equal(hk_thp_check(t.ctx, "enabled", "", NULL), -EINVAL);
-	assert_int_equal(hk_thp_check(t.ctx, "enabled", "madvise never", NULL), -EINVAL);
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "[madvise]", NULL), 1);
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "", NULL), 1);
+	assert_int_equal(hk_thp_check(t.ctx, "enabled", "madvise never", NULL), 1);
 	assert_int_equal(hk_thp_check(t.ctx, "khugepaged/pages_to_scan", "4096", NULL), 0);
 	assert_int_equal(hk_thp_check(t.ctx, "no_such_knob", "1", &line), -ENOENT);
 	assert_null(line);
 	assert_int_equal(hk_thp_check(t.ctx, "enabled", NULL, NULL), -EINVAL);
+	/* The knob's file not a file (a FIFO in a tree): an error, no line, never "not a mode". */
+	snprintf(path, sizeof(path), "%s/sys/kernel/mm/transparent_hugepage/defrag", t.dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	rc = hk_thp_check(t.ctx, "defrag", "never", &line);
+	assert_true(rc < 0);
+	assert_null(line);
 	tree_close(&t);
 }
 

@@ -380,9 +380,12 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 	if (p.swap)
 		ha_swap_remove(ctl, p.swap);
 	/* The nodes' Minimums, said once all are written (no overcommit follows them). */
-	if (rc >= 0 && !p.swap_failed && a->nodes && !ha_simulated(ctl) &&
-	    pool_now(ctl, a->size, &pool) == 0)
-		p.is_short = warn_short(ctl, &p.g, pool);
+	if (rc >= 0 && !p.swap_failed && a->nodes && !ha_simulated(ctl)) {
+		if (pool_now(ctl, a->size, &pool) < 0)
+			rc = -1;
+		else
+			p.is_short = warn_short(ctl, &p.g, pool);
+	}
 	if (rc >= 0 && p.is_short && hk_pool_is_gigantic(pool))
 		gigantic_hint(ctl, a->size);
 	hk_pool_unref(pool);

@@ -540,13 +540,13 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 	struct apply_run r = {.ctl = ctl, .ch = calloc(n + 1, sizeof(*r.ch))};
 	int rc;
 
+	if (ha_swap_validate(ctl) < 0) {
+		free(r.ch);
+		return HK_EXIT_FAILURE;
+	}
 	if (!r.ch || hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0) {
 		free(r.ch);
 		ha_msg(ctl, HA_ERROR, "out of memory");
-		return HK_EXIT_FAILURE;
-	}
-	if (ha_swap_validate(ctl) < 0) {
-		free(r.ch);
 		return HK_EXIT_FAILURE;
 	}
 	ha_dry_run_header(ctl);

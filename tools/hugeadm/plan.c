@@ -282,13 +282,13 @@ static int validate_thp(struct hugeadm_ctl *ctl, const struct ha_action *a)
 		return -1;
 	}
 	/* A mode must be one the kernel lists in the file itself (libhugekit's rule). */
-	if (rc == -EINVAL)
+	if (rc == 1)
 		ha_msg(ctl, HA_ERROR, "%s: not a mode of transparent_hugepage/%s (%s)", a->value,
 		       a->knob, line);
 	else if (rc < 0)
 		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: %s", a->knob, strerror(-rc));
 	free(line);
-	return rc < 0 ? -1 : 0;
+	return rc != 0 ? -1 : 0;
 }
 
 static int resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a)

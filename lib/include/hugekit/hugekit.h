@@ -233,9 +233,9 @@ int hk_thp_modes(struct hk_ctx *ctx, const char *knob, char **ret_line);
 /*
  * Whether value can be written to the knob (HK_1.6): 0 when the knob lists
  * modes ("always [madvise] never") and value is one of them, or lists none
- * (a number: khugepaged's); -EINVAL when value is not one of its modes;
- * -ENOENT when the kernel has no such knob; else -errno. *ret_line (may be
- * NULL) is the knob's line when it was read: free() it.
+ * (a number: khugepaged's); 1 when value is not one of its modes (*ret_line,
+ * may be NULL, is then the knob's line: free() it); -ENOENT when the kernel
+ * has no such knob; else -errno (the line not read, or not a knob's).
  */
 int hk_thp_check(struct hk_ctx *ctx, const char *knob, const char *value, char **ret_line);
 
@@ -742,7 +742,7 @@ int hk_run_put_back(struct hk_run *run, size_t *ret_done);
 enum hk_run_step_kind {
 	/* It reads as planned: not written (never with HK_RUN_ALWAYS). */
 	HK_RUN_STEP_ALREADY,
-	/* About to be written; before: what it reads now. */
+	/* About to be written; before: what it reads now (NULL: not read). */
 	HK_RUN_STEP_WRITE,
 	/* Written and read back as planned; reached: what it reads now. */
 	HK_RUN_STEP_DONE,
@@ -789,9 +789,12 @@ typedef int (*hk_run_step_fn)(void *data, const struct hk_run_step *step);
  * the short minimum's index).
  * In a dry run (hk_set_dry_run) nothing is written: a directory an item
  * makes counts as made for the items under it, a mount is only told.
- * Returns 0, 1 when a pool came up short, fn's value when it stopped the
- * run, or the -errno of the step that failed (the run stops there; the
- * caller decides whether to put back). fn may be NULL.
+ * Returns 0, 1 when an item came up short (a pool, or a value the kernel
+ * reads back otherwise), fn's value when it stopped the run (a caller that
+ * must tell it from those returns something else, such as 2), or the -errno
+ * of the step that failed (the run stops there; the caller decides whether
+ * to put back). What fails outside a step (the pool read back to keep its
+ * maximum) is logged and returned. fn may be NULL.
  */
 int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n, hk_run_step_fn fn,
 		 void *data);
@@ -823,8 +826,9 @@ typedef int (*hk_shared_text_fn)(void *data, const struct hk_shared_text *file);
 
 int hk_shared_text_walk(struct hk_ctx *ctx, int64_t uid, hk_shared_text_fn fn, void *data);
 /*
- * Inside fn: remove the file by its directory's descriptor (a link swapped in
- * is at most unlinked itself, a directory not at all): 0 or -errno.
+ * Inside fn, for the file fn was given (-EINVAL for any other, a copy
+ * included): remove it by its directory's descriptor (a link swapped in is at
+ * most unlinked itself, a directory not at all): 0 or -errno.
  */
 int hk_shared_text_remove(const struct hk_shared_text *file);
 

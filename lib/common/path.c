@@ -772,6 +772,21 @@ int hkc_path_read_u64f(const struct hkc_path *p, uint64_t *ret, const char *fmt,
 	return rc;
 }
 
+/*
+ * close(2) of a file written, as close() answers (-1 and errno); the fault
+ * layer's close rule fails it the same way, after the real close.
+ */
+static int close_write(int fd, const char *rel)
+{
+	int rc = close(fd), fault = fault_err(FAULT_CLOSE, rel);
+
+	if (rc == 0 && fault < 0) {
+		errno = -fault;
+		rc = -1;
+	}
+	return rc;
+}
+
 HK_PRINTF(3, 0)
 static int vwrite(const struct hkc_path *p, const char *value, const char *fmt, va_list ap)
 {
@@ -826,10 +841,8 @@ static int vwrite(const struct hkc_path *p, const char *value, const char *fmt, 
 	/* A tree's file is a regular one (tree_file_ok): cut it to what was written. */
 	if (rc == 0 && p->beneath && ftruncate(fd, (off_t)len) < 0)
 		rc = -errno;
-	if (close(fd) < 0 && rc == 0)
+	if (close_write(fd, path + 1) < 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0)
-		rc = fault_err(FAULT_CLOSE, path + 1);
 	return rc;
 }
 

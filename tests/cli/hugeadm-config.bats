@@ -210,6 +210,11 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 		"echo +hugetlb > /sys/fs/cgroup/new.slice/cgroup.subtree_control" \
 		"mkdir -m 0755 /sys/fs/cgroup/new.slice/child" \
 		"echo 8388608 > /sys/fs/cgroup/new.slice/child/hugetlb.2MB.max")"
+	# The JSON lists every change --apply would make, those under the directories it would make too.
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --dry-run --json
+	assert_success
+	assert_equal "$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["dry_run"], [c["item"] for c in d["changes"]])' "$output")" \
+		"True ['cgroup / +hugetlb', 'cgroup new.slice', 'cgroup new.slice +hugetlb', 'cgroup new.slice/child', 'cgroup new.slice/child hugetlb.2MB.max']"
 	run changed "$PRISTINE" "$ROOT"
 	assert_output ""
 }

@@ -572,7 +572,10 @@ enum hk_plan_kind {
  * the order of hugeadm's options): THP knobs,
  * vm.hugetlb_optimize_vmemmap, pools (per size: the minimum, whole or per
  * node, then the overcommit that gives the maximum), the other sysctls, mounts, cgroups (each parent's
- * controller, the directory, the limits). Fields may be added at the end only.
+ * controller, the directory, the limits). Its layout is fixed since HK_1.3
+ * (tests/abi's baseline holds it): callers build one for hk_plan_add() and
+ * index the array hk_plan_items() gives, so no field can be added, not even
+ * at the end; new per-item data comes through functions.
  */
 struct hk_plan_item {
 	enum hk_plan_kind kind;

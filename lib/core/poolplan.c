@@ -421,3 +421,78 @@ HK_EXPORT int hk_plan_add_pool_change(struct hk_plan *plan, struct hk_pool_plan 
 	*ret_n = n;
 	return rc < 0 ? rc : (int)first;
 }
+
+/* Whether any size of the kernel has demote files (then the kernel has demote). */
+static bool kernel_demotes(struct hk_ctx *ctx)
+{
+	uint64_t *sizes;
+	size_t n;
+	bool any = false;
+
+	if (hk_page_sizes(ctx, &sizes, &n) < 0)
+		return false;
+	for (size_t i = 0; i < n && !any; i++) {
+		struct hk_pool *p;
+
+		if (hk_pool_read(ctx, sizes[i], &p) == 0) {
+			any = hk_pool_get(p, HK_POOL_DEMOTE_SIZE) != 0;
+			hk_pool_unref(p);
+		}
+	}
+	free(sizes);
+	return any;
+}
+
+/* One listed node of a demote: its pool, its demote file, its free pages (planned grows counted). */
+static void demote_node(struct hk_pool_plan *pools, const struct hk_pool *now, uint64_t size,
+			int node, uint64_t pages, struct hk_demote_verdict *v)
+{
+	uint64_t free_now, min_now;
+	char *path = NULL;
+	int rc;
+
+	v->node = node;
+	if (!hk_pool_plan_has_node(pools, size, node) ||
+	    !pages_now(now, node, &free_now, &min_now)) {
+		v->problem = HK_DEMOTE_NO_NODE;
+		return;
+	}
+	rc = hk_pool_file(pools->ctx, size, node, HK_POOL_DEMOTE, 0, &path);
+	free(path);
+	if (rc < 0) {
+		v->problem = HK_DEMOTE_NO_NODE_FILE;
+		v->error = rc;
+		return;
+	}
+	v->free = hk_pool_plan_free(pools, now, node);
+	if (pages > v->free)
+		v->problem = HK_DEMOTE_NOT_FREE;
+}
+
+HK_EXPORT int hk_pool_demote_check(struct hk_pool_plan *pools, uint64_t page_size, const int *nodes,
+				   size_t n_nodes, uint64_t pages, struct hk_demote_verdict *ret)
+{
+	struct hk_pool *now = NULL;
+	int rc;
+
+	if (!pools || !ret || ret->size != sizeof(*ret) || (n_nodes && !nodes))
+		return -EINVAL;
+	*ret = (struct hk_demote_verdict){.size = sizeof(*ret), .node = HK_NODE_ALL};
+	rc = hk_pool_plan_load(pools, page_size);
+	if (rc == 0)
+		rc = hk_pool_read(pools->ctx, page_size, &now);
+	if (rc < 0)
+		return rc;
+	if (!hk_pool_get(now, HK_POOL_DEMOTE_SIZE)) {
+		ret->problem =
+			kernel_demotes(pools->ctx) ? HK_DEMOTE_NO_SMALLER : HK_DEMOTE_NO_KERNEL;
+	} else if (pages && !n_nodes) {
+		ret->free = hk_pool_plan_free(pools, now, HK_NODE_ALL);
+		if (pages > ret->free)
+			ret->problem = HK_DEMOTE_NOT_FREE;
+	}
+	for (size_t i = 0; pages && ret->problem == HK_DEMOTE_FITS && i < n_nodes; i++)
+		demote_node(pools, now, page_size, nodes[i], pages, ret);
+	hk_pool_unref(now);
+	return 0;
+}

@@ -348,13 +348,72 @@ static void test_derived(void **state)
 	fx_close(&f);
 }
 
+/*
+ * The demote check (arm64: 32M has 1 free page and demotes to 2M; 1G has
+ * none free; 64K has no smaller size): the verdicts, in order, and the free
+ * pages a grow planned before adds.
+ */
+static void test_demote_check(void **state)
+{
+	struct hk_demote_verdict v = {.size = sizeof(v)};
+	const uint64_t S32M = 32ULL << 20, S1G = 1ULL << 30;
+	struct hk_pool_change grow = {.size = sizeof(grow),
+				      .page_size = S32M,
+				      .field = HK_POOL_MINIMUM,
+				      .sign = '+',
+				      .pages = 2};
+	const int node0[] = {0}, node5[] = {5};
+	struct hk_pool_plan *pools;
+	struct hk_plan *plan;
+	struct tree t;
+	size_t n;
+
+	(void)state;
+	tree_open(&t, "arm64");
+	assert_int_equal(hk_pool_plan_new(t.ctx, &pools), 0);
+	assert_int_equal(hk_pool_demote_check(pools, S32M, NULL, 0, 1, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_FITS);
+	assert_int_equal(hk_pool_demote_check(pools, S32M, NULL, 0, 2, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_NOT_FREE);
+	assert_int_equal(v.free, 1);
+	assert_int_equal(v.node, HK_NODE_ALL);
+	assert_int_equal(hk_pool_demote_check(pools, S1G, node0, 1, 1, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_NOT_FREE);
+	assert_int_equal(v.node, 0);
+	assert_int_equal(v.free, 0);
+	assert_int_equal(hk_pool_demote_check(pools, S1G, node5, 1, 1, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_NO_NODE);
+	assert_int_equal(v.node, 5);
+	/* Only whether it can demote: 1G can, 64K has no smaller size. */
+	assert_int_equal(hk_pool_demote_check(pools, S1G, NULL, 0, 0, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_FITS);
+	assert_int_equal(hk_pool_demote_check(pools, 64 << 10, NULL, 0, 0, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_NO_SMALLER);
+	/* Pages a grow planned before adds are free to demote. */
+	assert_int_equal(hk_plan_new(&plan), 0);
+	assert_true(hk_plan_add_pool_change(plan, pools, &grow, "grow", &n) >= 0);
+	assert_int_equal(hk_pool_demote_check(pools, S32M, NULL, 0, 3, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_FITS);
+	assert_int_equal(hk_pool_demote_check(pools, S32M, NULL, 0, 4, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_NOT_FREE);
+	assert_int_equal(v.free, 3);
+	/* The caller's size, a pool the machine lacks. */
+	v.size = 1;
+	assert_int_equal(hk_pool_demote_check(pools, S32M, NULL, 0, 1, &v), -EINVAL);
+	v.size = sizeof(v);
+	assert_int_equal(hk_pool_demote_check(pools, 3 << 20, NULL, 0, 1, &v), -ENOENT);
+	hk_plan_unref(plan);
+	hk_pool_plan_unref(pools);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read),	 cmocka_unit_test(test_minimum),
 		cmocka_unit_test(test_maximum),	 cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_verdicts), cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_derived),
+		cmocka_unit_test(test_derived),	 cmocka_unit_test(test_demote_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

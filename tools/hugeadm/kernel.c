@@ -102,40 +102,51 @@ static int action_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_p
 	return rc;
 }
 
-/* Whether any size of the kernel has demote files (then the kernel has demote). */
-static bool kernel_demotes(struct hugeadm_ctl *ctl)
+/* libhugekit's verdict on a demote (pages 0: only whether the pool can demote), as hugeadm says it. */
+static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t pages)
 {
-	uint64_t *sizes;
-	size_t n;
-	bool any = false;
-
-	if (hk_page_sizes(ctl->ctx, &sizes, &n) < 0)
-		return false;
-	for (size_t i = 0; i < n && !any; i++) {
-		struct hk_pool *p;
-
-		if (hk_pool_read(ctl->ctx, sizes[i], &p) == 0) {
-			any = hk_pool_get(p, HK_POOL_DEMOTE_SIZE) != 0;
-			hk_pool_unref(p);
-		}
-	}
-	free(sizes);
-	return any;
-}
-
-static int check_demotes(struct hugeadm_ctl *ctl, const struct ha_action *a,
-			 const struct hk_pool *p)
-{
+	struct hk_demote_verdict v = {.size = sizeof(v)};
 	char sz[32];
+	int rc = ha_pools_load(ctl, a->size);
 
-	if (hk_pool_get(p, HK_POOL_DEMOTE_SIZE))
-		return 0;
+	if (rc == 0)
+		rc = hk_pool_demote_check(ctl->pools, a->size, a->nodes, a->n_nodes, pages, &v);
+	if (rc < 0) {
+		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
+		return -1;
+	}
 	hkc_format_size(sz, sizeof(sz), a->size);
-	if (kernel_demotes(ctl))
+	switch (v.problem) {
+	case HK_DEMOTE_FITS:
+		return 0;
+	case HK_DEMOTE_NO_KERNEL:
+		ha_msg(ctl, HA_ERROR, "%s: the kernel has no demote (Linux 5.16 or later)", a->arg);
+		break;
+	case HK_DEMOTE_NO_SMALLER:
 		ha_msg(ctl, HA_ERROR, "%s: %s pages cannot be demoted: no smaller huge page size",
 		       a->arg, sz);
-	else
-		ha_msg(ctl, HA_ERROR, "%s: the kernel has no demote (Linux 5.16 or later)", a->arg);
+		break;
+	case HK_DEMOTE_NO_NODE:
+		ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)", a->arg,
+		       v.node, sz);
+		break;
+	case HK_DEMOTE_NO_NODE_FILE:
+		ha_msg(ctl, HA_ERROR, "%s: node %d has no demote file: %s", a->arg, v.node,
+		       strerror(-v.error));
+		break;
+	case HK_DEMOTE_NOT_FREE:
+		if (v.node == HK_NODE_ALL)
+			ha_msg(ctl, HA_ERROR,
+			       "%s: %" PRIu64 " pages to demote, but the %s pool has %" PRIu64
+			       " free",
+			       a->arg, pages, sz, v.free);
+		else
+			ha_msg(ctl, HA_ERROR,
+			       "%s: %" PRIu64 " pages to demote on node %d, but it has %" PRIu64
+			       " free %s pages",
+			       a->arg, pages, v.node, v.free, sz);
+		break;
+	}
 	return -1;
 }
 
@@ -152,76 +163,6 @@ static int validate_demote_size(struct hugeadm_ctl *ctl, const struct ha_action 
 	hkc_format_size(to, sizeof(to), a->u);
 	ha_msg(ctl, HA_ERROR, "%s: %s is not a huge page size smaller than %s", a->arg, to, sz);
 	return -1;
-}
-
-/* A node's free pages, and its persistent ones; false when the pool has no such node. */
-static bool node_pages(const struct hk_pool *p, int node, uint64_t *ret_free, uint64_t *ret_min)
-{
-	for (size_t k = 0; k < hk_pool_node_count(p); k++) {
-		if (hk_pool_node_id(p, k) != node)
-			continue;
-		*ret_free = hk_pool_node_get(p, k, HK_POOL_FREE);
-		*ret_min = hk_pool_node_get(p, k, HK_POOL_MINIMUM);
-		return true;
-	}
-	return false;
-}
-
-/* The node has its own demote file (the kernel makes one wherever the node has the pool). */
-static int node_demotes(struct hugeadm_ctl *ctl, const struct ha_action *a, int node)
-{
-	char *path = NULL;
-	int rc = hk_pool_file(ctl->ctx, a->size, node, HK_POOL_DEMOTE, 0, &path);
-
-	free(path);
-	if (rc < 0)
-		ha_msg(ctl, HA_ERROR, "%s: node %d has no demote file: %s", a->arg, node,
-		       strerror(-rc));
-	return rc < 0 ? -1 : 0;
-}
-
-/*
- * N must not be above the free pages, counting those that the pool options
- * of this command add first (hk_pool_plan_free: ctl->pools holds the pools
- * as they leave them).
- */
-static int validate_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
-			   const struct hk_pool *p)
-{
-	uint64_t free_now, min_now;
-	char sz[32];
-
-	hkc_format_size(sz, sizeof(sz), a->size);
-	if (ha_pools_load(ctl, a->size) < 0)
-		return -1;
-	if (!a->nodes) {
-		free_now = hk_pool_plan_free(ctl->pools, p, HK_NODE_ALL);
-		if (a->amount <= free_now)
-			return 0;
-		ha_msg(ctl, HA_ERROR,
-		       "%s: %" PRIu64 " pages to demote, but the %s pool has %" PRIu64 " free",
-		       a->arg, a->amount, sz, free_now);
-		return -1;
-	}
-	for (size_t i = 0; i < a->n_nodes; i++) {
-		if (!hk_pool_plan_has_node(ctl->pools, a->size, a->nodes[i]) ||
-		    !node_pages(p, a->nodes[i], &free_now, &min_now)) {
-			ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)",
-			       a->arg, a->nodes[i], sz);
-			return -1;
-		}
-		if (node_demotes(ctl, a, a->nodes[i]) < 0)
-			return -1;
-		free_now = hk_pool_plan_free(ctl->pools, p, a->nodes[i]);
-		if (a->amount > free_now) {
-			ha_msg(ctl, HA_ERROR,
-			       "%s: %" PRIu64 " pages to demote on node %d, but it has %" PRIu64
-			       " free %s pages",
-			       a->arg, a->amount, a->nodes[i], free_now, sz);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
@@ -252,7 +193,8 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 	}
 	if (action_pool(ctl, a, &p) < 0)
 		return -1;
-	rc = check_demotes(ctl, a, p);
+	/* The demote's size: only whether the pool can demote; a demote: its pages too. */
+	rc = judge_demote(ctl, a, a->kind == HA_DEMOTE ? a->amount : 0);
 	if (rc == 0 && a->kind == HA_DEMOTE_SIZE) {
 		rc = validate_demote_size(ctl, a);
 		if (rc == 0)
@@ -260,8 +202,6 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 					   hk_plan_add_pool(ctl->ctx, ctl->plan, a->size,
 							    HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, a->u,
 							    0, ha_action_why(a, why, sizeof(why))));
-	} else if (rc == 0) {
-		rc = validate_demote(ctl, a, p);
 	}
 	/* The demote's writes: N to the pool's demote file, or to each listed node's. */
 	for (size_t i = 0; rc == 0 && a->kind == HA_DEMOTE && i < (a->nodes ? a->n_nodes : 1); i++)
@@ -288,13 +228,14 @@ static int apply_setting(struct hugeadm_ctl *ctl, const struct ha_action *a)
 /* Persistent pages of the pool, or of the listed nodes. */
 static uint64_t demote_count(const struct ha_action *a, const struct hk_pool *p)
 {
-	uint64_t n = 0, f, m;
+	uint64_t n = 0;
 
 	if (!a->nodes)
 		return hk_pool_get(p, HK_POOL_MINIMUM);
 	for (size_t i = 0; i < a->n_nodes; i++)
-		if (node_pages(p, a->nodes[i], &f, &m))
-			n += m;
+		for (size_t k = 0; k < hk_pool_node_count(p); k++)
+			if (hk_pool_node_id(p, k) == a->nodes[i])
+				n += hk_pool_node_get(p, k, HK_POOL_MINIMUM);
 	return n;
 }
 

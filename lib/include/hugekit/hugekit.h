@@ -883,6 +883,32 @@ uint64_t hk_pool_plan_get(const struct hk_pool_plan *pools, uint64_t page_size, 
 			  enum hk_pool_field field);
 bool hk_pool_plan_has_node(const struct hk_pool_plan *pools, uint64_t page_size, int node);
 bool hk_pool_plan_is_gigantic(const struct hk_pool_plan *pools, uint64_t page_size);
+/*
+ * Whether pages free pages of the pool of page_size can be demoted now (HK_1.6),
+ * from the pool (nodes NULL) or from each listed node, counting the pages
+ * the changes planned before add (hk_pool_plan_free); pages 0 checks only
+ * that the pool can demote. The caller sets ret->size. 0 with the verdict,
+ * or -errno (-ENOENT: no such pool).
+ */
+enum hk_demote_problem {
+	HK_DEMOTE_FITS,
+	HK_DEMOTE_NO_KERNEL,	/* the kernel has no demote (Linux 5.16 or later) */
+	HK_DEMOTE_NO_SMALLER,	/* the kernel demotes, but this size has no smaller one */
+	HK_DEMOTE_NO_NODE,	/* node: a listed node without this pool */
+	HK_DEMOTE_NO_NODE_FILE, /* node: no demote file there; error: why */
+	HK_DEMOTE_NOT_FREE,	/* free: fewer free pages (of node, when listed) than pages */
+};
+
+struct hk_demote_verdict {
+	size_t size;
+	enum hk_demote_problem problem;
+	int node;      /* the node a problem is about, else HK_NODE_ALL */
+	uint64_t free; /* HK_DEMOTE_NOT_FREE: the free pages there */
+	int error;     /* HK_DEMOTE_NO_NODE_FILE: -errno */
+};
+
+int hk_pool_demote_check(struct hk_pool_plan *pools, uint64_t page_size, const int *nodes,
+			 size_t n_nodes, uint64_t pages, struct hk_demote_verdict *ret);
 /* The overcommit that gives a pool of minimum pages the maximum (UINT64_MAX: unlimited). */
 uint64_t hk_pool_overcommit_for(uint64_t minimum, uint64_t maximum);
 /*

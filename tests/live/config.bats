@@ -184,6 +184,24 @@ setup() {
 	[[ $stderr == *"$d is not empty: not mounting hugetlbfs over what is in it"* ]] || fail "$stderr"
 }
 
+@test "a [mount] mounted with other options stops the run: the knob written before it is put back" {
+	local d=/run/hk-config-busy.$$ conf=$BATS_TEST_TMPDIR/busy.conf before other
+	before=$(cat "$THP/defrag")
+	# A mode other than the current one, so that the run writes it first.
+	other=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/defrag")
+	[ "$other" = defer ] && other=madvise || other=defer
+	mkdir "$d"
+	mount -t hugetlbfs -o pagesize=2M,mode=0700 none "$d"
+	printf '[thp]\ndefrag = %s\n[mount %s]\npagesize = 2M\nmode = 0750\n' "$other" "$d" > "$conf"
+	run --separate-stderr hugeadm --apply "$conf"
+	umount "$d"
+	rmdir "$d"
+	assert_failure 1
+	[[ $stderr == *"mount $d: mounted with other options ("*"); unmount it and run hugeadm again: nothing mounted over it"* ]] || fail "$stderr"
+	[[ $stderr == *"mount $d: failed: 1 file put back as it was before this run"* ]] || fail "$stderr"
+	assert_equal "$(cat "$THP/defrag")" "$before"
+}
+
 @test "a [mount] below a directory a user owns, or through a symbolic link, is refused, nothing made" {
 	local u=/run/hk-config-user.$$ l=/run/hk-config-link.$$ conf=$BATS_TEST_TMPDIR/user.conf
 	mkdir "$u" "$BATS_TEST_TMPDIR/target"

@@ -384,34 +384,38 @@ static void disarm(struct hk_swap *s)
 		sigaction(caught[i], &s->old[caught[i]], NULL);
 }
 
-static struct hk_swap *swap_new(struct hk_ctx *ctx, unsigned flags)
+/* A new swap object in *ret (NULL first): 0, -EINVAL (bad arguments: amount 0), -ENOMEM. */
+static int swap_new(struct hk_ctx *ctx, uint64_t amount, unsigned flags, struct hk_swap **ret)
 {
-	struct hk_swap *s = calloc(1, sizeof(*s));
+	struct hk_swap *s;
 
+	if (ret)
+		*ret = NULL;
+	if (!ctx || !ret || !amount || (flags & ~HK_SWAP_PERSIST))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
 	if (!s)
-		return NULL;
+		return -ENOMEM;
 	s->ctx = hk_ref(ctx);
 	s->flags = flags;
 	s->dirfd = -1;
 	s->fd = -1;
-	return s;
+	*ret = s;
+	return 0;
 }
 
 HK_EXPORT int hk_swap_add_file(struct hk_ctx *ctx, uint64_t bytes, unsigned flags,
 			       struct hk_swap **ret_swap)
 {
 	struct hk_swap *s;
-
-	if (ret_swap)
-		*ret_swap = NULL;
-	if (!ctx || !ret_swap || !bytes || (flags & ~HK_SWAP_PERSIST))
-		return -EINVAL;
 	/* The signal handlers take down one file: one at a time in a process. */
-	if (armed)
-		return -EBUSY;
-	*ret_swap = s = swap_new(ctx, flags);
-	if (!s)
-		return -ENOMEM;
+	int rc = armed ? -EBUSY : swap_new(ctx, bytes, flags, ret_swap);
+
+	if (rc == -EBUSY && ret_swap)
+		*ret_swap = NULL;
+	if (rc < 0)
+		return rc;
+	s = *ret_swap;
 	if (add_file(ctx, s, bytes) == 0)
 		return 0;
 	/* Never leave a half-made swap file behind, kept or not; only ours. */
@@ -425,16 +429,11 @@ HK_EXPORT int hk_swap_add_file(struct hk_ctx *ctx, uint64_t bytes, unsigned flag
 HK_EXPORT int hk_swap_add_ramdisks(struct hk_ctx *ctx, uint64_t page_size, unsigned flags,
 				   struct hk_swap **ret_swap)
 {
-	struct hk_swap *s;
+	int rc = swap_new(ctx, page_size, flags, ret_swap);
 
-	if (ret_swap)
-		*ret_swap = NULL;
-	if (!ctx || !ret_swap || !page_size || (flags & ~HK_SWAP_PERSIST))
-		return -EINVAL;
-	*ret_swap = s = swap_new(ctx, flags);
-	if (!s)
-		return -ENOMEM;
-	return add_ramdisks(ctx, s, page_size) < 0 ? -EIO : 0;
+	if (rc < 0)
+		return rc;
+	return add_ramdisks(ctx, *ret_swap, page_size) < 0 ? -EIO : 0;
 }
 
 HK_EXPORT const char *hk_swap_path(const struct hk_swap *swap)

@@ -117,11 +117,6 @@ static int run_items(struct hugeadm_ctl *ctl, const struct hk_plan_item *items, 
 	return hk_run_items(ctl->run, items, n, option_step, ctl) < 0 ? -1 : 0;
 }
 
-int ha_apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *quote)
-{
-	return run_items(ctl, it, 1, quote);
-}
-
 /* The action's items (the array moves when the plan grows: fetch it again after an add). */
 static const struct hk_plan_item *action_items(const struct hugeadm_ctl *ctl,
 					       const struct ha_action *a)

@@ -207,12 +207,12 @@ const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz);
 int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd);
 int ha_apply(struct hugeadm_ctl *ctl);
 /*
- * Run one item of the plan (the dry run's line quoted with quote) and read it
- * back: 0, or -1 after a message naming the file. A pool's Minimum that the
- * kernel did not reach is not an error here: its caller reads the pool.
+ * The action's items (THP knobs, sysctls, settings, a demote per node) through
+ * libhugekit's executor, the dry run's lines quoted with quote, each read back:
+ * 0, or -1 after a message naming the file (-1 too when it has none). A
+ * pool's Minimum that the kernel did not reach is not an error here: its
+ * caller reads the pool.
  */
-int ha_apply_item(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, const char *quote);
-/* The action's one item (THP knobs, sysctls, settings): ha_apply_item, or -1 when it has not one. */
 int ha_apply_action_item(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote);
 /* No kernel answers the writes: a dry run, or a --sysroot tree of plain files. */
 bool ha_simulated(const struct hugeadm_ctl *ctl);

@@ -84,8 +84,11 @@ int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg)
 	return 0;
 }
 
-/* The pool of the action's SIZE (a huge page size in the strict grammar, or DEFAULT). */
-static int action_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool **ret)
+/*
+ * The action's SIZE (a huge page size in the strict grammar, or DEFAULT),
+ * its pool held by the planner (ctl->pools), which the demote check reads.
+ */
+static int action_size(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
 	int rc;
 
@@ -94,7 +97,7 @@ static int action_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_p
 	else
 		rc = hk_parse_size(a->size_str, &a->size);
 	if (rc == 0)
-		rc = hk_pool_read(ctl->ctx, a->size, ret);
+		rc = ha_pools_load(ctl, a->size);
 	if (rc == -ENOENT || rc == -EINVAL || rc == -ERANGE)
 		ha_msg(ctl, HA_ERROR, "%s: unknown page size", a->size_str);
 	else if (rc < 0)
@@ -107,10 +110,8 @@ static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, uint
 {
 	struct hk_demote_verdict v = {.size = sizeof(v)};
 	char sz[32];
-	int rc = ha_pools_load(ctl, a->size);
+	int rc = hk_pool_demote_check(ctl->pools, a->size, a->nodes, a->n_nodes, pages, &v);
 
-	if (rc == 0)
-		rc = hk_pool_demote_check(ctl->pools, a->size, a->nodes, a->n_nodes, pages, &v);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
 		return -1;
@@ -167,7 +168,6 @@ static int validate_demote_size(struct hugeadm_ctl *ctl, const struct ha_action 
 
 int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
-	struct hk_pool *p = NULL;
 	char why[256];
 	uint64_t v;
 	int rc;
@@ -191,7 +191,7 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 							HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, a->u,
 							ha_action_why(a, why, sizeof(why))));
 	}
-	if (action_pool(ctl, a, &p) < 0)
+	if (action_size(ctl, a) < 0)
 		return -1;
 	/* The demote's size: only whether the pool can demote; a demote: its pages too. */
 	rc = judge_demote(ctl, a, a->kind == HA_DEMOTE ? a->amount : 0);
@@ -210,7 +210,6 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 							   a->nodes ? a->nodes[i] : HK_NODE_ALL,
 							   a->amount,
 							   ha_action_why(a, why, sizeof(why))));
-	hk_pool_unref(p);
 	return rc;
 }
 

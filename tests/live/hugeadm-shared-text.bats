@@ -61,6 +61,21 @@ unchanged
 pages freed 0"
 }
 
+@test "a file name with a newline and an escape: one table line, one rm word, removed" {
+	run --separate-stderr in_ns '
+		as nobody touch "/mnt/h/hugekit-text-65534/x
+y$(printf "\033")[2J"
+		hugeadm --list-shared-text | grep -c "hugekit-text-65534/x"
+		hugeadm --dry-run --clean-shared-text=65534 | grep -F "65534/x"
+		hugeadm --clean-shared-text=65534
+		ls -b /mnt/h/hugekit-text-65534 | grep -c "^x" || true'
+	assert_success
+	assert_line --index 0 "1"
+	assert_line --index 1 "rm -f -- \$'/mnt/h/hugekit-text-65534/x\\012y\\033[2J'"
+	assert_line --index 2 "0"
+	[[ $output != *$'\033'* ]] || fail "an escape reached the terminal: $output"
+}
+
 @test "--clean-shared-text=nobody removes nobody's files only; then every user's, and the pages go back" {
 	run --separate-stderr in_ns '
 		f0=$(pages)

@@ -66,3 +66,24 @@ struct hkl_pool_part {
  */
 int hkl_pool_parts(const char *value, uint64_t size, bool allow_nodes, struct hkl_pool_part *parts,
 		   size_t max, size_t *ret_n, char *why, size_t why_sz);
+
+/*
+ * A pool change as hk_plan_add_pool_change planned it, kept by its plan:
+ * the change (its nodes and why copied), its items [first, first + n), the
+ * value each item's file had before it as planned, and the pool around it.
+ * hk_plan_pool_change tells it; hk_plan_pool_change_again plans it again
+ * where the kernel's pool moved since.
+ */
+struct hkl_pool_group {
+	size_t first, n;
+	struct hk_pool_change change;
+	char *why;
+	uint64_t *before;
+	uint64_t min0, oc0;  /* the whole pool before */
+	uint64_t min1, max1; /* and after */
+};
+/* The plan keeps g (taken, also on failure): 0 or -ENOMEM. */
+int hkl_plan_keep_group(struct hk_plan *plan, struct hkl_pool_group *g);
+/* The kept change whose items hold index, or NULL. */
+const struct hkl_pool_group *hkl_plan_group(const struct hk_plan *plan, size_t index);
+void hkl_pool_group_fini(struct hkl_pool_group *g);

@@ -42,6 +42,9 @@ enum phase {
 struct hk_plan {
 	struct hk_plan_item *items;
 	size_t n;
+	/* The pool changes that added items (poolplan.c). */
+	struct hkl_pool_group *groups;
+	size_t n_groups;
 };
 
 /* What the build keeps while it resolves a configuration. */
@@ -719,6 +722,34 @@ static long account_id(const char *s, bool group)
 	return pw ? (long)pw->pw_uid : -1;
 }
 
+/*
+ * "recommended" kernel.shmmax: the pool planner's sum (poolmath.h) of the
+ * maximums this plan leaves, into value; false when it is not written (the
+ * options' rule: never 0, never lowered), or after a read failure.
+ */
+static bool recommended_shmmax(struct build *b, char *value, size_t sz)
+{
+	uint64_t sum = 0, cur;
+	int rc;
+
+	for (size_t i = 0; i < b->n_sizes; i++)
+		sum = hkp_sat_add(sum, hkp_bytes(b->planned_max[i], b->sizes[i]));
+	rc = hk_sysctl_read(b->ctx, HK_SYSCTL_SHMMAX, &cur);
+	if (rc < 0) {
+		sys_error(b, rc);
+		return false;
+	}
+	if (!hkp_shmmax_written(sum, cur)) {
+		hkl_info(b->ctx,
+			 "kernel.shmmax is %" PRIu64 ", the recommendation %" PRIu64
+			 ": left as it is (never lowered, never 0)",
+			 cur, sum);
+		return false;
+	}
+	snprintf(value, sz, "%" PRIu64, sum);
+	return true;
+}
+
 static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 {
 	char rel[PATH_MAX - 8], path[PATH_MAX], item[160], value[64];
@@ -745,12 +776,8 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 		snprintf(value, sizeof(value), "%" PRIu64, kb);
 		v = value;
 	} else if (strcmp(e->key, "kernel.shmmax") == 0 && strcmp(v, "recommended") == 0) {
-		uint64_t sum = 0;
-
-		/* The pool planner's sum (poolmath.h), of the maximums this plan leaves. */
-		for (size_t i = 0; i < b->n_sizes; i++)
-			sum = hkp_sat_add(sum, hkp_bytes(b->planned_max[i], b->sizes[i]));
-		snprintf(value, sizeof(value), "%" PRIu64, sum);
+		if (!recommended_shmmax(b, value, sizeof(value)))
+			return;
 		v = value;
 	} else if (strcmp(e->key, "kernel.shmmax") == 0) {
 		uint64_t bytes;
@@ -1260,7 +1287,32 @@ HK_EXPORT void hk_plan_unref(struct hk_plan *plan)
 	for (size_t i = 0; i < plan->n; i++)
 		item_free(&plan->items[i]);
 	free(plan->items);
+	for (size_t i = 0; i < plan->n_groups; i++)
+		hkl_pool_group_fini(&plan->groups[i]);
+	free(plan->groups);
 	free(plan);
+}
+
+int hkl_plan_keep_group(struct hk_plan *plan, struct hkl_pool_group *g)
+{
+	struct hkl_pool_group *ng = realloc(plan->groups, (plan->n_groups + 1) * sizeof(*ng));
+
+	if (!ng) {
+		hkl_pool_group_fini(g);
+		return -ENOMEM;
+	}
+	plan->groups = ng;
+	ng[plan->n_groups++] = *g;
+	return 0;
+}
+
+const struct hkl_pool_group *hkl_plan_group(const struct hk_plan *plan, size_t index)
+{
+	for (size_t i = 0; plan && i < plan->n_groups; i++)
+		if (index >= plan->groups[i].first &&
+		    index - plan->groups[i].first < plan->groups[i].n)
+			return &plan->groups[i];
+	return NULL;
 }
 
 HK_EXPORT size_t hk_plan_items(const struct hk_plan *plan, const struct hk_plan_item **ret)

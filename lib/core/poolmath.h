@@ -70,3 +70,14 @@ static inline uint64_t hkp_bytes(uint64_t pages, uint64_t size)
 {
 	return size && pages > UINT64_MAX / size ? UINT64_MAX : pages * size;
 }
+
+/*
+ * A "recommended" kernel.shmmax is written only where it keeps or raises
+ * what is set: never 0 (no huge pages: every shmget would fail) and never
+ * below the current value (today's kernels default to 2^64 - 2^24 - 1,
+ * which libhugetlbfs lowered). For the options and the configuration alike.
+ */
+static inline bool hkp_shmmax_written(uint64_t recommended, uint64_t current)
+{
+	return recommended != 0 && current <= recommended;
+}

@@ -188,6 +188,30 @@ HK_EXPORT int hk_pool_plan_recommended_shmmax(struct hk_pool_plan *pools, uint64
 	return rc;
 }
 
+HK_EXPORT int hk_plan_add_recommended_shmmax(struct hk_ctx *ctx, struct hk_plan *plan,
+					     struct hk_pool_plan *pools, const char *why,
+					     struct hk_shmmax_plan *ret)
+{
+	struct hk_shmmax_plan sp = {.size = sizeof(sp)};
+	int rc;
+
+	if (!ctx || !plan || !ret || ret->size != sizeof(*ret) || (pools && pools->ctx != ctx))
+		return -EINVAL;
+	rc = pools ? hk_pool_plan_recommended_shmmax(pools, &sp.recommended)
+		   : hk_recommended_shmmax(ctx, &sp.recommended);
+	if (rc == 0)
+		rc = hk_sysctl_read(ctx, HK_SYSCTL_SHMMAX, &sp.current);
+	if (rc == 0 && hkp_shmmax_written(sp.recommended, sp.current)) {
+		rc = hk_plan_add_sysctl(ctx, plan, HK_SYSCTL_SHMMAX, sp.recommended, why);
+		sp.added = rc >= 0;
+		sp.index = rc >= 0 ? (size_t)rc : 0;
+	}
+	if (rc < 0)
+		return rc;
+	*ret = sp;
+	return 0;
+}
+
 /* The pool's (HK_NODE_ALL) or a node's free and persistent pages now: false when it has no such node. */
 static bool pages_now(const struct hk_pool *now, int node, uint64_t *ret_free, uint64_t *ret_min)
 {
@@ -344,11 +368,16 @@ HK_EXPORT int hk_pool_change_check(struct hk_pool_plan *pools, const struct hk_p
 	return 0;
 }
 
-/* One pool item for the change, the plan's index or -errno. */
-static int add_item(struct hk_pool_plan *pp, struct hk_plan *plan, const struct hk_pool_change *ch,
-		    int node, enum hk_pool_field field, uint64_t v, unsigned flags, const char *why)
+/* One pool item for the change, with the value its file has before it: the plan's index or -errno. */
+static int add_item(struct hk_pool_plan *pp, struct hk_plan *plan, struct hkl_pool_group *g,
+		    int node, enum hk_pool_field field, uint64_t v, uint64_t before, unsigned flags)
 {
-	return hk_plan_add_pool(pp->ctx, plan, ch->page_size, node, field, v, flags, why);
+	int rc =
+		hk_plan_add_pool(pp->ctx, plan, g->change.page_size, node, field, v, flags, g->why);
+
+	if (rc >= 0)
+		g->before[g->n++] = before;
+	return rc;
 }
 
 /*
@@ -358,52 +387,90 @@ static int add_item(struct hk_pool_plan *pp, struct hk_plan *plan, const struct 
  * pages, in node order; the overcommit is left alone.
  */
 static int resolve(struct hk_pool_plan *pp, struct held *h, struct hk_plan *plan,
-		   const struct hk_pool_change *ch, const char *why, size_t *n)
+		   struct hkl_pool_group *g)
 {
+	const struct hk_pool_change *ch = &g->change;
 	unsigned flags = ch->flags & HK_POOL_SET_MEMPOLICY;
-	uint64_t min, max;
+	uint64_t min, max, oc;
 	int rc = 0;
 
 	targets(h, ch, &min, &max);
+	g->min1 = min;
+	g->max1 = max;
 	if (!ch->nodes) {
 		if (hkp_overcommit_first(min, h->oc, max, h->gigantic)) {
+			oc = h->oc;
 			h->oc = hkp_pool_oc(min, max);
-			rc = add_item(pp, plan, ch, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, 0, why);
-			*n += rc >= 0;
+			rc = add_item(pp, plan, g, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, oc, 0);
 		}
 		if (rc >= 0) {
+			uint64_t min0 = h->min;
+
 			h->min = min;
-			rc = add_item(pp, plan, ch, HK_NODE_ALL, HK_POOL_MINIMUM, min, flags, why);
-			*n += rc >= 0;
+			rc = add_item(pp, plan, g, HK_NODE_ALL, HK_POOL_MINIMUM, min, min0, flags);
 		}
 		if (rc >= 0 && !h->gigantic && hkp_pool_max(h->min, h->oc) != max) {
+			oc = h->oc;
 			h->oc = hkp_pool_oc(min, max);
-			rc = add_item(pp, plan, ch, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, 0, why);
-			*n += rc >= 0;
+			rc = add_item(pp, plan, g, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, oc, 0);
 		}
 		return rc < 0 ? rc : 0;
 	}
 	for (size_t k = 0; k < h->n_nodes && rc >= 0; k++) {
-		uint64_t want;
+		uint64_t want, was = h->node_min[k];
 
 		if (!listed(ch, h->ids[k]))
 			continue;
 		want = node_want(h, ch, k);
 		h->min = hkp_sat_add(hkp_sat_sub(h->min, h->node_min[k]), want);
 		h->node_min[k] = want;
-		rc = add_item(pp, plan, ch, h->ids[k], HK_POOL_MINIMUM, want, 0, why);
-		*n += rc >= 0;
+		rc = add_item(pp, plan, g, h->ids[k], HK_POOL_MINIMUM, want, was, 0);
 	}
 	return rc < 0 ? rc : 0;
+}
+
+void hkl_pool_group_fini(struct hkl_pool_group *g)
+{
+	free((int *)g->change.nodes);
+	free(g->why);
+	free(g->before);
+	*g = (struct hkl_pool_group){0};
+}
+
+/* A group for change, planned from h: its copies made (0 or -ENOMEM). */
+static int group_init(struct hkl_pool_group *g, const struct held *h,
+		      const struct hk_pool_change *change, const char *why, size_t first)
+{
+	int *nodes = NULL;
+
+	*g = (struct hkl_pool_group){.first = first, .min0 = h->min, .oc0 = h->oc};
+	g->change = *change;
+	g->change.size = sizeof(g->change);
+	g->change.nodes = NULL;
+	if (change->n_nodes) {
+		nodes = calloc(change->n_nodes, sizeof(*nodes));
+		if (nodes)
+			memcpy(nodes, change->nodes, change->n_nodes * sizeof(*nodes));
+	}
+	g->change.nodes = nodes;
+	g->why = why ? strdup(why) : NULL;
+	/* At most two overcommit items and one Minimum per node (or for the pool). */
+	g->before = calloc(h->n_nodes + 3, sizeof(*g->before));
+	if ((change->n_nodes && !nodes) || (why && !g->why) || !g->before) {
+		hkl_pool_group_fini(g);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 HK_EXPORT int hk_plan_add_pool_change(struct hk_plan *plan, struct hk_pool_plan *pools,
 				      const struct hk_pool_change *change, const char *why,
 				      size_t *ret_n)
 {
+	struct hkl_pool_group g;
 	const struct hk_plan_item *items;
 	const struct held *ch_pool;
-	size_t first, n = 0;
+	size_t first;
 	int rc;
 
 	if (!plan || !ret_n || !change_ok(pools, change))
@@ -416,10 +483,115 @@ HK_EXPORT int hk_plan_add_pool_change(struct hk_plan *plan, struct hk_pool_plan 
 		if (node_index(ch_pool, change->nodes[j]) < 0)
 			return -ENOENT;
 	first = hk_plan_items(plan, &items);
+	rc = group_init(&g, ch_pool, change, why, first);
+	if (rc < 0)
+		return rc;
 	/* The pool moves with each write: the held copy is the plan's (find gives it const). */
-	rc = resolve(pools, &pools->h[ch_pool - pools->h], plan, change, why, &n);
-	*ret_n = n;
+	rc = resolve(pools, &pools->h[ch_pool - pools->h], plan, &g);
+	*ret_n = g.n;
+	if (rc < 0 || g.n == 0) {
+		hkl_pool_group_fini(&g);
+		return rc < 0 ? rc : (int)first;
+	}
+	rc = hkl_plan_keep_group(plan, &g);
 	return rc < 0 ? rc : (int)first;
+}
+
+HK_EXPORT int hk_plan_pool_change(const struct hk_plan *plan, size_t first,
+				  struct hk_pool_change_plan *ret)
+{
+	const struct hkl_pool_group *g = hkl_plan_group(plan, first);
+	const struct hk_plan_item *items;
+	bool grows = false;
+
+	if (!ret || ret->size != sizeof(*ret))
+		return -EINVAL;
+	if (!g || g->first != first)
+		return -ENOENT;
+	hk_plan_items(plan, &items);
+	for (size_t i = 0; i < g->n; i++)
+		if (items[g->first + i].field == HK_POOL_MINIMUM)
+			grows |= items[g->first + i].number > g->before[i];
+	*ret = (struct hk_pool_change_plan){
+		.size = sizeof(*ret),
+		.n = g->n,
+		.minimum_before = g->min0,
+		.maximum_before = hkp_pool_max(g->min0, g->oc0),
+		.minimum_after = g->min1,
+		.maximum_after = g->max1,
+		.grows = grows,
+	};
+	return 0;
+}
+
+HK_EXPORT int hk_plan_item_before(const struct hk_plan *plan, size_t index, uint64_t *ret)
+{
+	const struct hkl_pool_group *g = hkl_plan_group(plan, index);
+
+	if (!ret)
+		return -EINVAL;
+	if (!g)
+		return -ENOENT;
+	*ret = g->before[index - g->first];
+	return 0;
+}
+
+/* Whether the kernel's pool now (h) differs from the one g was planned from. */
+static bool moved(const struct hkl_pool_group *g, const struct hk_plan_item *items,
+		  const struct held *h)
+{
+	if (h->oc != g->oc0)
+		return true;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct hk_plan_item *it = &items[g->first + i];
+		ssize_t k = it->node == HK_NODE_ALL ? -1 : node_index(h, it->node);
+		uint64_t now = it->node == HK_NODE_ALL ? h->min : k < 0 ? 0 : h->node_min[k];
+
+		if (it->field == HK_POOL_MINIMUM && now != g->before[i])
+			return true;
+	}
+	return false;
+}
+
+HK_EXPORT int hk_plan_pool_change_again(struct hk_ctx *ctx, const struct hk_plan *plan,
+					size_t first, struct hk_plan **ret_again)
+{
+	const struct hkl_pool_group *g = hkl_plan_group(plan, first);
+	const struct hk_plan_item *items;
+	struct hk_pool_plan *pools = NULL;
+	struct hk_plan *again = NULL;
+	struct held now;
+	size_t n;
+	int rc;
+
+	if (!ctx || !ret_again)
+		return -EINVAL;
+	*ret_again = NULL;
+	if (!g || g->first != first)
+		return -ENOENT;
+	rc = read_held(ctx, g->change.page_size, &now);
+	if (rc < 0)
+		return rc;
+	hk_plan_items(plan, &items);
+	rc = moved(g, items, &now) ? 1 : 0;
+	free(now.ids);
+	free(now.node_min);
+	if (rc == 0)
+		return 0;
+	rc = hk_pool_plan_new(ctx, &pools);
+	if (rc == 0)
+		rc = hk_pool_plan_load(pools, g->change.page_size);
+	if (rc == 0)
+		rc = hk_plan_new(&again);
+	if (rc == 0)
+		rc = hk_plan_add_pool_change(again, pools, &g->change, g->why, &n);
+	hk_pool_plan_unref(pools);
+	if (rc < 0) {
+		hk_plan_unref(again);
+		return rc;
+	}
+	*ret_again = again;
+	return 1;
 }
 
 /* Whether any size of the kernel has demote files (then the kernel has demote). */

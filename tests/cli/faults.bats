@@ -312,11 +312,15 @@ P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 	faulty x86-2node "live;read:$P1G:5+:value=2" --pool-pages-min 1G:+1 --set-recommended-shmmax
 	assert_success
 	has_line "hugeadm:WARNING: failed to set pool minimum to 3 became 2"
+	# A gigantic pool that came up short says where such pages come from.
+	has_line "hugeadm:WARNING: 1G pages are gigantic: a running system seldom has free, aligned 1G ranges left"
 	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((2 * 1073741824 + 29 * 2097152))
 	# Moved to 5 before the write and planned again from there: the kernel has 5 x 1G,
 	# a shmmax planned from the 3 of before is below what the pool holds.
-	faulty x86-2node "live;read:$P1G:3+:value=5" --pool-pages-min 1G:+1 --set-recommended-shmmax
+	HUGETLB_VERBOSE=3 faulty x86-2node "live;read:$P1G:3+:value=5" --pool-pages-min 1G:+1 --set-recommended-shmmax
 	assert_success
+	has_line "hugeadm:INFO: 1G:+1: the pool changed since it was planned: planned again"
+	has_line "hugeadm:INFO: 5, 5 -> 6, 6"
 	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((5 * 1073741824 + 29 * 2097152))
 }
 

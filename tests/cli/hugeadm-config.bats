@@ -401,3 +401,32 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	[[ $stderr == *"hugeadm:WARNING: failed to set pool minimum to 5 became 3"* ]] || fail "$stderr"
 	[[ $stderr == *"hugeadm:ERROR: 1G:5: the pool came up short; it was put back (--strict)"* ]] || fail "$stderr"
 }
+
+# Found while moving the shmmax rule into libhugekit: kernel.shmmax =
+# recommended lowered today's default (2^64 - 2^24 - 1) to the pools' sum,
+# and wrote 0 where no pool has pages, where --set-recommended-shmmax leaves
+# it ("hugeadm never lowers it"). One rule now: keep or raise, never 0.
+@test "kernel.shmmax = recommended keeps or raises shmmax, as --set-recommended-shmmax: never lowered, never 0" {
+	printf '[pool 2M]\nmaximum = 40\n[sysctl]\nkernel.shmmax = recommended\n' > "$CONF"
+	# The default is far above 40 x 2 MiB + 2 x 1 GiB: left as it is.
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	assert_output "changed: pool 2M overcommit: 8 -> 16 ($CONF:2)"
+	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" 18446744073692774399
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_success
+	# Below the recommendation: raised to it, and --check then wants it.
+	echo 1000 > "$ROOT/proc/sys/kernel/shmmax"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_failure 3
+	assert_output "drift: sysctl kernel.shmmax: is 1000, wanted $((40 * 2097152 + 2 * 1073741824)) ($CONF:4)"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((40 * 2097152 + 2 * 1073741824))
+	# No huge pages at all: shmmax is not set to 0.
+	printf '[pool 2M]\nminimum = 0\nmaximum = 0\n[pool 1G]\nminimum = 0\n[sysctl]\nkernel.shmmax = recommended\n' > "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	refute_output --partial "kernel.shmmax"
+	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((40 * 2097152 + 2 * 1073741824))
+}

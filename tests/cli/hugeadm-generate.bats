@@ -89,6 +89,8 @@ verify() {
 	mkdir -p "$root/etc/hugekit/conf.d"
 	cp sysctl.conf "$root/etc/hugekit/hugekit.conf"
 	cp sysctl-db.conf "$root/etc/hugekit/conf.d/50-db.conf"
+	# Below the recommendation, which is written only to raise shmmax.
+	echo 33554432 > "$root/proc/sys/kernel/shmmax"
 	golden hugeadm/generate-sysctl gen "$root" --generate sysctl
 	# The tree's numbers: 11 x 2048 kB x its zones; the pools' maximum in bytes.
 	zones=$(grep -c '^Node .*, zone' "$root/proc/zoneinfo")
@@ -107,6 +109,14 @@ verify() {
 	run ls -A "$BATS_TEST_TMPDIR/sysctl.d"
 	assert_output 90-hugekit.conf
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/sysctl.d/90-hugekit.conf")" "$("$HUGEADM" --sysroot "$root" --generate sysctl)"
+	# At the kernel's default, above the recommendation: no line, as --apply writes none.
+	echo 18446744073692774399 > "$root/proc/sys/kernel/shmmax"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --generate sysctl
+	assert_success
+	refute_line --partial "kernel.shmmax"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply --dry-run --json
+	assert_success
+	refute_output --partial "sysctl kernel.shmmax"
 }
 
 @test "units: hugekit.service and a .mount per [mount], odd paths escaped, on stdout" {

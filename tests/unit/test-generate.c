@@ -187,6 +187,8 @@ static void test_sysctl(void **state)
 	      "kernel.shmmax = recommended\n"
 	      "kernel.shmall = 4194304\n");
 	assert_int_equal(hk_recommended_min_free_kbytes(r.g.ctx, &mfk), 0);
+	/* Below the recommendation, which is written only to raise shmmax. */
+	fixture_write(r.t.dir, "proc/sys/kernel/shmmax", "33554432\n");
 	/*
 	 * As --apply writes it: the pools at the maximum the configuration gives
 	 * them: 2M at 512 + its overcommit of 8, 1G as it is (2 pages).

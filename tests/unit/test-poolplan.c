@@ -95,6 +95,100 @@ static void check_items(struct fx *f, const struct hk_pool_change *ch, const str
 	}
 }
 
+static void check_change(const struct fx *f, size_t first, uint64_t min0, uint64_t max0,
+			 uint64_t min1, uint64_t max1, bool grows)
+{
+	struct hk_pool_change_plan cp = {.size = sizeof(cp)};
+
+	assert_int_equal(hk_plan_pool_change(f->plan, first, &cp), 0);
+	assert_true(cp.minimum_before == min0 && cp.maximum_before == max0);
+	assert_true(cp.minimum_after == min1 && cp.maximum_after == max1);
+	assert_int_equal(cp.grows, grows);
+}
+
+static uint64_t before(const struct fx *f, size_t index)
+{
+	uint64_t v = UINT64_MAX;
+
+	assert_int_equal(hk_plan_item_before(f->plan, index, &v), 0);
+	return v;
+}
+
+/* The plan keeps each change as planned: the pool before and after, each item's file before it. */
+static void test_planned(void **state)
+{
+	static const int nodes[] = {0, 1};
+	struct hk_pool_change ch = change(2 * MiB, HK_POOL_MINIMUM, 0, 40);
+	struct hk_pool_change_plan cp = {.size = sizeof(cp)};
+	uint64_t v;
+	size_t n;
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	/* 21 + 8 -> Minimum 40, then the overcommit 0. */
+	assert_int_equal(add(&f, &ch, &n), 0);
+	check_change(&f, 0, 21, 29, 40, 40, true);
+	assert_true(before(&f, 0) == 21 && before(&f, 1) == 8);
+	/* Down by 30 from there: the overcommit first (from 0), then the Minimum (from 40). */
+	ch = change(2 * MiB, HK_POOL_MINIMUM, '-', 30);
+	assert_int_equal(add(&f, &ch, &n), 2);
+	check_change(&f, 2, 40, 40, 10, 40, false);
+	assert_true(before(&f, 2) == 0 && before(&f, 3) == 40);
+	/* Only where a change starts; no item, no change. */
+	assert_int_equal(hk_plan_pool_change(f.plan, 3, &cp), -ENOENT);
+	assert_int_equal(hk_plan_pool_change(f.plan, 4, &cp), -ENOENT);
+	assert_int_equal(hk_plan_item_before(f.plan, 4, &v), -ENOENT);
+	cp.size = 1;
+	assert_int_equal(hk_plan_pool_change(f.plan, 0, &cp), -EINVAL);
+	fx_close(&f);
+	/* With nodes: each node's own persistent pages before (15 and 6). */
+	fx_open(&f);
+	ch = change(2 * MiB, HK_POOL_MINIMUM, '-', 1);
+	ch.nodes = nodes;
+	ch.n_nodes = 2;
+	assert_int_equal(add(&f, &ch, &n), 0);
+	assert_true(before(&f, 0) == 15 && before(&f, 1) == 6);
+	check_change(&f, 0, 21, 29, 19, 29, false);
+	fx_close(&f);
+}
+
+/* A pool someone else wrote after the plan was made is planned again from there; the plan is kept. */
+static void test_again(void **state)
+{
+	struct hk_pool_change ch = change(GiB, HK_POOL_MINIMUM, '+', 1);
+	const struct hk_plan_item *items;
+	struct hk_plan *again = NULL;
+	size_t n;
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	assert_int_equal(add(&f, &ch, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(hk_plan_pool_change_again(f.t.ctx, f.plan, 0, &again), 0);
+	assert_null(again);
+	assert_int_equal(hk_plan_pool_change_again(f.t.ctx, f.plan, 1, &again), -ENOENT);
+	/* Another program grows the 1 GiB pool to 5 pages: +1 is now 6, from 5. */
+	fixture_write(f.t.dir, "sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "5\n");
+	assert_int_equal(hk_plan_pool_change_again(f.t.ctx, f.plan, 0, &again), 1);
+	assert_int_equal(hk_plan_items(again, &items), 1);
+	assert_true(items[0].number == 6 && items[0].page_size == GiB);
+	assert_true(strcmp(items[0].why, "test") == 0);
+	{
+		struct hk_pool_change_plan cp = {.size = sizeof(cp)};
+
+		assert_int_equal(hk_plan_pool_change(again, 0, &cp), 0);
+		assert_true(cp.minimum_before == 5 && cp.minimum_after == 6 && cp.grows);
+	}
+	hk_plan_unref(again);
+	/* The plan as it was printed. */
+	assert_int_equal(hk_plan_items(f.plan, &items), 1);
+	assert_true(items[0].number == 3);
+	assert_int_equal(hk_plan_pool_change_again(NULL, f.plan, 0, &again), -EINVAL);
+	fx_close(&f);
+}
+
 static void test_read(void **state)
 {
 	struct fx f;
@@ -348,6 +442,45 @@ static void test_derived(void **state)
 	fx_close(&f);
 }
 
+/* A recommended shmmax keeps or raises kernel.shmmax: never lowered, never 0; from the plan's pools or the kernel's. */
+static void test_shmmax(void **state)
+{
+	struct hk_pool_change ch = change(2 * MiB, HK_POOL_MAXIMUM, 0, 0);
+	struct hk_shmmax_plan sp = {.size = sizeof(sp)};
+	const struct hk_plan_item *items;
+	struct fx f;
+	size_t n;
+
+	(void)state;
+	fx_open(&f);
+	/* Today's default, 2^64 - 2^24 - 1, is above 29 x 2 MiB + 2 x 1 GiB: nothing to write. */
+	assert_int_equal(hk_plan_add_recommended_shmmax(f.t.ctx, f.plan, f.pools, "test", &sp), 0);
+	assert_false(sp.added);
+	assert_true(sp.recommended == 29 * 2 * MiB + 2 * GiB);
+	assert_true(sp.current == UINT64_C(18446744073692774399));
+	assert_int_equal(hk_plan_items(f.plan, &items), 0);
+	/* Below it: raised, from the pools as the plan leaves them (2 MiB pool emptied). */
+	fixture_write(f.t.dir, "proc/sys/kernel/shmmax", "1000\n");
+	assert_true(add(&f, &ch, &n) >= 0);
+	assert_int_equal(hk_plan_add_recommended_shmmax(f.t.ctx, f.plan, f.pools, "test", &sp), 0);
+	assert_true(sp.added && sp.current == 1000 && sp.recommended == 2 * GiB);
+	assert_int_equal(hk_plan_items(f.plan, &items), sp.index + 1);
+	assert_string_equal(items[sp.index].value, "2147483648");
+	/* The kernel's pools (pools NULL): still 29 x 2 MiB there. */
+	assert_int_equal(hk_plan_add_recommended_shmmax(f.t.ctx, f.plan, NULL, "test", &sp), 0);
+	assert_true(sp.added && sp.recommended == 29 * 2 * MiB + 2 * GiB);
+	/* No huge pages at all: never 0. */
+	ch = change(GiB, HK_POOL_MINIMUM, 0, 0);
+	assert_true(add(&f, &ch, &n) >= 0);
+	assert_int_equal(hk_plan_add_recommended_shmmax(f.t.ctx, f.plan, f.pools, "test", &sp), 0);
+	assert_false(sp.added);
+	assert_true(sp.recommended == 0);
+	sp.size = 0;
+	assert_int_equal(hk_plan_add_recommended_shmmax(f.t.ctx, f.plan, NULL, "test", &sp),
+			 -EINVAL);
+	fx_close(&f);
+}
+
 /*
  * The demote check (arm64: 32M has 1 free page and demotes to 2M; 1G has
  * none free; 64K has no smaller size): the verdicts, in order, and the free
@@ -414,6 +547,8 @@ int main(void)
 		cmocka_unit_test(test_maximum),	 cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_verdicts), cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_derived),	 cmocka_unit_test(test_demote_check),
+		cmocka_unit_test(test_planned),	 cmocka_unit_test(test_again),
+		cmocka_unit_test(test_shmmax),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

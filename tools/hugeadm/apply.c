@@ -245,46 +245,37 @@ static void warn_obtainable(struct hugeadm_ctl *ctl, const struct pool_goal *g)
 	for (size_t i = g->nr; !hk_pool_is_gigantic(pool) && i < g->nr + g->n_nr; i++) {
 		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
 
-		ha_warn_grow(ctl, pool, it->node, g->a->before[i], it->number);
+		uint64_t before = 0;
+
+		hk_plan_item_before(ha_action_plan(ctl, g->a), g->a->first + i, &before);
+		ha_warn_grow(ctl, pool, it->node, before, it->number);
 	}
 	hk_pool_unref(pool);
 }
 
-/* Whether the kernel's pool differs from the one the action was planned from. */
-static bool moved(const struct hugeadm_ctl *ctl, const struct pool_goal *g,
-		  const struct hk_pool *pool)
-{
-	if (hk_pool_get(pool, HK_POOL_OVERCOMMIT) != g->a->oc0)
-		return true;
-	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
-		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
-
-		if (min_of(pool, it->node) != g->a->before[i])
-			return true;
-	}
-	return false;
-}
-
-/* The pool moved since it was planned (someone else wrote it): the planner plans it again from there. */
+/*
+ * The pool moved since it was planned (someone else wrote it): libhugekit
+ * plans the change again from the kernel's pool, into a plan of its own.
+ */
 static int plan_again(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
-	struct hk_pool_plan *now = NULL;
-	int rc = hk_pool_plan_new(ctl->ctx, &now);
+	struct hk_plan *again = NULL;
+	struct hk_pool_change_plan cp;
+	int rc = hk_plan_pool_change_again(ctl->ctx, ha_action_plan(ctl, a), a->first, &again);
 
-	if (rc == 0)
-		rc = hk_pool_plan_load(now, a->size);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change again: %s", a->arg,
 		       strerror(-rc));
-		hk_pool_plan_unref(now);
 		return -1;
 	}
-	ha_msg(ctl, HA_INFO, "%s: the pool changed since it was planned: planned again", a->arg);
-	rc = ha_resolve_again(ctl, a);
 	if (rc == 0)
-		rc = ha_resolve_pool(ctl, a, now, ha_action_plan(ctl, a));
-	hk_pool_plan_unref(now);
-	return rc;
+		return 0;
+	ha_msg(ctl, HA_INFO, "%s: the pool changed since it was planned: planned again", a->arg);
+	hk_plan_unref(a->again);
+	a->again = again;
+	a->first = 0;
+	a->n_items = ha_pool_planned(ctl, a, &cp) ? cp.n : 0;
+	return 0;
 }
 
 /* One pool option's run, told step by step by libhugekit's executor. */
@@ -295,6 +286,7 @@ struct pool_run {
 	struct hk_swap *swap; /* while the pool grows (--add-temp-swap, --add-ramdisk-swap) */
 	bool swap_failed;
 	bool is_short;
+	bool gigantic; /* of the pool read when it came up short */
 };
 
 /* Before the first Minimum is written: swap while the pool grows, 2.23's warnings. */
@@ -303,7 +295,7 @@ static int before_grow(struct pool_run *p)
 	struct hugeadm_ctl *ctl = p->ctl;
 	const struct ha_action *a = p->a;
 
-	if (!a->grows)
+	if (!ha_pool_grows(ctl, a))
 		return 0;
 	if (!a->nodes && (ctl->temp_swap || ctl->ramdisk_swap) &&
 	    ha_swap_add(ctl, a->size, &p->swap) < 0) {
@@ -339,6 +331,7 @@ static int pool_step(void *data, const struct hk_run_step *st)
 	if (pool_now(ctl, p->a->size, &pool) < 0)
 		return -1;
 	p->is_short = warn_short(ctl, &p->g, pool);
+	p->gigantic = hk_pool_is_gigantic(pool);
 	hk_pool_unref(pool);
 	return p->is_short && ctl->strict ? 1 : 0;
 }
@@ -354,21 +347,16 @@ static int pool_step(void *data, const struct hk_run_step *st)
  */
 static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_short)
 {
-	struct pool_run p = {.ctl = ctl, .a = a, .g = pool_goal(ctl, a)};
+	struct pool_run p = {.ctl = ctl, .a = a};
+	struct hk_pool_change_plan cp;
 	struct hk_pool *pool = NULL;
-	int rc = 0;
+	int rc = ha_simulated(ctl) ? 0 : plan_again(ctl, a);
 
-	if (!ha_simulated(ctl)) {
-		if (pool_now(ctl, a->size, &pool) < 0)
-			return -1;
-		if (moved(ctl, &p.g, pool) && (rc = plan_again(ctl, a)) == 0)
-			p.g = pool_goal(ctl, a);
-	}
+	p.g = pool_goal(ctl, a);
 	/* Without @NODES one Minimum item: from what it was to what it writes. */
-	if (rc == 0 && !a->nodes)
+	if (rc == 0 && !a->nodes && ha_pool_planned(ctl, a, &cp))
 		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64,
-		       a->before[p.g.nr], a->max0, action_items(ctl, a)[p.g.nr].number,
-		       a->target_max);
+		       cp.minimum_before, cp.maximum_before, cp.minimum_after, cp.maximum_after);
 	ctl->dry_quote = "";
 	if (rc == 0)
 		rc = hk_run_items(ctl->run, action_items(ctl, a), a->n_items, pool_step, &p);
@@ -380,10 +368,11 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 			rc = -1;
 		else
 			p.is_short = warn_short(ctl, &p.g, pool);
+		p.gigantic = pool && hk_pool_is_gigantic(pool);
+		hk_pool_unref(pool);
 	}
-	if (rc >= 0 && p.is_short && hk_pool_is_gigantic(pool))
+	if (rc >= 0 && p.is_short && p.gigantic)
 		gigantic_hint(ctl, a->size);
-	hk_pool_unref(pool);
 	*ret_short = p.is_short;
 	return rc < 0 || p.swap_failed ? -1 : 0;
 }

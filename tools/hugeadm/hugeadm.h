@@ -69,15 +69,6 @@ struct ha_action {
 	 */
 	size_t first, n_items;
 	/*
-	 * Pools, as libhugekit's planner resolved them: the pool before
-	 * (overcommit, Maximum), the Maximum asked for, and per Minimum item the
-	 * value it had before (indexed from first: for --strict to put a short
-	 * pool back, and to tell whether the pool moved since it was planned).
-	 */
-	uint64_t oc0, max0, target_max;
-	uint64_t *before;
-	bool grows;
-	/*
 	 * Items resolved again while the plan runs (a pool someone else moved,
 	 * shmmax from the pools the writes left): first and n_items index this
 	 * plan then, and ctl->plan stays as it was printed and checked.
@@ -161,16 +152,6 @@ void ha_plan_free(struct hugeadm_ctl *ctl);
  * before anything runs (0, or -1 after a message).
  */
 int ha_plan_validate(struct hugeadm_ctl *ctl);
-/*
- * Resolve a pool option into its items by libhugekit's planner, from pools
- * (moved as the writes move it): at validation from the plan's pools
- * (ctl->pools), and again at apply time from a fresh read when
- * the kernel's pool is no longer the one planned from (someone else wrote it
- * in between: a relative change counts from what is there). The items are
- * appended to the plan; the action points at them.
- */
-int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool_plan *pools,
-		    struct hk_plan *plan);
 /* The plan the action's items are in: ctl->plan, or the one it was resolved again into. */
 struct hk_plan *ha_action_plan(const struct hugeadm_ctl *ctl, const struct ha_action *a);
 /* A fresh a->again to resolve the action into while the plan runs: 0, or -1 after a message. */
@@ -214,6 +195,11 @@ int ha_apply(struct hugeadm_ctl *ctl);
  * caller reads the pool.
  */
 int ha_apply_action_item(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote);
+/* A pool option: the change as libhugekit planned it (false when it planned none). */
+bool ha_pool_planned(const struct hugeadm_ctl *ctl, const struct ha_action *a,
+		     struct hk_pool_change_plan *ret);
+/* Whether a pool option grows a Minimum (the pool's, or a listed node's). */
+bool ha_pool_grows(const struct hugeadm_ctl *ctl, const struct ha_action *a);
 /* No kernel answers the writes: a dry run, or a --sysroot tree of plain files. */
 bool ha_simulated(const struct hugeadm_ctl *ctl);
 /* 2.23's warnings when swap is missing or nearly full (a growing pool may need it). */

@@ -42,7 +42,6 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 		free(ctl->actions[i].nodes);
 		free(ctl->actions[i].sub);
 		free(ctl->actions[i].owner_label);
-		free(ctl->actions[i].before);
 		hk_plan_unref(ctl->actions[i].again);
 	}
 	hk_pool_plan_unref(ctl->pools);
@@ -399,58 +398,34 @@ static int judge_pool(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	}
 }
 
-/* The Minimum a node had in pools, where the action lists it, before the change (in nb). */
-static uint64_t node_before(const struct ha_action *a, const uint64_t *nb, int node)
+/* The change as libhugekit's planner resolves it, from the pools the plan leaves so far. */
+static int resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
-	for (size_t j = 0; j < a->n_nodes; j++)
-		if (a->nodes[j] == node)
-			return nb[j];
+	struct hk_pool_change ch = pool_change(ctl, a);
+	char why[256];
+	size_t n = 0;
+	int rc = hk_plan_add_pool_change(ctl->plan, ctl->pools, &ch,
+					 ha_action_why(a, why, sizeof(why)), &n);
+
+	if (rc < 0)
+		return ha_plan_added(ctl, a, rc);
+	a->first = (size_t)rc;
+	a->n_items = n;
 	return 0;
 }
 
-int ha_resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a, struct hk_pool_plan *pools,
-		    struct hk_plan *plan)
+bool ha_pool_planned(const struct hugeadm_ctl *ctl, const struct ha_action *a,
+		     struct hk_pool_change_plan *ret)
 {
-	struct hk_pool_change ch = pool_change(ctl, a);
-	struct hk_pool_verdict v = {.size = sizeof(v)};
-	const struct hk_plan_item *items;
-	uint64_t min0, *nb = calloc(a->n_nodes + 1, sizeof(*nb));
-	char why[256];
-	size_t n = 0;
-	int rc;
+	*ret = (struct hk_pool_change_plan){.size = sizeof(*ret)};
+	return a->n_items && hk_plan_pool_change(ha_action_plan(ctl, a), a->first, ret) == 0;
+}
 
-	min0 = hk_pool_plan_get(pools, a->size, HK_NODE_ALL, HK_POOL_MINIMUM);
-	a->oc0 = hk_pool_plan_get(pools, a->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT);
-	a->max0 = hk_pool_plan_get(pools, a->size, HK_NODE_ALL, HK_POOL_MAXIMUM);
-	for (size_t j = 0; nb && j < a->n_nodes; j++)
-		nb[j] = hk_pool_plan_get(pools, a->size, a->nodes[j], HK_POOL_MINIMUM);
-	rc = hk_pool_change_check(pools, &ch, &v);
-	free(a->before);
-	a->before = calloc(a->n_nodes + 3, sizeof(*a->before));
-	if (rc == 0 && (!a->before || !nb))
-		rc = -ENOMEM;
-	if (rc == 0)
-		rc = hk_plan_add_pool_change(plan, pools, &ch, ha_action_why(a, why, sizeof(why)),
-					     &n);
-	if (rc < 0) {
-		free(nb);
-		return ha_plan_added(ctl, a, rc);
-	}
-	a->target_max = v.maximum;
-	a->first = (size_t)rc;
-	a->n_items = n;
-	a->grows = false;
-	hk_plan_items(plan, &items);
-	for (size_t i = 0; i < n; i++) {
-		const struct hk_plan_item *it = &items[a->first + i];
+bool ha_pool_grows(const struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	struct hk_pool_change_plan cp;
 
-		if (it->field != HK_POOL_MINIMUM)
-			continue;
-		a->before[i] = it->node == HK_NODE_ALL ? min0 : node_before(a, nb, it->node);
-		a->grows |= it->number > a->before[i];
-	}
-	free(nb);
-	return 0;
+	return ha_pool_planned(ctl, a, &cp) && cp.grows;
 }
 
 static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
@@ -464,44 +439,31 @@ static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 	}
 	if (judge_pool(ctl, a) < 0)
 		return -1;
-	return ha_resolve_pool(ctl, a, ctl->pools, ctl->plan);
-}
-
-/* The shmmax recommendation from the pools as the plan leaves them (libhugekit's planner). */
-static int planned_shmmax(struct hugeadm_ctl *ctl, uint64_t *ret)
-{
-	int rc = ctl->pools ? 0 : hk_pool_plan_new(ctl->ctx, &ctl->pools);
-
-	return rc < 0 ? rc : hk_pool_plan_recommended_shmmax(ctl->pools, ret);
+	return resolve_pool(ctl, a);
 }
 
 int ha_resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a, bool kernel_pools)
 {
-	uint64_t rec, cur;
+	struct hk_shmmax_plan sp = {.size = sizeof(sp)};
 	char why[256];
-	int rc = kernel_pools ? hk_recommended_shmmax(ctl->ctx, &rec) : planned_shmmax(ctl, &rec);
+	int rc = kernel_pools || ctl->pools ? 0 : hk_pool_plan_new(ctl->ctx, &ctl->pools);
 
+	/* From the kernel's pools while the plan runs: a plan of its own, ctl->plan left as it is. */
+	if (kernel_pools && ha_resolve_again(ctl, a) < 0)
+		return -1;
 	if (rc == 0)
-		rc = hk_sysctl_read(ctl->ctx, HK_SYSCTL_SHMMAX, &cur);
+		rc = hk_plan_add_recommended_shmmax(ctl->ctx, ha_action_plan(ctl, a),
+						    kernel_pools ? NULL : ctl->pools,
+						    ha_action_why(a, why, sizeof(why)), &sp);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "cannot compute the recommended shmmax: %s", strerror(-rc));
 		return -1;
 	}
-	/* No huge pages, never lowered (apply says why), or planned already: nothing to add. */
-	if (rec == 0 || cur > rec || (a->n_items && rec == a->u)) {
-		a->u = rec;
-		a->amount = cur;
-		return 0;
-	}
-	a->u = rec;
-	a->amount = cur;
-	/* From the kernel's pools while the plan runs: an item of its own, the plan left as it is. */
-	if (kernel_pools && ha_resolve_again(ctl, a) < 0)
-		return -1;
-	a->n_items = 0; /* a plan made from other pools: this item instead */
-	return ha_plan_added(ctl, a,
-			     hk_plan_add_sysctl(ctl->ctx, ha_action_plan(ctl, a), HK_SYSCTL_SHMMAX,
-						rec, ha_action_why(a, why, sizeof(why))));
+	a->u = sp.recommended;
+	a->amount = sp.current;
+	a->first = sp.index;
+	a->n_items = sp.added;
+	return 0;
 }
 
 /* The sysctl settings: their values computed now, from the plan's pools where they depend on them. */
@@ -635,7 +597,7 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 
 		if (ctl->actions[i].kind != HA_POOL_MIN && ctl->actions[i].kind != HA_POOL_MAX)
 			continue;
-		if (!ctl->actions[i].grows || ctl->actions[i].nodes)
+		if (!ha_pool_grows(ctl, &ctl->actions[i]) || ctl->actions[i].nodes)
 			continue;
 		if (ctl->temp_swap)
 			snprintf(opt, sizeof(opt), "--add-temp-swap=%d%s", ctl->temp_swap,

@@ -918,6 +918,23 @@ uint64_t hk_pool_overcommit_for(uint64_t minimum, uint64_t maximum);
  */
 int hk_pool_plan_recommended_shmmax(struct hk_pool_plan *pools, uint64_t *ret);
 /*
+ * kernel.shmmax set to its recommendation, from the pools as the plan
+ * leaves them (pools NULL: the kernel's pools now). Written only where it
+ * keeps or raises kernel.shmmax: never 0 (no huge pages), never lowered.
+ * The caller sets ret->size. 0 with ret filled (added: one item, at index),
+ * or -errno.
+ */
+struct hk_shmmax_plan {
+	size_t size;
+	uint64_t recommended; /* every size's Maximum in bytes */
+	uint64_t current;     /* kernel.shmmax now */
+	bool added;
+	size_t index;
+};
+int hk_plan_add_recommended_shmmax(struct hk_ctx *ctx, struct hk_plan *plan,
+				   struct hk_pool_plan *pools, const char *why,
+				   struct hk_shmmax_plan *ret);
+/*
  * Free pages of the pool now (the kernel's, now) or of one node, with the
  * persistent pages the plan adds before (a pool or node the plan holds at a
  * larger Minimum than now); 0 for a node the pool does not have.
@@ -978,6 +995,35 @@ int hk_pool_change_check(struct hk_pool_plan *pools, const struct hk_pool_change
  */
 int hk_plan_add_pool_change(struct hk_plan *plan, struct hk_pool_plan *pools,
 			    const struct hk_pool_change *change, const char *why, size_t *ret_n);
+/*
+ * A change hk_plan_add_pool_change added, as it was planned (first: the
+ * index it returned): its items, the whole pool before it and after, and
+ * whether it grows a Minimum (a node's, with nodes). The caller sets
+ * ret->size. 0, or -ENOENT when no change starts at first.
+ */
+struct hk_pool_change_plan {
+	size_t size;
+	size_t n; /* its items, from first */
+	uint64_t minimum_before, maximum_before;
+	uint64_t minimum_after, maximum_after;
+	bool grows;
+};
+int hk_plan_pool_change(const struct hk_plan *plan, size_t first, struct hk_pool_change_plan *ret);
+/*
+ * The value the file of a pool change's item index had before it, as
+ * planned: 0, or -ENOENT for an item no pool change added.
+ */
+int hk_plan_item_before(const struct hk_plan *plan, size_t index, uint64_t *ret);
+/*
+ * The change at first against the kernel's pool now: another program may
+ * have written the pool since the plan was made. 0 when the pool is as it
+ * was planned from (*ret_again NULL); 1 when it moved, with *ret_again a
+ * new plan of the same change from the kernel's pool (its items from 0, one
+ * change: hk_plan_pool_change(*ret_again, 0, ...)); plan is left as it was.
+ * -errno (-ENOENT: no change starts at first).
+ */
+int hk_plan_pool_change_again(struct hk_ctx *ctx, const struct hk_plan *plan, size_t first,
+			      struct hk_plan **ret_again);
 
 #ifdef __cplusplus
 }

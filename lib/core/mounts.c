@@ -467,6 +467,64 @@ HK_EXPORT int hk_umount_fd(struct hk_ctx *ctx, int fd, const char *name, int fla
 	return 0;
 }
 
+/*
+ * The parent directory of path, opened one directory at a time from "/"
+ * refusing symlinks (O_PATH), and in *ret_fd its last component the same
+ * way: the parent's descriptor, or -errno.
+ */
+static int open_nofollow(const char *path, int *ret_fd)
+{
+	char buf[PATH_MAX], *save = NULL, *name;
+	int fd, err;
+
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, strlen(path) + 1);
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	name = strtok_r(buf, "/", &save);
+	for (char *next_name; name && fd >= 0; name = next_name) {
+		int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		next_name = strtok_r(NULL, "/", &save);
+		if (!next_name && next >= 0) {
+			*ret_fd = next;
+			return fd;
+		}
+		err = errno;
+		close(fd);
+		fd = next;
+		errno = err;
+	}
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -errno : -EINVAL;
+}
+
+HK_EXPORT int hk_mount_unmount(struct hk_ctx *ctx, const struct hk_mounts *mounts, size_t i)
+{
+	const char *t;
+	int fd = -1, dirfd, rc = -EXDEV;
+
+	if (!hk_is_live(ctx))
+		return -EOPNOTSUPP;
+	if (!mounts || i >= hk_mounts_count(mounts))
+		return -EINVAL;
+	t = hk_mount_target(mounts, i);
+	dirfd = open_nofollow(t, &fd);
+	if (dirfd >= 0 && hk_mount_id(mounts, i) > 0 &&
+	    hk_mount_root_id(fd) == (uint64_t)hk_mount_id(mounts, i)) {
+		/* An open descriptor of its root keeps the mount busy. */
+		close(fd);
+		fd = -1;
+		rc = hk_umount_fd(ctx, dirfd, strrchr(t, '/') + 1, 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (dirfd >= 0)
+		close(dirfd);
+	return rc;
+}
+
 HK_EXPORT int hk_umount(struct hk_ctx *ctx, const char *target)
 {
 	struct libmnt_context *cxt;

@@ -266,6 +266,26 @@ for _ in range(300000):
 	refute_line "$M/user/nobody/pagesize-2MB"
 }
 
+@test "(7e) --unmount-all: another mount where the table shows hugeadm's is left mounted" {
+	# As (7), but the swapped directory holds a real directory pagesize-2MB with
+	# a mount of its own on it (a user's mount, here root's tmpfs): the walk
+	# follows no link and gets there, and only the mount id tells them apart.
+	run --separate-stderr in_ns '
+		hugeadm --create-user-mounts nobody
+		U='"$M"'/user/nobody
+		as_user nobody nogroup mkdir -p $U/d/pagesize-2MB
+		mount -t hugetlbfs none $U/d/pagesize-2MB
+		mount -t tmpfs -o mode=0777 swapped $U/d
+		mkdir $U/d/pagesize-2MB
+		mount -t tmpfs other $U/d/pagesize-2MB
+		rc=0; hugeadm --unmount-all || rc=$?
+		echo "rc=$rc"
+		findmnt -rn -S other -o TARGET'
+	assert_equal "$stderr" "hugeadm:WARNING: $M/user/nobody/d/pagesize-2MB is not the mount the mount table shows there (a symbolic link or moved): not unmounting it"
+	assert_line "rc=1"
+	assert_line "$M/user/nobody/d/pagesize-2MB"
+}
+
 @test "(7b) --unmount-all takes down hugeadm's own layout only (pagesize-*)" {
 	# Where ns-e2e2's first stage put root's mount: a name of the user's choosing.
 	run --separate-stderr in_ns '

@@ -264,6 +264,16 @@ static void test_mount_fd_refused(void **state)
 	assert_int_equal(hk_umount_fd(live, -1, NULL, 0), -EINVAL);
 	assert_int_equal(hk_umount_fd(live, fd, "a/b", 0), -EINVAL);
 	assert_int_equal(hk_umount_fd(live, fd, "", 0), -EINVAL);
+	/* Unmounting one of a table: the running system only, an entry of it. */
+	{
+		struct hk_mounts *ms = NULL;
+
+		assert_int_equal(hk_mounts_read(t.ctx, &ms), 0);
+		assert_int_equal(hk_mount_unmount(t.ctx, ms, 0), -EOPNOTSUPP);
+		assert_int_equal(hk_mount_unmount(live, ms, hk_mounts_count(ms)), -EINVAL);
+		assert_int_equal(hk_mount_unmount(live, NULL, 0), -EINVAL);
+		hk_mounts_unref(ms);
+	}
 	close(fd);
 	/* A file is not a mount point: refused before any mount is tried. */
 	fixture_write(t.dir, "file", "x");

@@ -474,67 +474,20 @@ static bool under_mount_dir(const char *target)
 }
 
 /*
- * The parent directory of path, opened one directory at a time from "/"
- * refusing symlinks (O_PATH), and in *ret_fd its last component the same way:
- * 0, or -errno.
- */
-static int open_nofollow(const char *path, int *ret_fd)
-{
-	char buf[PATH_MAX], *save = NULL, *name;
-	int fd, err;
-
-	if (strlen(path) >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, strlen(path) + 1);
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	name = strtok_r(buf, "/", &save);
-	for (char *next_name; name && fd >= 0; name = next_name) {
-		int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		next_name = strtok_r(NULL, "/", &save);
-		if (!next_name && next >= 0) {
-			*ret_fd = next;
-			return fd;
-		}
-		err = errno;
-		close(fd);
-		fd = next;
-		errno = err;
-	}
-	if (fd >= 0)
-		close(fd);
-	return fd < 0 ? -errno : -EINVAL;
-}
-
-/*
- * One of hugeadm's mounts (i in ms) taken down by its parent's descriptor and
- * its name, after the path was opened without following a symlink and found to
- * end on that very mount's root: a user who owns a level of the path can swap a
- * directory for a symlink under our feet. Only another mount point of a
- * directory the user may rename can take its place by then, and only in a
- * directory that user owns: a hugetlbfs mount of theirs.
+ * One of hugeadm's mounts (i in ms) taken down by libhugekit, which walks its
+ * path without following a link and unmounts only the mount the table shows
+ * there: a user who owns a level of the path can swap a directory for a
+ * symlink under our feet.
  */
 static int unmount_one(struct hugeadm_ctl *ctl, const struct hk_mounts *ms, size_t i)
 {
-	const char *t = hk_mount_target(ms, i);
-	int fd = -1, dirfd = open_nofollow(t, &fd), rc = -EXDEV;
+	int rc = hk_mount_unmount(ctl->ctx, ms, i);
 
-	if (dirfd >= 0 && hk_mount_id(ms, i) > 0 &&
-	    hk_mount_root_id(fd) == (uint64_t)hk_mount_id(ms, i)) {
-		/* An open descriptor of its root keeps the mount busy. */
-		close(fd);
-		fd = -1;
-		rc = hk_umount_fd(ctl->ctx, dirfd, strrchr(t, '/') + 1, 0);
-	} else {
+	if (rc == -EXDEV)
 		ha_msg(ctl, HA_WARNING,
 		       "%s is not the mount the mount table shows there (a symbolic link or "
 		       "moved): not unmounting it",
-		       t);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (dirfd >= 0)
-		close(dirfd);
+		       hk_mount_target(ms, i));
 	return rc;
 }
 

@@ -155,6 +155,15 @@ int hk_umount(struct hk_ctx *ctx, const char *target);
  * mount's own root keeps it busy (-EBUSY without MNT_DETACH).
  */
 int hk_umount_fd(struct hk_ctx *ctx, int fd, const char *name, int flags);
+/*
+ * Mount i of mounts taken down (HK_1.6), by its parent's descriptor and its
+ * name, after its path was walked from "/" without following a symbolic link
+ * and found to end on that very mount's root: a user who owns a level of the
+ * path cannot send the unmount elsewhere by swapping a directory for a link.
+ * 0; -EXDEV when the path does not lead to that mount (a link, or moved);
+ * -EOPNOTSUPP off the running system; -errno.
+ */
+int hk_mount_unmount(struct hk_ctx *ctx, const struct hk_mounts *mounts, size_t i);
 
 /*
  * Making a mount where users may own directories on the way (HK_1.6). The

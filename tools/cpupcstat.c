@@ -38,7 +38,6 @@
 #include "measure.h"
 #include "opts.h"
 #include "path.h"
-#include "privilege.h"
 #include "util.h"
 
 enum {
@@ -104,7 +103,7 @@ static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
 {
 	uint64_t v;
 
-	if (hkc_parse_u64_strict(s, &v) < 0 || v < 1 || v > max) {
+	if (hk_parse_count(s, &v) < 0 || v < 1 || v > max) {
 		fprintf(stderr, "%s: %s: '%s' is not a number from 1 to %" PRIu64 "\n", hkt_prog(),
 			opt, s, max);
 		hkt_errtryhelp();
@@ -303,7 +302,7 @@ static int threads_open(struct threads *t, pid_t pid, uint64_t walk_raw)
 		uint64_t tid;
 		struct counters *c;
 
-		if (hkc_parse_u64_strict(e->d_name, &tid) < 0 || tid < 1 || tid > INT32_MAX)
+		if (hk_parse_count(e->d_name, &tid) < 0 || tid < 1 || tid > INT32_MAX)
 			continue;
 		c = realloc(t->c, (t->n + 1) * sizeof(*c));
 		if (!c) {
@@ -368,9 +367,9 @@ static void child_drop_privileges(void)
 {
 	int rc;
 
-	if (!hkc_privileged_for_other())
+	if (!hk_privileged_for_other())
 		return;
-	rc = hkc_drop_privileges();
+	rc = hk_drop_privileges();
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot give up privileges: %s\n", hkt_prog(), strerror(-rc));
 		_exit(127);

@@ -28,8 +28,6 @@
 #include <hugekit/hugekit.h>
 
 #include "opts.h"
-#include "parse.h"
-#include "privilege.h"
 #include "util.h"
 
 enum {
@@ -685,15 +683,14 @@ int main(int argc, char **argv)
 
 	hkt_close_stdout_atexit();
 	/* Privileged for someone else (privilege.h): never; it runs what its caller names. */
-	if (hkc_privileged_for_other()) {
+	if (hk_privileged_for_other()) {
 		fprintf(stderr,
 			"%s: not run set-user-ID, set-group-ID or with file capabilities for "
 			"another user: it runs the program its caller names, with its environment\n",
 			hkt_prog());
 		return HK_EXIT_FAILURE;
 	}
-	c.verbose =
-		hkc_verbosity_env(getenv("HUGETLB_VERBOSE"), getenv("HUGETLB_DEBUG"), c.verbose);
+	c.verbose = hk_verbosity_env(getenv("HUGETLB_VERBOSE"), getenv("HUGETLB_DEBUG"), c.verbose);
 	parse_options(&c, argc, argv);
 	if (optind >= argc && !c.dry_run) {
 		fprintf(stderr, "%s: no program to run\n", hkt_prog());

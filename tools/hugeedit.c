@@ -26,14 +26,12 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <hugekit/hugekit.h>
 #include <hugetlbfs.h>
 
 #include "tmpfile.h"
 
 #include "opts.h"
-#include "pagesizes.h"
-#include "parse.h"
-#include "privilege.h"
 #include "util.h"
 
 enum {
@@ -644,20 +642,23 @@ out:
 	return rc;
 }
 
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
 /*
  * The default huge page size in bytes (Hugepagesize, as ld.hugetlbfs reads
  * it); 2 MiB where the kernel has no hugetlb (a build machine).
  */
 static uint64_t default_huge_size(void)
 {
-	struct hkc_path p;
+	struct hk_ctx *ctx = NULL;
 	uint64_t size = 0;
 
-	if (hkc_path_init(&p, NULL) == 0) {
-		if (hkc_default_page_size(&p, &size) < 0 || !hkc_is_pow2(size))
-			size = 0;
-		hkc_path_fini(&p);
-	}
+	if (hk_new(NULL, &ctx) < 0 || hk_default_page_size(ctx, &size) < 0 || !is_pow2(size))
+		size = 0;
+	hk_unref(ctx);
 	return size ? size : 2u << 20;
 }
 
@@ -973,7 +974,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		}
 	}
 	hkt_getopt_fini(&g);
-	if (align_arg && (hkc_parse_size(align_arg, &a->align) < 0 || !hkc_is_pow2(a->align) ||
+	if (align_arg && (hk_parse_size(align_arg, &a->align) < 0 || !is_pow2(a->align) ||
 			  a->align < (uint64_t)sysconf(_SC_PAGESIZE) || a->align > (16ull << 30))) {
 		err_msg("--align=%s: not a size such as 2M or 1G (a power of two, the page size "
 			"to 16G)",
@@ -1057,7 +1058,7 @@ int main(int argc, char **argv)
 
 	hkt_close_stdout_atexit();
 	/* Privileged for someone else (privilege.h): never; it rewrites what its caller names. */
-	if (hkc_privileged_for_other()) {
+	if (hk_privileged_for_other()) {
 		fprintf(stderr,
 			"%s: not run set-user-ID, set-group-ID or with file capabilities for "
 			"another user: it rewrites the files its caller names\n",

@@ -39,7 +39,6 @@
 #include "measure-fake.h"
 #include "measure.h"
 #include "opts.h"
-#include "pagesizes.h"
 #include "path.h"
 #include "util.h"
 
@@ -421,7 +420,7 @@ static int test_hooks(struct hkt_fake *f, struct hkt_measure_cfg *cfg, struct ch
 			"%s: a privileged run ignores HK_MEASURE_FAKE, HK_MEASURE_INPAGE and HK_MEASURE_EXTRA\n",
 			hkt_prog());
 
-	if (extra && (hkc_parse_u64_strict(extra, &c->extra) < 0 || c->extra > 1000000)) {
+	if (extra && (hk_parse_count(extra, &c->extra) < 0 || c->extra > 1000000)) {
 		fprintf(stderr, "%s: HK_MEASURE_EXTRA: '%s' is not a number to 1000000\n",
 			hkt_prog(), extra);
 		return -1;
@@ -446,6 +445,17 @@ static void warm_up(struct bench *b)
 #endif
 }
 
+/* The default huge page size, libhugekit's: 0, or -errno. */
+static int default_huge_size(uint64_t *ret)
+{
+	struct hk_ctx *ctx = NULL;
+	int rc = hk_new(NULL, &ctx);
+
+	rc = rc < 0 ? rc : hk_default_page_size(ctx, ret);
+	hk_unref(ctx);
+	return rc;
+}
+
 /*
  * The measurement's sizes (the cache line, the huge page, the region of size
  * bytes rounded up to whole huge pages) and, but in a fake run, its clock and
@@ -462,7 +472,7 @@ static int setup(struct hkc_path *path, struct bench *b, uint64_t size, const ch
 	/* The PMD size: the default hugetlb size, which is also THP's. */
 	if (fake)
 		b->huge = 2 << 20;
-	else if (hkc_default_page_size(path, &b->huge) < 0 || b->huge <= b->page) {
+	else if (default_huge_size(&b->huge) < 0 || b->huge <= b->page) {
 		fprintf(stderr, "%s: ERROR: no huge page size on this machine\n", hkt_prog());
 		return -1;
 	}
@@ -588,7 +598,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			}
 			break;
 		case 'r':
-			if (hkc_parse_u64_strict(optarg, &o->runs) < 0 || o->runs < 6 ||
+			if (hk_parse_count(optarg, &o->runs) < 0 || o->runs < 6 ||
 			    o->runs > MAX_ROUNDS) {
 				fprintf(stderr, "%s: --runs: '%s' is not a number from 6 to %d\n",
 					hkt_prog(), optarg, MAX_ROUNDS);
@@ -596,7 +606,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			}
 			break;
 		case OPT_HOPS:
-			if (hkc_parse_u64_strict(optarg, &o->hops) < 0 || o->hops < 100 ||
+			if (hk_parse_count(optarg, &o->hops) < 0 || o->hops < 100 ||
 			    o->hops > 1000000) {
 				fprintf(stderr,
 					"%s: --hops: '%s' is not a number from 100 to 1000000\n",

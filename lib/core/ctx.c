@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "privilege.h"
 #include "tunables.h"
 
 /* The path layer's word that a lookup would have left the --sysroot tree. */
@@ -131,6 +132,36 @@ HK_EXPORT int hk_parse_size(const char *s, uint64_t *ret)
 HK_EXPORT int hk_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n)
 {
 	return hkc_nodelist_parse(s, ret_nodes, ret_n);
+}
+
+HK_EXPORT int hk_parse_amount(const char *s, uint64_t *ret, bool *ret_bytes)
+{
+	return hkc_parse_amount(s, ret, ret_bytes);
+}
+
+HK_EXPORT int hk_parse_count(const char *s, uint64_t *ret)
+{
+	return hkc_parse_u64_strict(s, ret);
+}
+
+HK_EXPORT void hk_format_size(char *buf, size_t sz, uint64_t bytes)
+{
+	hkc_format_size(buf, sz, bytes);
+}
+
+HK_EXPORT int hk_verbosity_env(const char *verbose, const char *debug, int def)
+{
+	return hkc_verbosity_env(verbose, debug, def);
+}
+
+HK_EXPORT bool hk_privileged_for_other(void)
+{
+	return hkc_privileged_for_other();
+}
+
+HK_EXPORT int hk_drop_privileges(void)
+{
+	return hkc_drop_privileges();
 }
 
 HK_EXPORT int hk_heap_tunables(const char *existing, uint64_t page_size, char **ret)

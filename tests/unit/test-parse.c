@@ -186,19 +186,53 @@ static void test_amount_table(void **state)
 		{"0xK", -EINVAL, 0, false},
 	};
 
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t v = SENTINEL;
-		bool bytes = !cases[i].bytes;
-		int rc = hkc_parse_amount(cases[i].s, &v, &bytes);
+	/* lib/common's, and the public one the tools call (HK_1.6). */
+	int (*const fns[])(const char *, uint64_t *, bool *) = {hkc_parse_amount, hk_parse_amount};
 
-		if (rc != cases[i].rc ||
-		    (rc == 0 && (v != cases[i].v || bytes != cases[i].bytes)) ||
-		    (rc < 0 && v != SENTINEL))
-			fail_msg("hkc_parse_amount(\"%s\"): %d, %" PRIu64 ", %d", cases[i].s, rc, v,
-				 bytes);
+	(void)state;
+	for (size_t f = 0; f < 2; f++) {
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			uint64_t v = SENTINEL;
+			bool bytes = !cases[i].bytes;
+			int rc = fns[f](cases[i].s, &v, &bytes);
+
+			if (rc != cases[i].rc ||
+			    (rc == 0 && (v != cases[i].v || bytes != cases[i].bytes)) ||
+			    (rc < 0 && v != SENTINEL))
+				fail_msg("parse_amount #%zu(\"%s\"): %d, %" PRIu64 ", %d", f,
+					 cases[i].s, rc, v, bytes);
+		}
+		assert_int_equal(fns[f](NULL, NULL, NULL), -EINVAL);
 	}
-	assert_int_equal(hkc_parse_amount(NULL, NULL, NULL), -EINVAL);
+}
+
+/* The public count and size format the tools use (HK_1.6). */
+static void test_count_and_format(void **state)
+{
+	static const struct {
+		uint64_t v;
+		const char *s;
+	} sizes[] = {
+		{2 * MiB, "2M"},	  {GiB, "1G"}, {64 * KiB, "64K"}, {512, "512"},
+		{3 * MiB + KiB, "3073K"},
+	};
+	uint64_t v = SENTINEL;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(hk_parse_count("42", &v), 0);
+	assert_true(v == 42);
+	assert_int_equal(hk_parse_count("42\n", &v), 0);
+	assert_int_equal(hk_parse_count("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(hk_parse_count("18446744073709551616", &v), -ERANGE);
+	assert_int_equal(hk_parse_count("0x10", &v), -EINVAL);
+	assert_int_equal(hk_parse_count("-1", &v), -EINVAL);
+	assert_int_equal(hk_parse_count("", &v), -EINVAL);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		hk_format_size(buf, sizeof(buf), sizes[i].v);
+		assert_string_equal(buf, sizes[i].s);
+	}
 }
 
 static void test_is_pow2(void **state)
@@ -339,6 +373,10 @@ static void test_verbosity_env(void **state)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		int got = hkc_verbosity_env(t[i].verbose, t[i].debug, 2);
 
+		/* The public one (HK_1.6), which the tools call, reads it the same way. */
+		if (hk_verbosity_env(t[i].verbose, t[i].debug, 2) != got)
+			fail_msg("hk_verbosity_env differs for %s",
+				 t[i].verbose ? t[i].verbose : "(unset)");
 		if (got != t[i].want)
 			fail_msg("HUGETLB_VERBOSE=%s HUGETLB_DEBUG=%s: %d, wanted %d",
 				 t[i].verbose ? t[i].verbose : "(unset)",
@@ -349,15 +387,11 @@ static void test_verbosity_env(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_legacy_table),
-		cmocka_unit_test(test_legacy_null),
-		cmocka_unit_test(test_strict_table),
-		cmocka_unit_test(test_strict_null),
-		cmocka_unit_test(test_amount_table),
-		cmocka_unit_test(test_verbosity_env),
-		cmocka_unit_test(test_is_pow2),
-		cmocka_unit_test(test_nodelist_table),
-		cmocka_unit_test(test_nodelist_full_range),
+		cmocka_unit_test(test_legacy_table),   cmocka_unit_test(test_legacy_null),
+		cmocka_unit_test(test_strict_table),   cmocka_unit_test(test_strict_null),
+		cmocka_unit_test(test_amount_table),   cmocka_unit_test(test_count_and_format),
+		cmocka_unit_test(test_verbosity_env),  cmocka_unit_test(test_is_pow2),
+		cmocka_unit_test(test_nodelist_table), cmocka_unit_test(test_nodelist_full_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -146,7 +146,7 @@ static void gigantic_hint(struct hugeadm_ctl *ctl, uint64_t size)
 {
 	char sz[32];
 
-	hkc_format_size(sz, sizeof(sz), size);
+	hk_format_size(sz, sizeof(sz), size);
 	ha_msg(ctl, HA_WARNING,
 	       "%s pages are gigantic: a running system seldom has free, aligned %s ranges left",
 	       sz, sz);

@@ -25,8 +25,7 @@
 #include <string.h>
 
 #include "generate.h"
-#include "parse.h" /* lib/common: hkc_format_size */
-#include "util.h"  /* tools/common: hkt_escape_ctl */
+#include "util.h" /* tools/common: hkt_escape_ctl */
 
 /* One problem, at FILE:LINE (file NULL: none). */
 __attribute__((format(printf, 4, 5))) static void gen_error(struct ha_gen *g, const char *file,
@@ -293,7 +292,7 @@ static int boot_pools(struct ha_gen *g, const struct hk_plan *plan, bool all, FI
 				  min[i]->item, strerror(-rc));
 		if (!gigantic && !all)
 			continue;
-		hkc_format_size(buf, sizeof(buf), size);
+		hk_format_size(buf, sizeof(buf), size);
 		fprintf(line, " hugepagesz=%s hugepages=", buf);
 		for (size_t k = i; k < end; k++) {
 			if (min[k]->node == HK_NODE_ALL)
@@ -324,7 +323,7 @@ static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int
 				  "hugetlb_cma: '%s' is not a size (with K, M or G)", copy);
 			bad = true;
 		} else {
-			hkc_format_size(buf, sizeof(buf), v);
+			hk_format_size(buf, sizeof(buf), v);
 			fprintf(line, " hugetlb_cma=%s", buf);
 		}
 		free(copy);
@@ -354,7 +353,7 @@ static int boot_cma(struct ha_gen *g, const struct hk_config_entry *e, const int
 			bad = true;
 			continue;
 		}
-		hkc_format_size(buf, sizeof(buf), v);
+		hk_format_size(buf, sizeof(buf), v);
 		fprintf(line, "%s%" PRIu64 ":%s", first ? "" : ",", node, buf);
 		first = false;
 	}
@@ -376,7 +375,7 @@ static void boot_default_size(struct ha_gen *g, const struct hk_config_entry *de
 		gen_error(g, def->file, def->line,
 			  "default_hugepagesz: this machine has no %s huge pages", def->value);
 	} else {
-		hkc_format_size(buf, sizeof(buf), v);
+		hk_format_size(buf, sizeof(buf), v);
 		fprintf(line, " default_hugepagesz=%s", buf);
 	}
 }
@@ -779,7 +778,7 @@ static void mount_unit_options(struct ha_gen *g, const struct hk_plan_item *it, 
 		if (is(e->key, "group"))
 			user_only = false, has_group = true;
 		if (is(e->key, "pagesize")) {
-			hkc_format_size(sbuf, sizeof(sbuf), it->page_size);
+			hk_format_size(sbuf, sizeof(sbuf), it->page_size);
 			fprintf(opts, ",pagesize=%s", sbuf);
 		} else if (user || is(e->key, "group")) {
 			/* hugetlbfs takes numbers only: a name is said in a comment. */
@@ -796,7 +795,7 @@ static void mount_unit_options(struct ha_gen *g, const struct hk_plan_item *it, 
 			else if (is(e->key, "nr_inodes"))
 				fprintf(opts, ",nr_inodes=%" PRIu64, bytes);
 			else {
-				hkc_format_size(sbuf, sizeof(sbuf), bytes);
+				hk_format_size(sbuf, sizeof(sbuf), bytes);
 				fprintf(opts, ",%s=%s", e->key, sbuf);
 			}
 		}

@@ -7,7 +7,6 @@
 
 #include <hugekit/hugekit.h>
 
-#include "parse.h" /* lib/common: hkc_format_size */
 #include "util.h"
 
 /* libhugetlbfs's verbosity levels: messages at or below the level are shown. */

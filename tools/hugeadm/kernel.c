@@ -116,7 +116,7 @@ static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, uint
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
 		return -1;
 	}
-	hkc_format_size(sz, sizeof(sz), a->size);
+	hk_format_size(sz, sizeof(sz), a->size);
 	switch (v.problem) {
 	case HK_DEMOTE_FITS:
 		return 0;
@@ -156,12 +156,12 @@ static int validate_demote_size(struct hugeadm_ctl *ctl, const struct ha_action 
 	char sz[32], to[32];
 	struct hk_pool *tp;
 
-	hkc_format_size(sz, sizeof(sz), a->size);
+	hk_format_size(sz, sizeof(sz), a->size);
 	if (a->u < a->size && hk_pool_read(ctl->ctx, a->u, &tp) == 0) {
 		hk_pool_unref(tp);
 		return 0;
 	}
-	hkc_format_size(to, sizeof(to), a->u);
+	hk_format_size(to, sizeof(to), a->u);
 	ha_msg(ctl, HA_ERROR, "%s: %s is not a huge page size smaller than %s", a->arg, to, sz);
 	return -1;
 }
@@ -258,11 +258,12 @@ static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 		return rc < 0 ? -1 : 0;
 	}
 	/* Read back: demoted pages left the pool's persistent count. */
-	done = hkc_sat_sub(demote_count(a, before), demote_count(a, after));
+	done = demote_count(a, before);
+	done = done > demote_count(a, after) ? done - demote_count(a, after) : 0;
 	to = hk_pool_get(before, HK_POOL_DEMOTE_SIZE);
 	each = to ? a->size / to : 0;
-	hkc_format_size(sz, sizeof(sz), a->size);
-	hkc_format_size(tsz, sizeof(tsz), to);
+	hk_format_size(sz, sizeof(sz), a->size);
+	hk_format_size(tsz, sizeof(tsz), to);
 	if (done < asked) {
 		ha_msg(ctl, HA_WARNING,
 		       "%s: demoted %" PRIu64 " of %" PRIu64 " %s pages into %" PRIu64
@@ -331,8 +332,8 @@ void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, si
 			printf("\nDemote (free pages split into smaller huge pages: --pool-demote "
 			       "SIZE:N):\n");
 		header = true;
-		hkc_format_size(sz, sizeof(sz), size);
-		hkc_format_size(to, sizeof(to), dsz);
+		hk_format_size(sz, sizeof(sz), size);
+		hk_format_size(to, sizeof(to), dsz);
 		printf("  %s pages demote to %s pages, %" PRIu64 " each; %" PRIu64 " free now\n",
 		       sz, to, size / dsz, hk_pool_get(pools[i], HK_POOL_FREE));
 	}
@@ -351,8 +352,8 @@ void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, si
 
 		if (!s)
 			continue;
-		hkc_format_size(sz, sizeof(sz), size);
-		hkc_format_size(saved, sizeof(saved), s);
+		hk_format_size(sz, sizeof(sz), size);
+		hk_format_size(saved, sizeof(saved), s);
 		printf("%s%s per %s page", shown++ ? ", " : "", saved, sz);
 	}
 	printf("%s (pages already in the pool keep theirs).\n", shown ? "" : "none");

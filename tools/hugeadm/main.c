@@ -12,7 +12,6 @@
 
 #include "hugeadm.h"
 #include "options.h"
-#include "privilege.h"
 
 /* Defaults from libhugetlbfs's environment: HUGETLB_VERBOSE, HUGETLB_DEBUG. */
 static void verbose_from_env(struct hugeadm_ctl *ctl)
@@ -25,8 +24,8 @@ static void verbose_from_env(struct hugeadm_ctl *ctl)
 	 */
 	const char *debug = secure_getenv("HUGETLB_DEBUG");
 
-	ctl->verbose = hkc_verbosity_env(getenv("HUGETLB_VERBOSE"),
-					 debug ? debug : secure_getenv("HK_DEBUG"), HA_WARNING);
+	ctl->verbose = hk_verbosity_env(getenv("HUGETLB_VERBOSE"),
+					debug ? debug : secure_getenv("HK_DEBUG"), HA_WARNING);
 }
 
 /*
@@ -50,7 +49,7 @@ static bool caller_paths_allowed(const struct hugeadm_ctl *ctl, const char *sysr
 	};
 	bool ok = true;
 
-	if (!hkc_privileged_for_other())
+	if (!hk_privileged_for_other())
 		return true;
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (!paths[i].given)
@@ -74,9 +73,9 @@ static int reports_as_caller(const struct hugeadm_ctl *ctl)
 {
 	int rc;
 
-	if (!hkc_privileged_for_other())
+	if (!hk_privileged_for_other())
 		return 0;
-	rc = hkc_drop_privileges();
+	rc = hk_drop_privileges();
 	if (rc < 0)
 		ha_msg(ctl, HA_ERROR, "cannot give up the privileges before the reports: %s",
 		       strerror(-rc));

@@ -82,7 +82,7 @@ int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who)
 int ha_parse_mount_size(const char *s, uint64_t *ret)
 {
 	uint64_t v;
-	int rc = hkc_parse_amount(s, &v, NULL);
+	int rc = hk_parse_amount(s, &v, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -195,7 +195,7 @@ static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
 
 	if (ha_pools_load(ctl, size) < 0)
 		return -1;
-	hkc_format_size(sz, sizeof(sz), size);
+	hk_format_size(sz, sizeof(sz), size);
 	max = hk_pool_plan_get(ctl->pools, size, HK_NODE_ALL, HK_POOL_MAXIMUM);
 	/* The kernel refuses a reservation above the limit, in whole pages. */
 	if (ctl->max_size && ctl->min_size && min_pages > max_pages) {

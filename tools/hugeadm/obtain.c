@@ -51,7 +51,7 @@ static void gigantic_how(struct hugeadm_ctl *ctl, char *buf, size_t len, uint64_
 	uint64_t cma, cma_free;
 	char sz[32], *param = NULL;
 
-	hkc_format_size(sz, sizeof(sz), size);
+	hk_format_size(sz, sizeof(sz), size);
 	*ret_cma = -1;
 	if (ha_hugetlb_cma(ctl, &cma) < 0 || hk_kernel_param(ctl->ctx, "hugetlb_cma", &param) < 0) {
 		snprintf(
@@ -107,7 +107,7 @@ void ha_explain_obtainable(struct hugeadm_ctl *ctl, struct hk_pool *const *pools
 			printf("\nGrowing a pool now would likely get, without compaction:\n");
 			header = true;
 		}
-		hkc_format_size(sz, sizeof(sz), size);
+		hk_format_size(sz, sizeof(sz), size);
 		if (rc == -ERANGE) {
 			int64_t cma;
 
@@ -245,7 +245,7 @@ void ha_explain_thp(struct hugeadm_ctl *ctl)
 		    hk_thp_stat_read(ctl->ctx, sizes[i], "anon_fault_fallback", &fb) < 0 ||
 		    ok + fb == 0)
 			continue;
-		hkc_format_size(sz, sizeof(sz), sizes[i]);
+		hk_format_size(sz, sizeof(sz), sizes[i]);
 		printf("  %s: %" PRIu64 " anonymous faults got a huge page, %" PRIu64
 		       " fell back\n",
 		       sz, ok, fb);
@@ -317,7 +317,7 @@ void ha_warn_obtainable(struct hugeadm_ctl *ctl, uint64_t size, int node, uint64
 
 	if (ctl->hard || need == 0 || ha_obtainable(ctl, size, node, &obt) < 0 || need <= obt)
 		return;
-	hkc_format_size(sz, sizeof(sz), size);
+	hk_format_size(sz, sizeof(sz), size);
 	if (node != HK_NODE_ALL)
 		snprintf(where, sizeof(where), " on node %d", node);
 	/* --apply has no --hard: the kernel compacts as it allocates, and a short pool is said. */

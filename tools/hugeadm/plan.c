@@ -150,14 +150,14 @@ int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc)
 
 /*
  * [+|-]AMOUNT: a page count, or a memory amount when suffixed (lib/common's
- * hkc_parse_amount: the number may be hex or octal, as libhugetlbfs's
+ * hk_parse_amount: the number may be hex or octal, as libhugetlbfs's
  * strtol(..., 0) took it; unlike libhugetlbfs, trailing text is an error).
  */
 static int parse_adjustment(struct ha_action *a, const char *s)
 {
 	if (*s == '+' || *s == '-')
 		a->sign = *s++;
-	return hkc_parse_amount(s, &a->amount, &a->by_bytes);
+	return hk_parse_amount(s, &a->amount, &a->by_bytes);
 }
 
 int ha_plan_pool(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg)
@@ -357,7 +357,7 @@ static int judge_pool(struct hugeadm_ctl *ctl, const struct ha_action *a)
 		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg, strerror(-rc));
 		return -1;
 	}
-	hkc_format_size(sz, sizeof(sz), a->size);
+	hk_format_size(sz, sizeof(sz), a->size);
 	if (v.problem == HK_POOL_CHANGE_NO_NODE) {
 		ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)", a->arg,
 		       v.node, sz);

@@ -406,7 +406,7 @@ static void explain_today(struct hugeadm_ctl *ctl, const struct pools *ps)
 
 		if (!hk_pool_is_gigantic(p))
 			continue;
-		hkc_format_size(sz, sizeof(sz), hk_pool_get(p, HK_POOL_SIZE));
+		hk_format_size(sz, sizeof(sz), hk_pool_get(p, HK_POOL_SIZE));
 		printf("\n%s pages are gigantic: the kernel cannot overcommit them, and a running\n"
 		       "system often has no free %s ranges left. Reserve them at boot with the kernel\n"
 		       "parameters \"hugepagesz=%s hugepages=N\" (per node: \"hugepagesz=%s "

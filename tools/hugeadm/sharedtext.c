@@ -65,7 +65,7 @@ static int list_one(void *data, const struct hk_shared_text *f)
 		hkt_json_close_object(lc->j);
 		goto out;
 	}
-	hkc_format_size(sz, sizeof(sz), size);
+	hk_format_size(sz, sizeof(sz), size);
 	snprintf(np, sizeof(np), "%" PRIu64, pages);
 	cells[0] = strdup(user_name(f->uid, ubuf, sizeof(ubuf)));
 	cells[1] = strdup(np);

@@ -162,7 +162,7 @@ static int text_processes(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 		snprintf(x.b[0], 64, "%d", p[i].pid);
 		snprintf(x.b[1], 64, "%s", p[i].comm);
 		user_name(ctl, x.b[2], 64, p[i].uid);
-		hkc_format_size(x.b[3], 64, p[i].page_size);
+		hk_format_size(x.b[3], 64, p[i].page_size);
 		snprintf(x.b[4], 64, "%s", kind_names[p[i].kind]);
 		snprintf(x.b[5], 64, "%" PRIu64, p[i].pages);
 		node_str(x.b[6], 64, p[i].node);
@@ -184,7 +184,7 @@ static int text_shm(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 		snprintf(x.b[0], 64, "%d", s[i].id);
 		snprintf(x.b[1], 64, "0x%08" PRIx32, (uint32_t)s[i].key);
 		user_name(ctl, x.b[2], 64, s[i].uid);
-		hkc_format_size(x.b[3], 64, s[i].page_size);
+		hk_format_size(x.b[3], 64, s[i].page_size);
 		snprintf(x.b[4], 64, "%" PRIu64 "%s", s[i].pages, s[i].inferred ? "?" : "");
 		if (s[i].nattch)
 			snprintf(x.b[5], 64, "%" PRIu64, s[i].nattch);
@@ -207,7 +207,7 @@ static int text_files(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 	for (size_t i = 0; i < nf; i++) {
 		x.c[0] = (char *)f[i].path;
 		user_name(ctl, x.b[1], 64, f[i].uid);
-		hkc_format_size(x.b[2], 64, f[i].page_size);
+		hk_format_size(x.b[2], 64, f[i].page_size);
 		snprintf(x.b[3], 64, "%" PRIu64, f[i].pages);
 		snprintf(x.b[4], 64, "%s", f[i].mapped ? "yes" : "no (unmapped)");
 		table_row(&tb, x.c);
@@ -232,7 +232,7 @@ static int text_cgroups(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 		const uint64_t v[4] = {c[i].current, c[i].max, c[i].rsvd_current, c[i].rsvd_max};
 
 		x.c[0] = (char *)c[i].path;
-		hkc_format_size(x.b[1], 64, c[i].page_size);
+		hk_format_size(x.b[1], 64, c[i].page_size);
 		for (int k = 0; k < 4; k++) {
 			if (v[k] == UINT64_MAX)
 				snprintf(x.b[2 + k], 64, "max");
@@ -262,7 +262,7 @@ static int text_totals(struct hugeadm_ctl *ctl, const struct hk_usage *u)
 
 	table_start(&tb, &x, cols, 7);
 	for (size_t i = 0; i < nt; i++) {
-		hkc_format_size(x.b[0], 64, t[i].page_size);
+		hk_format_size(x.b[0], 64, t[i].page_size);
 		snprintf(x.b[1], 64, "%" PRIu64, t[i].used);
 		snprintf(x.b[2], 64, "%" PRIu64, t[i].accounted);
 		snprintf(x.b[3], 64, "%" PRIu64, t[i].reserved);

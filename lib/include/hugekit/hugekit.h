@@ -50,6 +50,35 @@ int hk_parse_size_legacy(const char *s, uint64_t *ret);
 int hk_parse_size(const char *s, uint64_t *ret);
 /* "0,2-3" -> {0,2,3}, sorted and unique; free(*ret_nodes) afterwards. */
 int hk_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n);
+/*
+ * HK_1.6: the grammars the tools share, so that no tool parses on its own.
+ * An amount of hugeadm's options (--pool-pages-min 2M:AMOUNT): base 0 as
+ * libhugetlbfs read it, then optionally K, M or G (either case, optionally
+ * B or iB); *ret_bytes (may be NULL): a suffix made it bytes, else a count.
+ * 0 is allowed; nothing may follow. -EINVAL, -ERANGE.
+ */
+int hk_parse_amount(const char *s, uint64_t *ret, bool *ret_bytes);
+/* A count: decimal digits only (one trailing newline allowed). -EINVAL, -ERANGE. */
+int hk_parse_count(const char *s, uint64_t *ret);
+/* A size with the largest binary unit that divides it: 2M, 1G, 64K, 512 (K to E). */
+void hk_format_size(char *buf, size_t sz, uint64_t bytes);
+/*
+ * The verbosity from libhugetlbfs's environment, the same in every tool and
+ * in the runtime, as 2.23 reads it: debug (HUGETLB_DEBUG) set, to any value,
+ * gives 4 whatever verbose says; else verbose (HUGETLB_VERBOSE), when set, is
+ * its leading decimal number (none is 0), held to 0..99; else def.
+ */
+int hk_verbosity_env(const char *verbose, const char *debug, int def);
+
+/*
+ * HK_1.6: privileges. Whether this process is privileged for a user other
+ * than the one who ran it (setuid, setgid, file capabilities: AT_SECURE),
+ * so that it must not act on that user's word; and giving up every
+ * privilege for good (ids made the real ones, no capability left), checked
+ * after the change: 0 or -errno.
+ */
+bool hk_privileged_for_other(void);
+int hk_drop_privileges(void);
 
 /*
  * GLIBC_TUNABLES that put malloc's heap on huge pages (glibc >= 2.35): existing

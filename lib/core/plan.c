@@ -307,21 +307,28 @@ struct pool_keys {
 static void plan_demote_size(struct build *b, uint64_t size, const struct pool_keys *k)
 {
 	uint64_t to = machine_size(b, k->demote_size, "demote_size", k->demote_size->value);
+	struct hk_demote_verdict v = {.size = sizeof(v)};
+	struct hk_pool_plan *pools = NULL;
+	int rc;
 
 	if (!to)
 		return;
-	if (to >= size) {
+	/* The pool planner's check, as --pool-demote-size's. */
+	rc = hk_pool_plan_new(b->ctx, &pools);
+	if (rc == 0)
+		rc = hk_pool_demote_size_check(pools, size, to, &v);
+	hk_pool_plan_unref(pools);
+	if (rc < 0)
+		sys_error(b, rc);
+	else if (v.problem == HK_DEMOTE_NOT_SMALLER)
 		problem(b, k->demote_size, "demote_size %s is not below the pool's page size",
 			k->demote_size->value);
-		return;
-	}
-	if (!hkc_path_existsf(&b->ctx->path, HK_SYS_HUGEPAGES_SIZE "/demote_size", size / 1024)) {
+	else if (v.problem != HK_DEMOTE_FITS)
 		problem(b, k->demote_size,
 			"demote_size: the kernel cannot demote these pages (Linux 5.16 or "
 			"later, and a page size that has a smaller one)");
-		return;
-	}
-	pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
+	else
+		pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
 }
 
 /*

@@ -668,3 +668,15 @@ HK_EXPORT int hk_pool_demote_check(struct hk_pool_plan *pools, uint64_t page_siz
 	hk_pool_unref(now);
 	return 0;
 }
+
+HK_EXPORT int hk_pool_demote_size_check(struct hk_pool_plan *pools, uint64_t page_size, uint64_t to,
+					struct hk_demote_verdict *ret)
+{
+	int rc = hk_pool_demote_check(pools, page_size, NULL, 0, 0, ret);
+
+	if (rc < 0 || ret->problem != HK_DEMOTE_FITS)
+		return rc;
+	if (to >= page_size || hk_pool_plan_load(pools, to) < 0)
+		ret->problem = HK_DEMOTE_NOT_SMALLER;
+	return 0;
+}

@@ -522,6 +522,18 @@ static void test_demote_check(void **state)
 	assert_int_equal(v.problem, HK_DEMOTE_FITS);
 	assert_int_equal(hk_pool_demote_check(pools, 64 << 10, NULL, 0, 0, &v), 0);
 	assert_int_equal(v.problem, HK_DEMOTE_NO_SMALLER);
+	/* A demote size: the pool can demote, to a smaller size this machine has. */
+	assert_int_equal(hk_pool_demote_size_check(pools, S1G, S32M, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_FITS);
+	assert_int_equal(hk_pool_demote_size_check(pools, S1G, 64 << 10, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_FITS);
+	assert_int_equal(hk_pool_demote_size_check(pools, S1G, S1G, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_NOT_SMALLER);
+	assert_int_equal(hk_pool_demote_size_check(pools, S1G, 4 << 20, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_NOT_SMALLER);
+	/* Whether it can demote is said first. */
+	assert_int_equal(hk_pool_demote_size_check(pools, 64 << 10, 64 << 10, &v), 0);
+	assert_int_equal(v.problem, HK_DEMOTE_NO_SMALLER);
 	/* Pages a grow planned before adds are free to demote. */
 	assert_int_equal(hk_plan_new(&plan), 0);
 	assert_true(hk_plan_add_pool_change(plan, pools, &grow, "grow", &n) >= 0);

@@ -105,12 +105,15 @@ static int action_size(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return rc;
 }
 
-/* libhugekit's verdict on a demote (pages 0: only whether the pool can demote), as hugeadm says it. */
+/* libhugekit's verdict on a demote or a demote size (pages 0: only whether the pool can), as hugeadm says it. */
 static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t pages)
 {
 	struct hk_demote_verdict v = {.size = sizeof(v)};
-	char sz[32];
-	int rc = hk_pool_demote_check(ctl->pools, a->size, a->nodes, a->n_nodes, pages, &v);
+	char sz[32], to[32];
+	int rc = a->kind == HA_DEMOTE_SIZE
+			 ? hk_pool_demote_size_check(ctl->pools, a->size, a->u, &v)
+			 : hk_pool_demote_check(ctl->pools, a->size, a->nodes, a->n_nodes, pages,
+						&v);
 
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
@@ -126,6 +129,11 @@ static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, uint
 	case HK_DEMOTE_NO_SMALLER:
 		ha_msg(ctl, HA_ERROR, "%s: %s pages cannot be demoted: no smaller huge page size",
 		       a->arg, sz);
+		break;
+	case HK_DEMOTE_NOT_SMALLER:
+		hk_format_size(to, sizeof(to), a->u);
+		ha_msg(ctl, HA_ERROR, "%s: %s is not a huge page size smaller than %s", a->arg, to,
+		       sz);
 		break;
 	case HK_DEMOTE_NO_NODE:
 		ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)", a->arg,
@@ -148,21 +156,6 @@ static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, uint
 			       a->arg, pages, v.node, v.free, sz);
 		break;
 	}
-	return -1;
-}
-
-static int validate_demote_size(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	char sz[32], to[32];
-	struct hk_pool *tp;
-
-	hk_format_size(sz, sizeof(sz), a->size);
-	if (a->u < a->size && hk_pool_read(ctl->ctx, a->u, &tp) == 0) {
-		hk_pool_unref(tp);
-		return 0;
-	}
-	hk_format_size(to, sizeof(to), a->u);
-	ha_msg(ctl, HA_ERROR, "%s: %s is not a huge page size smaller than %s", a->arg, to, sz);
 	return -1;
 }
 
@@ -193,15 +186,13 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 	}
 	if (action_size(ctl, a) < 0)
 		return -1;
-	/* The demote's size: only whether the pool can demote; a demote: its pages too. */
+	/* The demote's size: whether the pool can demote, to that size; a demote: its pages. */
 	rc = judge_demote(ctl, a, a->kind == HA_DEMOTE ? a->amount : 0);
 	if (rc == 0 && a->kind == HA_DEMOTE_SIZE) {
-		rc = validate_demote_size(ctl, a);
-		if (rc == 0)
-			rc = ha_plan_added(ctl, a,
-					   hk_plan_add_pool(ctl->ctx, ctl->plan, a->size,
-							    HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, a->u,
-							    0, ha_action_why(a, why, sizeof(why))));
+		rc = ha_plan_added(ctl, a,
+				   hk_plan_add_pool(ctl->ctx, ctl->plan, a->size, HK_NODE_ALL,
+						    HK_POOL_DEMOTE_SIZE, a->u, 0,
+						    ha_action_why(a, why, sizeof(why))));
 	}
 	/* The demote's writes: N to the pool's demote file, or to each listed node's. */
 	for (size_t i = 0; rc == 0 && a->kind == HA_DEMOTE && i < (a->nodes ? a->n_nodes : 1); i++)

@@ -935,6 +935,7 @@ enum hk_demote_problem {
 	HK_DEMOTE_NO_NODE,	/* node: a listed node without this pool */
 	HK_DEMOTE_NO_NODE_FILE, /* node: no demote file there; error: why */
 	HK_DEMOTE_NOT_FREE,	/* free: fewer free pages (of node, when listed) than pages */
+	HK_DEMOTE_NOT_SMALLER,	/* hk_pool_demote_size_check: TO is not a smaller huge page size */
 };
 
 struct hk_demote_verdict {
@@ -947,6 +948,15 @@ struct hk_demote_verdict {
 
 int hk_pool_demote_check(struct hk_pool_plan *pools, uint64_t page_size, const int *nodes,
 			 size_t n_nodes, uint64_t pages, struct hk_demote_verdict *ret);
+/*
+ * --pool-demote-size SIZE:TO and [pool SIZE] demote_size = TO: whether the
+ * pool can demote (hk_pool_demote_check's HK_DEMOTE_NO_KERNEL and
+ * HK_DEMOTE_NO_SMALLER, said first), then whether to is a huge page size of
+ * this machine below page_size (HK_DEMOTE_NOT_SMALLER). The caller sets
+ * ret->size. 0 with the verdict, or -errno (-ENOENT: no such pool).
+ */
+int hk_pool_demote_size_check(struct hk_pool_plan *pools, uint64_t page_size, uint64_t to,
+			      struct hk_demote_verdict *ret);
 /* The overcommit that gives a pool of minimum pages the maximum (UINT64_MAX: unlimited). */
 uint64_t hk_pool_overcommit_for(uint64_t minimum, uint64_t maximum);
 /*

@@ -136,12 +136,12 @@ HK_EXPORT int hk_nodelist_parse(const char *s, int **ret_nodes, size_t *ret_n)
 
 HK_EXPORT int hk_parse_amount(const char *s, uint64_t *ret, bool *ret_bytes)
 {
-	return hkc_parse_amount(s, ret, ret_bytes);
+	return ret ? hkc_parse_amount(s, ret, ret_bytes) : -EINVAL;
 }
 
 HK_EXPORT int hk_parse_count(const char *s, uint64_t *ret)
 {
-	return hkc_parse_u64_strict(s, ret);
+	return s && ret ? hkc_parse_u64_strict(s, ret) : -EINVAL;
 }
 
 HK_EXPORT void hk_format_size(char *buf, size_t sz, uint64_t bytes)

@@ -505,12 +505,17 @@ HK_EXPORT int hk_mount_unmount(struct hk_ctx *ctx, const struct hk_mounts *mount
 	const char *t;
 	int fd = -1, dirfd, rc = -EXDEV;
 
+	if (!ctx || !mounts || i >= hk_mounts_count(mounts))
+		return -EINVAL;
 	if (!hk_is_live(ctx))
 		return -EOPNOTSUPP;
-	if (!mounts || i >= hk_mounts_count(mounts))
-		return -EINVAL;
 	t = hk_mount_target(mounts, i);
+	if (!t || t[0] != '/' || !t[1])
+		return -EINVAL;
 	dirfd = open_nofollow(t, &fd);
+	/* A link or a file where a directory was, or the path gone: not that mount. */
+	if (dirfd < 0 && dirfd != -ELOOP && dirfd != -ENOTDIR && dirfd != -ENOENT)
+		return dirfd;
 	if (dirfd >= 0 && hk_mount_id(mounts, i) > 0 &&
 	    hk_mount_root_id(fd) == (uint64_t)hk_mount_id(mounts, i)) {
 		/* An open descriptor of its root keeps the mount busy. */

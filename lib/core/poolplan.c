@@ -447,16 +447,17 @@ static int group_init(struct hkl_pool_group *g, const struct held *h,
 	g->change = *change;
 	g->change.size = sizeof(g->change);
 	g->change.nodes = NULL;
-	if (change->n_nodes) {
-		nodes = calloc(change->n_nodes, sizeof(*nodes));
-		if (nodes)
+	/* A nodes array, even an empty one, keeps the change a change of nodes. */
+	if (change->nodes) {
+		nodes = calloc(change->n_nodes ? change->n_nodes : 1, sizeof(*nodes));
+		if (nodes && change->n_nodes)
 			memcpy(nodes, change->nodes, change->n_nodes * sizeof(*nodes));
 	}
 	g->change.nodes = nodes;
 	g->why = why ? strdup(why) : NULL;
 	/* At most two overcommit items and one Minimum per node (or for the pool). */
 	g->before = calloc(h->n_nodes + 3, sizeof(*g->before));
-	if ((change->n_nodes && !nodes) || (why && !g->why) || !g->before) {
+	if ((change->nodes && !nodes) || (why && !g->why) || !g->before) {
 		hkl_pool_group_fini(g);
 		return -ENOMEM;
 	}
@@ -504,7 +505,7 @@ HK_EXPORT int hk_plan_pool_change(const struct hk_plan *plan, size_t first,
 	const struct hk_plan_item *items;
 	bool grows = false;
 
-	if (!ret || ret->size != sizeof(*ret))
+	if (!plan || !ret || ret->size != sizeof(*ret))
 		return -EINVAL;
 	if (!g || g->first != first)
 		return -ENOENT;
@@ -528,7 +529,7 @@ HK_EXPORT int hk_plan_item_before(const struct hk_plan *plan, size_t index, uint
 {
 	const struct hkl_pool_group *g = hkl_plan_group(plan, index);
 
-	if (!ret)
+	if (!plan || !ret)
 		return -EINVAL;
 	if (!g)
 		return -ENOENT;
@@ -564,7 +565,7 @@ HK_EXPORT int hk_plan_pool_change_again(struct hk_ctx *ctx, const struct hk_plan
 	size_t n;
 	int rc;
 
-	if (!ctx || !ret_again)
+	if (!ctx || !plan || !ret_again)
 		return -EINVAL;
 	*ret_again = NULL;
 	if (!g || g->first != first)

@@ -198,22 +198,25 @@ static void test_sysctl(void **state)
 	assert_string_equal(problems, "");
 	assert_int_equal(r.out.n, 1);
 	assert_string_equal(r.out.files[0].name, "90-hugekit.conf");
-	assert_true(asprintf(&want,
-			     "# Made by hugeadm --generate sysctl from t.conf.\n"
-			     "# The huge page pools are not set here: hugekit.service sets them "
-			     "(hugeadm --apply)\n"
-			     "# and reads them back.\n"
-			     "# recommended (t.conf:4), worked out on this machine:\n"
-			     "# 11 x the default huge page size in kB x the memory zones\n"
-			     "vm.min_free_kbytes = %llu\n"
-			     "# recommended (t.conf:6), worked out on this machine:\n"
-			     "# what the huge page pools hold at the maximum this configuration "
-			     "gives them, in bytes\n"
-			     "kernel.shmmax = %llu\n"
-			     "# group root (t.conf:5): the kernel takes its gid\n"
-			     "vm.hugetlb_shm_group = 0\n"
-			     "kernel.shmall = 4194304\n",
-			     (unsigned long long)mfk, (unsigned long long)shmmax) > 0);
+	assert_true(
+		asprintf(&want,
+			 "# Made by hugeadm --generate sysctl from t.conf.\n"
+			 "# The huge page pools are not set here: hugekit.service sets them "
+			 "(hugeadm --apply)\n"
+			 "# and reads them back.\n"
+			 "# recommended (t.conf:4), worked out on this machine:\n"
+			 "# 11 x the default huge page size in kB x the memory zones\n"
+			 "vm.min_free_kbytes = %llu\n"
+			 "# kernel.shmmax = recommended (t.conf:6) is not set at boot: the "
+			 "kernel's default is above\n"
+			 "# what the huge page pools hold, and hugekit never lowers it; hugeadm "
+			 "--apply\n"
+			 "# raises a lower value to %llu (the pools at the maximum this "
+			 "configuration gives them)\n"
+			 "# group root (t.conf:5): the kernel takes its gid\n"
+			 "vm.hugetlb_shm_group = 0\n"
+			 "kernel.shmall = 4194304\n",
+			 (unsigned long long)mfk, (unsigned long long)shmmax) > 0);
 	assert_string_equal(r.out.files[0].text, want);
 	/* Worked out from the tree: not a constant that happens to match. */
 	assert_true(mfk > 0 && shmmax > 0);

@@ -150,6 +150,13 @@ static void test_planned(void **state)
 	assert_int_equal(add(&f, &ch, &n), 0);
 	assert_true(before(&f, 0) == 15 && before(&f, 1) == 6);
 	check_change(&f, 0, 21, 29, 19, 29, false);
+	/* A change of nodes that lists none plans nothing (not a change of the whole pool). */
+	ch = change(2 * MiB, HK_POOL_MINIMUM, 0, 40);
+	ch.nodes = nodes;
+	ch.n_nodes = 0;
+	assert_int_equal(add(&f, &ch, &n), 2);
+	assert_int_equal(n, 0);
+	assert_int_equal(hk_plan_items(f.plan, NULL), 2);
 	fx_close(&f);
 }
 

@@ -261,10 +261,13 @@ static int plan_again(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
 	struct hk_plan *again = NULL;
 	struct hk_pool_change_plan cp;
-	int rc = hk_plan_pool_change_again(ctl->ctx, ha_action_plan(ctl, a), a->first, &again);
+	int rc = a->n_items ? hk_plan_pool_change_again(ctl->ctx, ha_action_plan(ctl, a), a->first,
+							&again)
+			    : 0;
 
+	/* What fails here is, but for memory, reading the pool. */
 	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change again: %s", a->arg,
+		ha_msg(ctl, HA_ERROR, "cannot read the pool of %" PRIu64 " byte pages: %s", a->size,
 		       strerror(-rc));
 		return -1;
 	}

@@ -515,12 +515,19 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 			continue;
 		}
 		if (is(e->value, "recommended") && is(key, "kernel.shmmax")) {
-			/* The plan's value, as --apply writes it: the pools at the configured maximum. */
+			/*
+			 * Not at boot: the kernel's default then is above what the pools
+			 * hold, and a recommended shmmax is never lowered (--apply raises
+			 * a lower value, as here where it is running below).
+			 */
 			fprintf(t.f,
-				"# recommended (%s:%u), worked out on this machine:\n"
-				"# what the huge page pools hold at the maximum this configuration gives "
-				"them, in bytes\n%s = %s\n",
-				it->file, it->line, key, it->value);
+				"# %s = recommended (%s:%u) is not set at boot: the kernel's default "
+				"is above\n"
+				"# what the huge page pools hold, and hugekit never lowers it; "
+				"hugeadm --apply\n"
+				"# raises a lower value to %s (the pools at the maximum this "
+				"configuration gives them)\n",
+				key, it->file, it->line, it->value);
 		} else if (is(e->value, "recommended")) {
 			fprintf(t.f,
 				"# recommended (%s:%u), worked out on this machine:\n"

@@ -189,8 +189,10 @@ int hk_umount_fd(struct hk_ctx *ctx, int fd, const char *name, int flags);
  * name, after its path was walked from "/" without following a symbolic link
  * and found to end on that very mount's root: a user who owns a level of the
  * path cannot send the unmount elsewhere by swapping a directory for a link.
- * 0; -EXDEV when the path does not lead to that mount (a link, or moved);
- * -EOPNOTSUPP off the running system; -errno.
+ * 0; -EXDEV when the path does not lead to that mount (a link or a file
+ * where a directory was, a level gone, or another mount there); -EINVAL for
+ * "/" or a relative target; -EOPNOTSUPP off the running system; else the
+ * walk's or the unmount's -errno.
  */
 int hk_mount_unmount(struct hk_ctx *ctx, const struct hk_mounts *mounts, size_t i);
 
@@ -1047,7 +1049,9 @@ int hk_plan_add_pool_change(struct hk_plan *plan, struct hk_pool_plan *pools,
  * A change hk_plan_add_pool_change added, as it was planned (first: the
  * index it returned): its items, the whole pool before it and after, and
  * whether it grows a Minimum (a node's, with nodes). The caller sets
- * ret->size. 0, or -ENOENT when no change starts at first.
+ * ret->size. 0, or -ENOENT when no change starts at first. A change that
+ * planned no item (*ret_n 0) is kept by none of these calls: its index is
+ * the next change's first.
  */
 struct hk_pool_change_plan {
 	size_t size;

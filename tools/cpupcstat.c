@@ -15,7 +15,6 @@
  * 95 % interval; rounds go on until the interval is within the bound or the
  * budget is spent (tools/common/measure.h holds the rules).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -37,7 +36,6 @@
 #include "measure-fake.h"
 #include "measure.h"
 #include "opts.h"
-#include "path.h"
 #include "util.h"
 
 enum {
@@ -285,38 +283,27 @@ static void threads_read(struct threads *t, struct hkt_tlb_counts *out)
  */
 static int threads_open(struct threads *t, pid_t pid, uint64_t walk_raw)
 {
-	struct hkc_path path;
-	struct dirent *e;
-	DIR *d = NULL;
+	struct hk_ctx *ctx = NULL;
+	int *tids = NULL;
+	size_t n = 0;
 	int rc;
 
 	t->c = NULL;
 	t->n = 0;
-	rc = hkc_path_init(&path, NULL);
+	rc = hk_new(NULL, &ctx);
 	if (rc == 0)
-		rc = hkc_path_opendirf(&path, &d, HK_PROC "/%d/task", (int)pid);
-	hkc_path_fini(&path);
-	if (rc < 0)
-		return rc == -ENOENT ? -ESRCH : rc;
-	while (rc == 0 && (e = readdir(d))) {
-		uint64_t tid;
-		struct counters *c;
-
-		if (hk_parse_count(e->d_name, &tid) < 0 || tid < 1 || tid > INT32_MAX)
-			continue;
-		c = realloc(t->c, (t->n + 1) * sizeof(*c));
-		if (!c) {
-			rc = -ENOMEM;
-			break;
-		}
-		t->c = c;
-		rc = counters_open(&t->c[t->n], (pid_t)tid, false, walk_raw);
+		rc = hk_process_threads(ctx, (int)pid, &tids, &n);
+	hk_unref(ctx);
+	if (rc == 0 && !(t->c = calloc(n, sizeof(*t->c))))
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		rc = counters_open(&t->c[t->n], (pid_t)tids[i], false, walk_raw);
 		if (rc == 0)
 			t->n++;
 		else if (rc == -ESRCH)
 			rc = 0; /* ended meanwhile */
 	}
-	closedir(d);
+	free(tids);
 	if (rc == 0 && t->n == 0)
 		rc = -ESRCH;
 	if (rc < 0)

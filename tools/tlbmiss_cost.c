@@ -35,11 +35,9 @@
 
 #include <hugekit/hugekit.h>
 
-#include "kconst.h"
 #include "measure-fake.h"
 #include "measure.h"
 #include "opts.h"
-#include "path.h"
 #include "util.h"
 
 enum {
@@ -197,30 +195,12 @@ static int build_ring(char *mem, size_t size, size_t page, size_t line)
 	return 0;
 }
 
-/* The kB of huge pages smaps shows in [start, start + len): AnonHugePages and Hugetlb. */
-static uint64_t smaps_huge_kb(struct hkc_path *p, const char *start, size_t len)
+/* The kB of huge pages smaps shows in [start, start + len) (libhugekit's reading); 0 unread. */
+static uint64_t smaps_huge_kb(struct hk_ctx *ctx, const char *start, size_t len)
 {
-	uintptr_t lo = (uintptr_t)start, hi = lo + len;
-	uint64_t total = 0;
-	bool in = false;
-	char *buf, *line, *save;
+	uint64_t kb = 0;
 
-	if (hkc_path_read_allf(p, &buf, NULL, HK_PROC_SMAPS) < 0)
-		return 0;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		uintptr_t a, b;
-		unsigned long long kb;
-
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &a, &b) == 2 &&
-		    strchr(line, '-') < strchr(line, ' '))
-			in = a < hi && b > lo;
-		else if (in && (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1 ||
-				sscanf(line, "Private_Hugetlb: %llu kB", &kb) == 1 ||
-				sscanf(line, "Shared_Hugetlb: %llu kB", &kb) == 1))
-			total += kb;
-	}
-	free(buf);
-	return total;
+	return hk_range_huge_kb(ctx, start, len, &kb) == 0 ? kb : 0;
 }
 
 static int map_base(struct region *r, size_t size)
@@ -265,7 +245,7 @@ static int map_thp(struct region *r, size_t size, size_t huge)
 	for (size_t off = 0; off < size; off += huge)
 		r->mem[off] = 1;
 	/* Where the faults got base pages; EINVAL on kernels before 6.1, then as it is. */
-	(void)madvise(r->mem, size, MADV_COLLAPSE);
+	(void)hk_collapse(r->mem, size);
 	return 0;
 }
 
@@ -281,7 +261,7 @@ static void unmap(struct region *r)
  * pages: on a VM, what the host backs them with changes the walk), with the
  * chase built and the backing checked in smaps. 0, or -1 with a message.
  */
-static int map_pair(struct hkc_path *path, struct region *rb, struct region *rh, uint64_t size,
+static int map_pair(struct hk_ctx *ctx, struct region *rb, struct region *rh, uint64_t size,
 		    uint64_t huge, size_t page, size_t line, const char *backing,
 		    uint64_t free_pages)
 {
@@ -311,8 +291,8 @@ static int map_pair(struct hkc_path *path, struct region *rb, struct region *rh,
 			strerror(ENOMEM));
 		return -1;
 	}
-	rb->huge_kb = smaps_huge_kb(path, rb->mem, size);
-	rh->huge_kb = smaps_huge_kb(path, rh->mem, size);
+	rb->huge_kb = smaps_huge_kb(ctx, rb->mem, size);
+	rh->huge_kb = smaps_huge_kb(ctx, rh->mem, size);
 	/* Both must be what they claim: a comparison of like with like is no measurement. */
 	if (rh->huge_kb * 1024 < size * 9 / 10) {
 		fprintf(stderr,
@@ -445,15 +425,14 @@ static void warm_up(struct bench *b)
 #endif
 }
 
-/* The default huge page size, libhugekit's: 0, or -errno. */
-static int default_huge_size(uint64_t *ret)
+/* Free pages of the pool of size, or 0 where it cannot be read. */
+static uint64_t free_pages_of(struct hk_ctx *ctx, uint64_t size)
 {
-	struct hk_ctx *ctx = NULL;
-	int rc = hk_new(NULL, &ctx);
+	struct hk_pool *pool = NULL;
+	uint64_t n = hk_pool_read(ctx, size, &pool) == 0 ? hk_pool_get(pool, HK_POOL_FREE) : 0;
 
-	rc = rc < 0 ? rc : hk_default_page_size(ctx, ret);
-	hk_unref(ctx);
-	return rc;
+	hk_pool_unref(pool);
+	return n;
 }
 
 /*
@@ -461,32 +440,29 @@ static int default_huge_size(uint64_t *ret)
  * bytes rounded up to whole huge pages) and, but in a fake run, its clock and
  * both regions, mapped with the chase built and warmed up. -1 after a message.
  */
-static int setup(struct hkc_path *path, struct bench *b, uint64_t size, const char *backing,
-		 bool fake)
+static int setup(struct hk_ctx *ctx, struct bench *b, uint64_t size, const char *backing, bool fake)
 {
-	uint64_t free_pages = 0, v;
+	uint64_t free_pages, v;
 
-	if (hkc_path_read_u64f(path, &v, HK_SYS_CPU0_L2_LINE_SIZE) == 0 && v >= 16 &&
-	    v <= b->page && (v & (v - 1)) == 0)
+	if (hk_cache_line_size(ctx, &v) == 0 && v >= 16 && v <= b->page && (v & (v - 1)) == 0)
 		b->line = v;
 	/* The PMD size: the default hugetlb size, which is also THP's. */
 	if (fake)
 		b->huge = 2 << 20;
-	else if (default_huge_size(&b->huge) < 0 || b->huge <= b->page) {
+	else if (hk_default_page_size(ctx, &b->huge) < 0 || b->huge <= b->page) {
 		fprintf(stderr, "%s: ERROR: no huge page size on this machine\n", hkt_prog());
 		return -1;
 	}
 	b->size = (size + b->huge - 1) / b->huge * b->huge;
-	(void)hkc_path_read_u64f(path, &free_pages, HK_SYS_HUGEPAGES_SIZE "/free_hugepages",
-				 b->huge / 1024);
+	free_pages = free_pages_of(ctx, b->huge);
 	if (fake) {
 		b->clock = "fake";
 		b->rh.backing = "fake";
 		return 0;
 	}
 	b->hz = tick_hz();
-	if (map_pair(path, &b->rb, &b->rh, b->size, b->huge, b->page, b->line, backing,
-		     free_pages) < 0)
+	if (map_pair(ctx, &b->rb, &b->rh, b->size, b->huge, b->page, b->line, backing, free_pages) <
+	    0)
 		return -1;
 	warm_up(b);
 	return 0;
@@ -694,7 +670,7 @@ int main(int argc, char **argv)
 		.ctx = &b.ch,
 	};
 	int rc, status = HK_EXIT_FAILURE;
-	struct hkc_path path;
+	struct hk_ctx *ctx = NULL;
 	bool fake = false;
 #ifdef HK_MEASURE_FAKE
 	struct hkt_fake f = {0};
@@ -706,7 +682,7 @@ int main(int argc, char **argv)
 	cfg.max_rounds = o.runs;
 	cfg.budget_s = o.budget_s;
 	b.ch.hops = o.hops;
-	rc = hkc_path_init(&path, NULL);
+	rc = hk_new(NULL, &ctx);
 	if (rc < 0) {
 		fprintf(stderr, "%s: ERROR: cannot open /: %s\n", hkt_prog(), strerror(-rc));
 		return HK_EXIT_FAILURE;
@@ -715,13 +691,13 @@ int main(int argc, char **argv)
 	rc = test_hooks(&f, &cfg, &b.ch);
 	fake = rc > 0;
 #endif
-	if (rc >= 0 && setup(&path, &b, o.size, o.backing, fake) == 0 && measure(&cfg, &b, &o) == 0)
+	if (rc >= 0 && setup(ctx, &b, o.size, o.backing, fake) == 0 && measure(&cfg, &b, &o) == 0)
 		status = HK_EXIT_SUCCESS;
 #ifdef HK_MEASURE_FAKE
 	hkt_fake_fini(&f);
 #endif
 	unmap(&b.rb);
 	unmap(&b.rh);
-	hkc_path_fini(&path);
+	hk_unref(ctx);
 	return status;
 }

@@ -150,4 +150,6 @@ if [ -n "$build" ] && [ -e "$rtlib" ] && command -v readelf > /dev/null; then
 	fi
 fi
 [ $fail -eq 0 ] || exit 1
-echo "check-layers: no /proc or /sys outside lib/common; the runtime needs libc only; tools include of lib/ only $(allowed "$src" | wc -l) listed lib/common headers; every hk_ name is public API"
+n_allowed=$(allowed "$src" | wc -l)
+[ "$n_allowed" -eq 1 ] && headers=header || headers=headers
+echo "check-layers: no /proc or /sys outside lib/common; the runtime needs libc only; tools include of lib/ only $n_allowed listed lib/common $headers; every hk_ name is public API"

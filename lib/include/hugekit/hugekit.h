@@ -371,6 +371,19 @@ int hk_recommended_min_free_kbytes(struct hk_ctx *ctx, uint64_t *ret);
 /* The sum over pools of Maximum x page size, saturated at UINT64_MAX; 0 without pools. */
 int hk_recommended_shmmax(struct hk_ctx *ctx, uint64_t *ret);
 
+/*
+ * For the measuring tools (HK_1.6). The kB of huge pages smaps shows for
+ * this process's mappings that overlap [start, start + len): AnonHugePages
+ * and Hugetlb. A process's threads (its task directory; -ESRCH when it is
+ * gone): free(*ret_tids) afterwards. The L2 cache line of CPU 0, in bytes.
+ * MADV_COLLAPSE on a range (Linux 6.1; the constant's fallback is the
+ * library's): 0 or -errno.
+ */
+int hk_range_huge_kb(struct hk_ctx *ctx, const void *start, size_t len, uint64_t *ret_kb);
+int hk_process_threads(struct hk_ctx *ctx, int pid, int **ret_tids, size_t *ret_n);
+int hk_cache_line_size(struct hk_ctx *ctx, uint64_t *ret);
+int hk_collapse(void *addr, size_t len);
+
 /* Usage (HK_1.1): who holds huge pages, and how many a process would need */
 
 enum hk_usage_kind {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * hugeadm changes the machine: after the whole plan has been validated and
- * resolved into libhugekit's plan items (plan.c), the actions run in a fixed
- * order (zone movable, THP, pools in command-line order, min_free_kbytes,
- * shmmax, shm group), under the machine-wide lock, each writing its items
- * through hk_plan_item_apply(), which reads every write back. A dry run
- * runs the same items through libhugekit's dry-run hook, which prints them
- * as 2.23's shell commands and writes nothing.
+ * resolved into libhugekit's plan items (plan.c, which leaves the actions in
+ * the order they run: shared text, unmount, zone movable, THP, HVO, pools in
+ * command-line order, demote, min_free_kbytes, shmmax, shm group, mounts),
+ * each action runs under the machine-wide lock, its items through
+ * libhugekit's executor (hk_run_items), which reads every write back; this
+ * file words each step. A dry run runs the same items through libhugekit's
+ * dry-run hook, which prints them as 2.23's shell commands and writes nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -478,17 +479,8 @@ static int apply_one(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sho
 
 void ha_plan_notes(struct hugeadm_ctl *ctl)
 {
-	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++) {
-		for (size_t i = 0; i < ctl->n_actions; i++) {
-			if (ha_phase(ctl->actions[i].kind) == p)
-				say_unwritten(ctl, &ctl->actions[i]);
-		}
-	}
-}
-
-int ha_phase(enum ha_kind kind)
-{
-	return kind == HA_POOL_MAX ? HA_POOL_MIN : (int)kind;
+	for (size_t i = 0; i < ctl->n_actions; i++)
+		say_unwritten(ctl, &ctl->actions[i]);
 }
 
 int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd)
@@ -563,27 +555,23 @@ int ha_apply(struct hugeadm_ctl *ctl)
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, dry_line, ctl);
 	n_planned = hk_plan_items(ctl->plan, &items);
-	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS && rc == 0; p++) {
-		for (size_t i = 0; i < ctl->n_actions && rc == 0; i++) {
-			bool short_now = false;
+	/* The actions in the order validation left them (plan.c's order_actions). */
+	for (size_t i = 0; i < ctl->n_actions && rc == 0; i++) {
+		bool short_now = false;
 
-			if (ha_phase(ctl->actions[i].kind) != p)
-				continue;
-			rc = apply_one(ctl, &ctl->actions[i], &short_now);
-			if (rc != 0 || (short_now && ctl->strict))
-				stopped = &ctl->actions[i];
-			if (short_now && ctl->strict) {
-				if (ctl->actions[i].kind == HA_DEMOTE)
-					ha_msg(ctl, HA_ERROR,
-					       "%s: fewer pages were demoted than asked (--strict)",
-					       ctl->actions[i].arg);
-				else
-					ha_msg(ctl, HA_ERROR,
-					       "%s: the pool came up short; it was put back "
-					       "(--strict)",
-					       ctl->actions[i].arg);
-				rc = 1;
-			}
+		rc = apply_one(ctl, &ctl->actions[i], &short_now);
+		if (rc != 0 || (short_now && ctl->strict))
+			stopped = &ctl->actions[i];
+		if (short_now && ctl->strict) {
+			if (ctl->actions[i].kind == HA_DEMOTE)
+				ha_msg(ctl, HA_ERROR,
+				       "%s: fewer pages were demoted than asked (--strict)",
+				       ctl->actions[i].arg);
+			else
+				ha_msg(ctl, HA_ERROR,
+				       "%s: the pool came up short; it was put back (--strict)",
+				       ctl->actions[i].arg);
+			rc = 1;
 		}
 	}
 	hk_set_dry_run(ctl->ctx, NULL, NULL);

@@ -94,7 +94,10 @@ struct hugeadm_ctl {
 	/* Its answer, read before any report is printed (ha_pages_needed_read). */
 	struct hk_pages_needed *pn;
 	size_t n_pn;
-	/* Changes, validated whole before the first one runs. */
+	/*
+	 * Changes, validated whole before the first one runs; from validation on
+	 * in the order they run (plan.c's order_actions).
+	 */
 	struct ha_action *actions;
 	size_t n_actions;
 	bool dry_run;
@@ -172,8 +175,6 @@ void ha_json_plan_item(struct hkt_json *j, const struct hk_plan_item *it);
  * write (none when no pool has pages or shmmax is above: never lowered).
  */
 int ha_resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a, bool kernel_pools);
-/* The order actions run in (apply.c): pools keep their command-line order among themselves. */
-int ha_phase(enum ha_kind kind);
 /* Add a write to the action's items: rc is hk_plan_add_*'s (-1 after a message when < 0). */
 int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc);
 /* Why an action's items are there: the option as given ("--pool-pages-min 2M:512"). */

@@ -548,6 +548,29 @@ static int validate_one(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return -1;
 }
 
+/* When an action runs: enum ha_kind's order, a pool's Minimum and Maximum together. */
+static int phase(enum ha_kind kind)
+{
+	return kind == HA_POOL_MAX ? HA_POOL_MIN : (int)kind;
+}
+
+/*
+ * The actions in the order they run, once, before they are validated: by
+ * phase, and within one in command-line order (a stable insertion sort).
+ * Validation, the plan, the dry run and the run all go through them in it.
+ */
+static void order_actions(struct hugeadm_ctl *ctl)
+{
+	for (size_t i = 1; i < ctl->n_actions; i++) {
+		struct ha_action a = ctl->actions[i];
+		size_t j = i;
+
+		for (; j > 0 && phase(ctl->actions[j - 1].kind) > phase(a.kind); j--)
+			ctl->actions[j] = ctl->actions[j - 1];
+		ctl->actions[j] = a;
+	}
+}
+
 int ha_plan_validate(struct hugeadm_ctl *ctl)
 {
 	int rc;
@@ -560,11 +583,10 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 		return -1;
 	}
 	/* In the order they run: each sees the pools as the ones before leave them. */
-	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++)
-		for (size_t i = 0; i < ctl->n_actions; i++)
-			if (ha_phase(ctl->actions[i].kind) == p &&
-			    validate_one(ctl, &ctl->actions[i]) < 0)
-				return -1;
+	order_actions(ctl);
+	for (size_t i = 0; i < ctl->n_actions; i++)
+		if (validate_one(ctl, &ctl->actions[i]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -584,13 +606,10 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 		ha_json_plan_item(&j, &items[i]);
 	hkt_json_close_array(&j);
 	hkt_json_open_array(&j, "operations");
-	for (int p = HA_CLEAN_TEXT; p <= HA_MOUNTS; p++)
-		for (size_t i = 0; i < ctl->n_actions; i++)
-			if (ha_phase(ctl->actions[i].kind) == p &&
-			    (ctl->actions[i].kind == HA_UNMOUNT_ALL ||
-			     ctl->actions[i].kind == HA_CLEAN_TEXT))
-				hkt_json_string(&j, NULL,
-						ha_action_why(&ctl->actions[i], why, sizeof(why)));
+	for (size_t i = 0; i < ctl->n_actions; i++)
+		if (ctl->actions[i].kind == HA_UNMOUNT_ALL || ctl->actions[i].kind == HA_CLEAN_TEXT)
+			hkt_json_string(&j, NULL,
+					ha_action_why(&ctl->actions[i], why, sizeof(why)));
 	/* The swap a pool that grows gets (dd, mkswap, swapon; swapoff and rm unless --persist). */
 	for (size_t i = 0; i < ctl->n_actions && (ctl->temp_swap || ctl->ramdisk_swap); i++) {
 		char opt[64];

@@ -42,32 +42,36 @@ static int pools_load(struct hugeadm_ctl *ctl, struct pools *ps)
 {
 	uint64_t *sizes;
 	size_t n;
-	int rc;
+	int rc = hk_page_sizes(ctl->ctx, &sizes, &n);
 
+	ps->p = NULL;
 	ps->n = 0;
-	rc = hk_page_sizes(ctl->ctx, &sizes, &n);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "unable to obtain pools list: %s", strerror(-rc));
 		return rc;
 	}
-	ps->p = calloc(n ? n : 1, sizeof(*ps->p));
-	if (!ps->p) {
-		free(sizes);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct hk_pool **more = realloc(ps->p, (ps->n + 1) * sizeof(*more));
+
+		if (!more) {
+			rc = -ENOMEM;
+			break;
+		}
+		ps->p = more;
 		rc = hk_pool_read(ctl->ctx, sizes[i], &ps->p[ps->n]);
-		if (rc < 0) {
+		if (rc == 0)
+			ps->n++;
+		else
 			ha_msg(ctl, HA_ERROR, "cannot read the pool of %" PRIu64 " byte pages: %s",
 			       sizes[i], strerror(-rc));
-			free(sizes);
-			pools_free(ps);
-			return rc;
-		}
-		ps->n++;
 	}
 	free(sizes);
-	qsort(ps->p, ps->n, sizeof(*ps->p), cmp_pool);
+	if (rc < 0) {
+		pools_free(ps);
+		return rc;
+	}
+	if (ps->n)
+		qsort(ps->p, ps->n, sizeof(*ps->p), cmp_pool);
 	return 0;
 }
 

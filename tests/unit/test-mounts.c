@@ -272,6 +272,7 @@ static void test_mount_fd_refused(void **state)
 		assert_int_equal(hk_mount_unmount(t.ctx, ms, 0), -EOPNOTSUPP);
 		assert_int_equal(hk_mount_unmount(live, ms, hk_mounts_count(ms)), -EINVAL);
 		assert_int_equal(hk_mount_unmount(live, NULL, 0), -EINVAL);
+		assert_int_equal(hk_mount_unmount(NULL, ms, 0), -EINVAL);
 		hk_mounts_unref(ms);
 	}
 	close(fd);

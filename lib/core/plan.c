@@ -1458,6 +1458,32 @@ HK_EXPORT int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const ch
 	return hk_plan_add(plan, &it);
 }
 
+HK_EXPORT int hk_plan_add_mount(struct hk_plan *plan, const char *path, const char *options,
+				uint64_t page_size, uint32_t uid, uint32_t gid, uint32_t mode,
+				const char *why)
+{
+	struct hk_plan_item it = {.kind = HK_PLAN_MOUNT,
+				  .path = path,
+				  .value = options,
+				  .why = why,
+				  .node = HK_NODE_ALL,
+				  .page_size = page_size,
+				  .uid = uid,
+				  .gid = gid,
+				  .mode = mode};
+	char *item = NULL;
+	int rc;
+
+	if (!plan || !path || path[0] != '/' || !options || mode > 07777)
+		return -EINVAL;
+	if (asprintf(&item, "mount %s", path) < 0)
+		return -ENOMEM;
+	it.item = item;
+	rc = hk_plan_add(plan, &it);
+	free(item);
+	return rc;
+}
+
 HK_EXPORT int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl which,
 				 uint64_t value, const char *why)
 {

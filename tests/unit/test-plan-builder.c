@@ -129,12 +129,41 @@ static void test_thp_check(void **state)
 	tree_close(&t);
 }
 
+/* hk_plan_add_mount: the item a caller no longer builds; bad paths and modes refused. */
+static void test_add_mount(void **state)
+{
+	const struct hk_plan_item *items;
+	struct hk_plan *plan = NULL;
+
+	(void)state;
+	assert_int_equal(hk_plan_new(&plan), 0);
+	assert_int_equal(hk_plan_add_mount(plan, "/var/lib/hugetlbfs/pagesize-2MB",
+					   "pagesize=2M,uid=0,gid=0,mode=0770", 2 << 20, 0, 0, 0770,
+					   "--create-mounts"),
+			 0);
+	assert_int_equal(hk_plan_items(plan, &items), 1);
+	assert_int_equal(items[0].kind, HK_PLAN_MOUNT);
+	assert_string_equal(items[0].item, "mount /var/lib/hugetlbfs/pagesize-2MB");
+	assert_string_equal(items[0].path, "/var/lib/hugetlbfs/pagesize-2MB");
+	assert_string_equal(items[0].value, "pagesize=2M,uid=0,gid=0,mode=0770");
+	assert_string_equal(items[0].why, "--create-mounts");
+	assert_true(items[0].page_size == 2 << 20 && items[0].mode == 0770);
+	assert_int_equal(items[0].node, HK_NODE_ALL);
+	assert_int_equal(hk_plan_add_mount(plan, "relative", "", 2 << 20, 0, 0, 0755, NULL),
+			 -EINVAL);
+	assert_int_equal(hk_plan_add_mount(plan, "/m", NULL, 2 << 20, 0, 0, 0755, NULL), -EINVAL);
+	assert_int_equal(hk_plan_add_mount(plan, "/m", "", 2 << 20, 0, 0, 010000, NULL), -EINVAL);
+	assert_int_equal(hk_plan_items(plan, NULL), 1);
+	hk_plan_unref(plan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_item_of_same_plan),
 		cmocka_unit_test(test_add_pool_demote),
 		cmocka_unit_test(test_thp_check),
+		cmocka_unit_test(test_add_mount),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

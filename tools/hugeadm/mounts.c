@@ -237,20 +237,13 @@ static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action 
 static int plan_mount(struct hugeadm_ctl *ctl, struct ha_action *a, uint64_t size,
 		      const char *target)
 {
-	struct hk_plan_item it = {.kind = HK_PLAN_MOUNT, .node = HK_NODE_ALL};
-	char item[PATH_MAX + 8], opts[320], why[256];
+	char opts[320], why[256];
 
 	mount_options(ctl, a, size, true, opts, sizeof(opts));
-	snprintf(item, sizeof(item), "mount %s", target);
-	it.item = item;
-	it.path = target;
-	it.value = opts;
-	it.why = ha_action_why(a, why, sizeof(why));
-	it.page_size = size;
-	it.uid = (uint32_t)a->uid;
-	it.gid = (uint32_t)a->gid;
-	it.mode = (uint32_t)a->mode;
-	return ha_plan_added(ctl, a, hk_plan_add(ctl->plan, &it));
+	return ha_plan_added(ctl, a,
+			     hk_plan_add_mount(ctl->plan, target, opts, size, (uint32_t)a->uid,
+					       (uint32_t)a->gid, (uint32_t)a->mode,
+					       ha_action_why(a, why, sizeof(why))));
 }
 
 int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)

@@ -626,9 +626,11 @@ enum hk_plan_kind {
  * vm.hugetlb_optimize_vmemmap, pools (per size: the minimum, whole or per
  * node, then the overcommit that gives the maximum), the other sysctls, mounts, cgroups (each parent's
  * controller, the directory, the limits). Its layout is fixed since HK_1.3
- * (tests/abi's baseline holds it): callers build one for hk_plan_add() and
- * index the array hk_plan_items() gives, so no field can be added, not even
- * at the end; new per-item data comes through functions.
+ * (tests/abi's baseline holds it): callers index the array hk_plan_items()
+ * gives (and HK_1.3's callers build one for hk_plan_add()), so no field can
+ * be added, not even at the end; new per-item data comes through functions.
+ * Since HK_1.6 a hk_plan_add_* call builds every kind (pool, demote, THP,
+ * sysctl, mount): hugekit's own tools build none.
  */
 struct hk_plan_item {
 	enum hk_plan_kind kind;
@@ -729,6 +731,16 @@ int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t p
 			    uint64_t pages, const char *why);
 int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl which,
 		       uint64_t value, const char *why);
+/*
+ * A hugetlbfs mount as an item (HK_1.6), "mount PATH": at path (absolute),
+ * with options as mount(8) takes them, its root owned by uid:gid with mode
+ * (at most 07777), of pages of page_size. With it and the other
+ * hk_plan_add_* calls no caller builds a struct hk_plan_item. The plan's
+ * index, or -errno.
+ */
+int hk_plan_add_mount(struct hk_plan *plan, const char *path, const char *options,
+		      uint64_t page_size, uint32_t uid, uint32_t gid, uint32_t mode,
+		      const char *why);
 
 /*
  * Running a plan with put-back (HK_1.5): the executor's journal. Every item

@@ -738,97 +738,19 @@ static int path_step(char **path, const char *comp)
 	return 0;
 }
 
-/* Where open_edit's walk stands: the names still to go and the directory they start from. */
-struct walk {
-	char *todo; /* the name being walked (owned) */
-	char *p;    /* the rest of it, in todo */
-	int cur;    /* the directory reached (O_PATH) */
-	int links;  /* symbolic links followed */
-};
-
-/* The walk's start: all of FILE to go, from / or the working directory. */
-static int walk_begin(struct edit *e, struct walk *w)
-{
-	w->todo = strdup(e->name);
-	e->path = e->name[0] == '/' ? strdup("") : getcwd(NULL, 0);
-	if (!w->todo || !e->path) {
-		err_msg("Opening %s failed: %m", e->name);
-		return -1;
-	}
-	if (!strcmp(e->path, "/"))
-		e->path[0] = '\0';
-	w->p = w->todo;
-	w->cur = open(e->name[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (w->cur < 0) {
-		err_msg("Opening %s failed: %m", e->name);
-		return -1;
-	}
-	return 0;
-}
-
 /*
- * The symbolic link COMP (opened as fd, st its status) met on the walk: its
- * content takes its place before the rest of the name, from / where it is
- * absolute. -1 (said) on a loop, a link not root's for root, or an error.
+ * The walk's end: the regular file BASE (mode, dev, ino its status when
+ * looked up) in the directory reached (cur), opened for reading, with the
+ * directory and the file's resolved path. -1 (said) when it is not, or not
+ * the same file.
  */
-static int walk_link(struct edit *e, struct walk *w, int fd, const struct stat *st,
-		     const char *comp)
-{
-	char target[PATH_MAX], *todo;
-	ssize_t n;
-
-	if (++w->links > 40) {
-		errno = ELOOP;
-		err_msg("Opening %s failed: %m", e->name);
-		return -1;
-	}
-	if (geteuid() == 0 && st->st_uid != 0) {
-		err_msg("%s: the symbolic link %s/%s belongs to user %ju, not root: not followed",
-			e->name, e->path, comp, (uintmax_t)st->st_uid);
-		return -1;
-	}
-	n = readlinkat(fd, "", target, sizeof(target));
-	if (n < 0 || (size_t)n == sizeof(target)) {
-		if (n >= 0)
-			errno = ENAMETOOLONG;
-		err_msg("Reading the symbolic link %s/%s failed: %m", e->path, comp);
-		return -1;
-	}
-	/* The rest of the name, after the link's content. */
-	todo = malloc((size_t)n + 1 + strlen(w->p) + 1);
-	if (!todo) {
-		err_msg("Opening %s failed: %m", e->name);
-		return -1;
-	}
-	memcpy(todo, target, (size_t)n);
-	todo[n] = '/';
-	strcpy(todo + n + 1, w->p);
-	free(w->todo);
-	w->p = w->todo = todo;
-	if (*w->p == '/') {
-		close(w->cur);
-		w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		e->path[0] = '\0';
-		if (w->cur < 0) {
-			err_msg("Opening %s failed: %m", e->name);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/*
- * The walk's end: the regular file COMP (st its status when looked up) in
- * the directory reached, opened for reading, with the directory and the
- * file's resolved path. -1 (said) when it is not, or not the same file.
- */
-static int walk_finish(struct edit *e, int cur, const char *comp, const struct stat *st)
+static int walk_finish(struct edit *e, int cur, const struct hk_walk *w)
 {
 	struct stat opened;
 	size_t len;
 
 	/* Not opened (a FIFO would wait, a device could act) unless a regular file. */
-	if (!S_ISREG(st->st_mode)) {
+	if (!S_ISREG(w->mode)) {
 		err_msg("%s: not a regular file", e->name);
 		return -1;
 	}
@@ -837,18 +759,18 @@ static int walk_finish(struct edit *e, int cur, const char *comp, const struct s
 		err_msg("Opening the directory of %s failed: %m", e->name);
 		return -1;
 	}
-	e->fd = openat(e->dirfd, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	e->fd = openat(e->dirfd, w->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (e->fd < 0) {
 		err_msg("Opening %s failed: %m", e->name);
 		return -1;
 	}
-	if (fstat(e->fd, &opened) < 0 || opened.st_dev != st->st_dev ||
-	    opened.st_ino != st->st_ino) {
+	if (fstat(e->fd, &opened) < 0 || (uint64_t)opened.st_dev != w->dev ||
+	    (uint64_t)opened.st_ino != w->ino) {
 		err_msg("%s changed while being opened; not edited", e->name);
 		return -1;
 	}
 	len = strlen(e->path);
-	if (path_step(&e->path, comp) < 0) {
+	if (path_step(&e->path, w->base) < 0) {
 		err_msg("Opening %s failed: %m", e->name);
 		return -1;
 	}
@@ -858,72 +780,34 @@ static int walk_finish(struct edit *e, int cur, const char *comp, const struct s
 
 /*
  * Open FILE to edit it: the file a symbolic link leads to, by its directory
- * (where the copy is made) and its name there. One walk, name by name, each
- * looked up in the directory the previous one opened, without following
- * anything: a directory renamed or replaced by a link meanwhile cannot send
- * the edit elsewhere (the review's RENAME_EXCHANGE race). The links met are
- * followed here, by their content read from the link opened; as root, only
- * links that belong to root (anyone else's link could lead anywhere).
+ * (where the copy is made) and its name there, through libhugekit's
+ * symlink-safe walk (hk_walk): name by name, each looked up in the
+ * directory the previous one opened, without following anything, so that a
+ * directory renamed or replaced by a link meanwhile cannot send the edit
+ * elsewhere (the review's RENAME_EXCHANGE race). The links met are followed
+ * by their content read from the link opened; as root, only links that
+ * belong to root (anyone else's link could lead anywhere).
  */
 static int open_edit(struct edit *e)
 {
-	struct walk w = {.cur = -1};
-	int fd = -1, rc = -1;
-	char *comp, *next;
-	struct stat st;
-	bool last;
+	struct hk_walk w = {.size = sizeof(w)};
+	int rc = hk_walk(e->name, HK_WALK_LINKS | HK_WALK_ROOT_LINKS, &w);
 
-	if (walk_begin(e, &w) < 0)
-		goto out;
-	for (;;) {
-		w.p += strspn(w.p, "/");
-		if (!*w.p) {
-			/* "", "/" or a name ending in a directory. */
-			errno = *e->name ? EISDIR : ENOENT;
-			err_msg("Opening %s failed: %m", e->name);
-			goto out;
-		}
-		comp = w.p;
-		w.p += strcspn(w.p, "/");
-		next = w.p + strspn(w.p, "/");
-		last = !*next;
-		if (*w.p)
-			*w.p++ = '\0';
-		fd = openat(w.cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			err_msg("Opening %s failed: %m", e->name);
-			goto out;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			if (walk_link(e, &w, fd, &st, comp) < 0)
-				goto out;
-			close(fd);
-			fd = -1;
-			continue;
-		}
-		if (last)
-			break;
-		if (!S_ISDIR(st.st_mode)) {
-			errno = ENOTDIR;
-			err_msg("Opening %s failed: %m", e->name);
-			goto out;
-		}
-		if (path_step(&e->path, comp) < 0) {
-			err_msg("Opening %s failed: %m", e->name);
-			goto out;
-		}
-		close(w.cur);
-		w.cur = fd;
-		fd = -1;
+	errno = -rc;
+	if (rc < 0 && w.problem == HK_WALK_LINK_NOT_ROOTS)
+		err_msg("%s: the symbolic link %s belongs to user %ju, not root: not followed",
+			e->name, w.where ? w.where : "?", (uintmax_t)w.link_uid);
+	else if (rc < 0 && w.problem == HK_WALK_READLINK)
+		err_msg("Reading the symbolic link %s failed: %m", w.where ? w.where : "?");
+	else if (rc < 0)
+		err_msg("Opening %s failed: %m", e->name);
+	if (rc == 0) {
+		e->path = w.path;
+		w.path = NULL;
+		rc = walk_finish(e, w.dirfd, &w);
 	}
-	rc = walk_finish(e, w.cur, comp, &st);
-out:
-	if (fd >= 0)
-		close(fd);
-	if (w.cur >= 0)
-		close(w.cur);
-	free(w.todo);
-	return rc;
+	hk_walk_fini(&w);
+	return rc < 0 ? -1 : 0;
 }
 
 /* What the command line asks for. */

@@ -3,10 +3,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "privilege.h"
 #include "tunables.h"
+#include "walk.h"
 
 /* The path layer's word that a lookup would have left the --sysroot tree. */
 static void path_log(void *data, const char *msg)
@@ -152,6 +154,48 @@ HK_EXPORT void hk_format_size(char *buf, size_t sz, uint64_t bytes)
 HK_EXPORT int hk_verbosity_env(const char *verbose, const char *debug, int def)
 {
 	return hkc_verbosity_env(verbose, debug, def);
+}
+
+HK_EXPORT int hk_walk(const char *name, unsigned flags, struct hk_walk *w)
+{
+	struct hkc_walk cw;
+	int rc;
+
+	if (!w || w->size != sizeof(*w))
+		return -EINVAL;
+	rc = hkc_walk(name, flags, &cw);
+	*w = (struct hk_walk){
+		.size = sizeof(*w),
+		.dirfd = cw.dirfd,
+		.fd = cw.fd,
+		.path = cw.path,
+		.base = cw.base,
+		.mode = cw.st.st_mode,
+		.uid = cw.st.st_uid,
+		.dev = cw.st.st_dev,
+		.ino = cw.st.st_ino,
+		.problem = (enum hk_walk_problem)cw.problem,
+		.error = cw.error,
+		.where = cw.where,
+		.link_uid = cw.link_uid,
+	};
+	return rc;
+}
+
+HK_EXPORT void hk_walk_fini(struct hk_walk *w)
+{
+	struct hkc_walk cw;
+
+	if (!w)
+		return;
+	/* What it holds is lib/common's, given back to it. */
+	cw = (struct hkc_walk){.dirfd = w->dirfd,
+			       .fd = w->fd,
+			       .path = w->path,
+			       .base = w->base,
+			       .where = w->where};
+	hkc_walk_fini(&cw);
+	*w = (struct hk_walk){.size = sizeof(*w), .dirfd = -1, .fd = -1};
 }
 
 HK_EXPORT bool hk_privileged_for_other(void)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "walk.h"
 
 struct hkl_mount {
 	char *target;
@@ -467,43 +468,11 @@ HK_EXPORT int hk_umount_fd(struct hk_ctx *ctx, int fd, const char *name, int fla
 	return 0;
 }
 
-/*
- * The parent directory of path, opened one directory at a time from "/"
- * refusing symlinks (O_PATH), and in *ret_fd its last component the same
- * way: the parent's descriptor, or -errno.
- */
-static int open_nofollow(const char *path, int *ret_fd)
-{
-	char buf[PATH_MAX], *save = NULL, *name;
-	int fd, err;
-
-	if (strlen(path) >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, strlen(path) + 1);
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	name = strtok_r(buf, "/", &save);
-	for (char *next_name; name && fd >= 0; name = next_name) {
-		int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		next_name = strtok_r(NULL, "/", &save);
-		if (!next_name && next >= 0) {
-			*ret_fd = next;
-			return fd;
-		}
-		err = errno;
-		close(fd);
-		fd = next;
-		errno = err;
-	}
-	if (fd >= 0)
-		close(fd);
-	return fd < 0 ? -errno : -EINVAL;
-}
-
 HK_EXPORT int hk_mount_unmount(struct hk_ctx *ctx, const struct hk_mounts *mounts, size_t i)
 {
+	struct hkc_walk w;
 	const char *t;
-	int fd = -1, dirfd, rc = -EXDEV;
+	int rc;
 
 	if (!ctx || !mounts || i >= hk_mounts_count(mounts))
 		return -EINVAL;
@@ -512,21 +481,19 @@ HK_EXPORT int hk_mount_unmount(struct hk_ctx *ctx, const struct hk_mounts *mount
 	t = hk_mount_target(mounts, i);
 	if (!t || t[0] != '/' || !t[1])
 		return -EINVAL;
-	dirfd = open_nofollow(t, &fd);
+	/* Not a link followed: one there means the path no longer leads to the mount. */
+	rc = hkc_walk(t, 0, &w);
 	/* A link or a file where a directory was, or the path gone: not that mount. */
-	if (dirfd < 0 && dirfd != -ELOOP && dirfd != -ENOTDIR && dirfd != -ENOENT)
-		return dirfd;
-	if (dirfd >= 0 && hk_mount_id(mounts, i) > 0 &&
-	    hk_mount_root_id(fd) == (uint64_t)hk_mount_id(mounts, i)) {
+	if (rc == 0 && hk_mount_id(mounts, i) > 0 &&
+	    hk_mount_root_id(w.fd) == (uint64_t)hk_mount_id(mounts, i)) {
 		/* An open descriptor of its root keeps the mount busy. */
-		close(fd);
-		fd = -1;
-		rc = hk_umount_fd(ctx, dirfd, strrchr(t, '/') + 1, 0);
+		close(w.fd);
+		w.fd = -1;
+		rc = hk_umount_fd(ctx, w.dirfd, w.base, 0);
+	} else if (rc == 0 || rc == -ELOOP || rc == -ENOTDIR || rc == -ENOENT) {
+		rc = -EXDEV;
 	}
-	if (fd >= 0)
-		close(fd);
-	if (dirfd >= 0)
-		close(dirfd);
+	hkc_walk_fini(&w);
 	return rc;
 }
 

@@ -71,6 +71,43 @@ void hk_format_size(char *buf, size_t sz, uint64_t bytes);
 int hk_verbosity_env(const char *verbose, const char *debug, int def);
 
 /*
+ * HK_1.6: the symlink-safe walk, for a root tool given a name a user can
+ * touch. The name (absolute: from "/"; else from the working directory) is
+ * taken one component at a time, each looked up without following anything
+ * in the directory the previous one opened, so that a directory renamed or
+ * replaced by a link meanwhile cannot send the walk elsewhere. Links are
+ * followed only with HK_WALK_LINKS (at most 40), by their content read from
+ * the link opened; with HK_WALK_ROOT_LINKS, as root, only links owned by
+ * root. Without HK_WALK_LINKS a link anywhere is -ELOOP. "" is -ENOENT, "/"
+ * -EISDIR ("a/" ends at a). 0 with dirfd and fd (O_PATH: the
+ * directory the last name is in, and that name, not followed), path (that
+ * directory as walked, "" for the root), base (the last name) and its
+ * mode, uid, dev and ino; or -errno with problem, error (an errno), where
+ * (the link, "PATH/NAME") and link_uid. The caller sets w->size;
+ * hk_walk_fini() either way.
+ */
+#define HK_WALK_LINKS 1u
+#define HK_WALK_ROOT_LINKS 2u
+enum hk_walk_problem {
+	HK_WALK_FAILED,		/* error: a lookup or an open failed, or a link not followed */
+	HK_WALK_LINK_NOT_ROOTS, /* where, link_uid: as root, a link of another user */
+	HK_WALK_READLINK,	/* where, error: the link could not be read */
+};
+struct hk_walk {
+	size_t size;
+	int dirfd, fd;
+	char *path, *base;
+	uint32_t mode, uid;
+	uint64_t dev, ino;
+	enum hk_walk_problem problem;
+	int error;
+	char *where;
+	uint32_t link_uid;
+};
+int hk_walk(const char *name, unsigned flags, struct hk_walk *w);
+void hk_walk_fini(struct hk_walk *w);
+
+/*
  * HK_1.6: privileges. Whether this process is privileged for a user other
  * than the one who ran it (setuid, setgid, file capabilities: AT_SECURE),
  * so that it must not act on that user's word; and giving up every

@@ -45,6 +45,15 @@ static int path_step(char **path, const char *comp)
 	return 0;
 }
 
+/* A problem with the link COMP in the directory walked: where it is, for the message. */
+static int link_problem(struct hkc_walk *w, const char *comp, enum hkc_walk_problem problem,
+			int error)
+{
+	if (asprintf(&w->where, "%s/%s", w->path, comp) < 0)
+		w->where = NULL;
+	return fail(w, problem, error);
+}
+
 /* The link COMP (fd, st) met: its content goes before the rest of the name, from "/" when absolute. */
 static int follow(struct hkc_walk *w, struct state *s, int fd, const char *comp, unsigned flags)
 {
@@ -55,18 +64,11 @@ static int follow(struct hkc_walk *w, struct state *s, int fd, const char *comp,
 		return fail(w, HKC_WALK_FAILED, ELOOP);
 	if ((flags & HKC_WALK_ROOT_LINKS) && geteuid() == 0 && w->st.st_uid != 0) {
 		w->link_uid = w->st.st_uid;
-		if (asprintf(&w->where, "%s/%s", w->path, comp) < 0)
-			w->where = NULL;
-		return fail(w, HKC_WALK_LINK_NOT_ROOTS, EPERM);
+		return link_problem(w, comp, HKC_WALK_LINK_NOT_ROOTS, EPERM);
 	}
 	n = readlinkat(fd, "", target, sizeof(target));
-	if (n < 0 || (size_t)n == sizeof(target)) {
-		int err = n < 0 ? errno : ENAMETOOLONG;
-
-		if (asprintf(&w->where, "%s/%s", w->path, comp) < 0)
-			w->where = NULL;
-		return fail(w, HKC_WALK_READLINK, err);
-	}
+	if (n < 0 || (size_t)n == sizeof(target))
+		return link_problem(w, comp, HKC_WALK_READLINK, n < 0 ? errno : ENAMETOOLONG);
 	todo = malloc((size_t)n + 1 + strlen(s->p) + 1);
 	if (!todo)
 		return fail(w, HKC_WALK_FAILED, ENOMEM);

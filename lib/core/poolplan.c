@@ -561,7 +561,6 @@ HK_EXPORT int hk_plan_pool_change_again(struct hk_ctx *ctx, const struct hk_plan
 	const struct hk_plan_item *items;
 	struct hk_pool_plan *pools = NULL;
 	struct hk_plan *again = NULL;
-	struct held now;
 	size_t n;
 	int rc;
 
@@ -570,18 +569,15 @@ HK_EXPORT int hk_plan_pool_change_again(struct hk_ctx *ctx, const struct hk_plan
 	*ret_again = NULL;
 	if (!g || g->first != first)
 		return -ENOENT;
-	rc = read_held(ctx, g->change.page_size, &now);
-	if (rc < 0)
-		return rc;
-	hk_plan_items(plan, &items);
-	rc = moved(g, items, &now) ? 1 : 0;
-	free(now.ids);
-	free(now.node_min);
-	if (rc == 0)
-		return 0;
+	/* The kernel's pool, read once: compared, and planned from when it moved. */
 	rc = hk_pool_plan_new(ctx, &pools);
 	if (rc == 0)
 		rc = hk_pool_plan_load(pools, g->change.page_size);
+	hk_plan_items(plan, &items);
+	if (rc == 0 && !moved(g, items, find(pools, g->change.page_size))) {
+		hk_pool_plan_unref(pools);
+		return 0;
+	}
 	if (rc == 0)
 		rc = hk_plan_new(&again);
 	if (rc == 0)

@@ -254,8 +254,9 @@ static int fill_zero(int fd, uint64_t bytes)
 }
 
 /* Swap off and remove the file, if its name still leads to the file this run created. */
-static void remove_own(struct hk_ctx *ctx, struct hk_swap *s)
+static void remove_own(struct hk_swap *s)
 {
+	struct hk_ctx *ctx = s->ctx;
 	struct stat now;
 
 	if (!s->created)
@@ -274,8 +275,9 @@ static void remove_own(struct hk_ctx *ctx, struct hk_swap *s)
 	s->fd = -1;
 }
 
-static int add_file(struct hk_ctx *ctx, struct hk_swap *s, uint64_t bytes)
+static int add_file(struct hk_swap *s, uint64_t bytes)
 {
+	struct hk_ctx *ctx = s->ctx;
 	struct stat st;
 
 	s->file = true;
@@ -408,21 +410,21 @@ HK_EXPORT int hk_swap_add_file(struct hk_ctx *ctx, uint64_t bytes, unsigned flag
 			       struct hk_swap **ret_swap)
 {
 	struct hk_swap *s;
-	/* The signal handlers take down one file: one at a time in a process. */
-	int rc = armed ? -EBUSY : swap_new(ctx, bytes, flags, ret_swap);
+	int rc;
 
-	if (rc == -EBUSY && ret_swap)
+	if (ret_swap)
 		*ret_swap = NULL;
+	/* The signal handlers take down one file: one at a time in a process. */
+	rc = armed ? -EBUSY : swap_new(ctx, bytes, flags, ret_swap);
 	if (rc < 0)
 		return rc;
 	s = *ret_swap;
-	if (add_file(ctx, s, bytes) == 0)
+	if (add_file(s, bytes) == 0)
 		return 0;
 	/* Never leave a half-made swap file behind, kept or not; only ours. */
-	remove_own(ctx, s);
+	remove_own(s);
 	disarm(s);
 	s->file = false;
-	s->path[0] = '\0';
 	return -EIO;
 }
 
@@ -458,7 +460,7 @@ HK_EXPORT void hk_swap_remove(struct hk_swap *s)
 			hkl_info(ctx, "%s stays in use (--persist)", s->path);
 	} else if (s->file) {
 		if (!hk_is_dry_run(ctx))
-			remove_own(ctx, s);
+			remove_own(s);
 	} else {
 		for (int i = 0; i < s->n_ram && !hk_is_dry_run(ctx); i++) {
 			char dev[32];

@@ -195,8 +195,7 @@ static struct pool_goal pool_goal(const struct hugeadm_ctl *ctl, const struct ha
 	return g;
 }
 
-/* The persistent pages of the pool (HK_NODE_ALL) or of one node; 0 when it has no such node. */
-static uint64_t min_of(const struct hk_pool *pool, int node)
+uint64_t ha_pool_min_of(const struct hk_pool *pool, int node)
 {
 	if (node == HK_NODE_ALL)
 		return hk_pool_get(pool, HK_POOL_MINIMUM);
@@ -215,18 +214,18 @@ static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
 		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
 
-		if (min_of(pool, it->node) == it->number)
+		if (ha_pool_min_of(pool, it->node) == it->number)
 			continue;
 		if (it->node == HK_NODE_ALL) {
 			ha_msg(ctl, HA_WARNING,
 			       "failed to set pool minimum to %" PRIu64 " became %" PRIu64,
-			       it->number, min_of(pool, it->node));
+			       it->number, ha_pool_min_of(pool, it->node));
 			report_nodes(ctl, pool);
 		} else {
 			ha_msg(ctl, HA_WARNING,
 			       "failed to set pool minimum to %" PRIu64 " became %" PRIu64
 			       " on node %d",
-			       it->number, min_of(pool, it->node), it->node);
+			       it->number, ha_pool_min_of(pool, it->node), it->node);
 		}
 		any = true;
 	}
@@ -290,7 +289,6 @@ struct pool_run {
 	struct hk_swap *swap; /* while the pool grows (--add-temp-swap, --add-ramdisk-swap) */
 	bool swap_failed;
 	bool is_short;
-	bool gigantic; /* of the pool read when it came up short */
 };
 
 /* Before the first Minimum is written: swap while the pool grows, 2.23's warnings. */
@@ -335,7 +333,6 @@ static int pool_step(void *data, const struct hk_run_step *st)
 	if (pool_now(ctl, p->a->size, &pool) < 0)
 		return -1;
 	p->is_short = warn_short(ctl, &p->g, pool);
-	p->gigantic = hk_pool_is_gigantic(pool);
 	hk_pool_unref(pool);
 	return p->is_short && ctl->strict ? 1 : 0;
 }
@@ -372,10 +369,9 @@ static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_sh
 			rc = -1;
 		else
 			p.is_short = warn_short(ctl, &p.g, pool);
-		p.gigantic = pool && hk_pool_is_gigantic(pool);
 		hk_pool_unref(pool);
 	}
-	if (rc >= 0 && p.is_short && p.gigantic)
+	if (rc >= 0 && p.is_short && hk_pool_plan_is_gigantic(ctl->pools, a->size))
 		gigantic_hint(ctl, a->size);
 	*ret_short = p.is_short;
 	return rc < 0 || p.swap_failed ? -1 : 0;

@@ -209,6 +209,14 @@ void ha_check_swap(struct hugeadm_ctl *ctl);
  * The pool of size in ctl->pools, the pools as the plan leaves them (read
  * from the kernel the first time): 0 or -errno.
  */
+/*
+ * The action's SIZE: DEFAULT, or a page size (the pool options take
+ * libhugetlbfs's grammar, legacy; the demote options the strict one), its
+ * pool held by the planner (ctl->pools). 0, or -1 after a message.
+ */
+int ha_resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a, bool legacy);
+/* The persistent pages of the pool (HK_NODE_ALL) or of one node; 0 when it has no such node. */
+uint64_t ha_pool_min_of(const struct hk_pool *pool, int node);
 int ha_pools_load(struct hugeadm_ctl *ctl, uint64_t size);
 /* The action's amount in pages (a memory amount divided by the page size, truncated). */
 uint64_t ha_action_pages(const struct ha_action *a, uint64_t size);

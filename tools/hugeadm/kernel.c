@@ -84,36 +84,15 @@ int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg)
 	return 0;
 }
 
-/*
- * The action's SIZE (a huge page size in the strict grammar, or DEFAULT),
- * its pool held by the planner (ctl->pools), which the demote check reads.
- */
-static int action_size(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	int rc;
-
-	if (strcmp(a->size_str, "DEFAULT") == 0)
-		rc = hk_default_page_size(ctl->ctx, &a->size);
-	else
-		rc = hk_parse_size(a->size_str, &a->size);
-	if (rc == 0)
-		rc = ha_pools_load(ctl, a->size);
-	if (rc == -ENOENT || rc == -EINVAL || rc == -ERANGE)
-		ha_msg(ctl, HA_ERROR, "%s: unknown page size", a->size_str);
-	else if (rc < 0)
-		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->size_str, strerror(-rc));
-	return rc;
-}
-
 /* libhugekit's verdict on a demote or a demote size (pages 0: only whether the pool can), as hugeadm says it. */
-static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t pages)
+static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a)
 {
 	struct hk_demote_verdict v = {.size = sizeof(v)};
 	char sz[32], to[32];
 	int rc = a->kind == HA_DEMOTE_SIZE
 			 ? hk_pool_demote_size_check(ctl->pools, a->size, a->u, &v)
-			 : hk_pool_demote_check(ctl->pools, a->size, a->nodes, a->n_nodes, pages,
-						&v);
+			 : hk_pool_demote_check(ctl->pools, a->size, a->nodes, a->n_nodes,
+						a->amount, &v);
 
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
@@ -148,12 +127,12 @@ static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, uint
 			ha_msg(ctl, HA_ERROR,
 			       "%s: %" PRIu64 " pages to demote, but the %s pool has %" PRIu64
 			       " free",
-			       a->arg, pages, sz, v.free);
+			       a->arg, a->amount, sz, v.free);
 		else
 			ha_msg(ctl, HA_ERROR,
 			       "%s: %" PRIu64 " pages to demote on node %d, but it has %" PRIu64
 			       " free %s pages",
-			       a->arg, pages, v.node, v.free, sz);
+			       a->arg, a->amount, v.node, v.free, sz);
 		break;
 	}
 	return -1;
@@ -184,10 +163,10 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 							HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, a->u,
 							ha_action_why(a, why, sizeof(why))));
 	}
-	if (action_size(ctl, a) < 0)
+	if (ha_resolve_size(ctl, a, false) < 0)
 		return -1;
 	/* The demote's size: whether the pool can demote, to that size; a demote: its pages. */
-	rc = judge_demote(ctl, a, a->kind == HA_DEMOTE ? a->amount : 0);
+	rc = judge_demote(ctl, a);
 	if (rc == 0 && a->kind == HA_DEMOTE_SIZE) {
 		rc = ha_plan_added(ctl, a,
 				   hk_plan_add_pool(ctl->ctx, ctl->plan, a->size, HK_NODE_ALL,
@@ -221,18 +200,16 @@ static uint64_t demote_count(const struct ha_action *a, const struct hk_pool *p)
 	uint64_t n = 0;
 
 	if (!a->nodes)
-		return hk_pool_get(p, HK_POOL_MINIMUM);
+		return ha_pool_min_of(p, HK_NODE_ALL);
 	for (size_t i = 0; i < a->n_nodes; i++)
-		for (size_t k = 0; k < hk_pool_node_count(p); k++)
-			if (hk_pool_node_id(p, k) == a->nodes[i])
-				n += hk_pool_node_get(p, k, HK_POOL_MINIMUM);
+		n += ha_pool_min_of(p, a->nodes[i]);
 	return n;
 }
 
 static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
 {
 	struct hk_pool *before = NULL, *after = NULL;
-	uint64_t asked = a->amount * (a->nodes ? a->n_nodes : 1), done, to, each;
+	uint64_t asked = a->amount * (a->nodes ? a->n_nodes : 1), done, left, to, each;
 	char sz[32], tsz[32];
 	int rc = 0;
 
@@ -250,7 +227,8 @@ static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 	}
 	/* Read back: demoted pages left the pool's persistent count. */
 	done = demote_count(a, before);
-	done = done > demote_count(a, after) ? done - demote_count(a, after) : 0;
+	left = demote_count(a, after);
+	done = done > left ? done - left : 0;
 	to = hk_pool_get(before, HK_POOL_DEMOTE_SIZE);
 	each = to ? a->size / to : 0;
 	hk_format_size(sz, sizeof(sz), a->size);

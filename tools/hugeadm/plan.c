@@ -290,15 +290,17 @@ static int validate_thp(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	return rc != 0 ? -1 : 0;
 }
 
-static int resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a)
+int ha_resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a, bool legacy)
 {
 	uint64_t size;
 	int rc;
 
 	if (strcmp(a->size_str, "DEFAULT") == 0)
 		rc = hk_default_page_size(ctl->ctx, &size);
-	else
+	else if (legacy)
 		rc = hk_parse_size_legacy(a->size_str, &size);
+	else
+		rc = hk_parse_size(a->size_str, &size);
 	if (rc == 0)
 		rc = ha_pools_load(ctl, size);
 	if (rc == 0) {
@@ -430,7 +432,7 @@ bool ha_pool_grows(const struct hugeadm_ctl *ctl, const struct ha_action *a)
 
 static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
-	if (resolve_size(ctl, a) < 0)
+	if (ha_resolve_size(ctl, a, true) < 0)
 		return -1;
 	if (a->nodes && ctl->obey_mempolicy) {
 		ha_msg(ctl, HA_ERROR,

@@ -87,3 +87,19 @@ int hkl_plan_keep_group(struct hk_plan *plan, struct hkl_pool_group *g);
 /* The kept change whose items hold index, or NULL. */
 const struct hkl_pool_group *hkl_plan_group(const struct hk_plan *plan, size_t index);
 void hkl_pool_group_fini(struct hkl_pool_group *g);
+
+/*
+ * A recommended shmmax as hk_plan_add_recommended_shmmax planned it, kept by
+ * its plan, with or without an item: at is its item's index, or where it
+ * would be. hk_run_plan runs it as a unit of its own, from the pools as the
+ * writes before it left them.
+ */
+struct hkl_shmmax_mark {
+	size_t at;
+	char *why;
+	struct hk_shmmax_plan sp;
+};
+/* The plan keeps a copy: 0 or -ENOMEM. */
+int hkl_plan_keep_shmmax(struct hk_plan *plan, const char *why, const struct hk_shmmax_plan *sp);
+/* The k-th kept, in the order they were planned, or NULL. */
+const struct hkl_shmmax_mark *hkl_plan_shmmax(const struct hk_plan *plan, size_t k);

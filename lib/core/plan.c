@@ -45,6 +45,9 @@ struct hk_plan {
 	/* The pool changes that added items (poolplan.c). */
 	struct hkl_pool_group *groups;
 	size_t n_groups;
+	/* The recommended shmmax planned (poolplan.c), with or without an item. */
+	struct hkl_shmmax_mark *marks;
+	size_t n_marks;
 };
 
 /* What the build keeps while it resolves a configuration. */
@@ -1297,7 +1300,31 @@ HK_EXPORT void hk_plan_unref(struct hk_plan *plan)
 	for (size_t i = 0; i < plan->n_groups; i++)
 		hkl_pool_group_fini(&plan->groups[i]);
 	free(plan->groups);
+	for (size_t i = 0; i < plan->n_marks; i++)
+		free(plan->marks[i].why);
+	free(plan->marks);
 	free(plan);
+}
+
+int hkl_plan_keep_shmmax(struct hk_plan *plan, const char *why, const struct hk_shmmax_plan *sp)
+{
+	struct hkl_shmmax_mark *nm = realloc(plan->marks, (plan->n_marks + 1) * sizeof(*nm));
+	char *w = why ? strdup(why) : NULL;
+
+	if (nm)
+		plan->marks = nm;
+	if (!nm || (why && !w)) {
+		free(w);
+		return -ENOMEM;
+	}
+	nm[plan->n_marks++] = (struct hkl_shmmax_mark){
+		.at = sp->added ? sp->index : plan->n, .why = w, .sp = *sp};
+	return 0;
+}
+
+const struct hkl_shmmax_mark *hkl_plan_shmmax(const struct hk_plan *plan, size_t k)
+{
+	return plan && k < plan->n_marks ? &plan->marks[k] : NULL;
 }
 
 int hkl_plan_keep_group(struct hk_plan *plan, struct hkl_pool_group *g)

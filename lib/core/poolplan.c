@@ -206,6 +206,9 @@ HK_EXPORT int hk_plan_add_recommended_shmmax(struct hk_ctx *ctx, struct hk_plan 
 		sp.added = rc >= 0;
 		sp.index = rc >= 0 ? (size_t)rc : 0;
 	}
+	/* Kept with or without its item: hk_run_plan computes it again from the pools written. */
+	if (rc >= 0)
+		rc = hkl_plan_keep_shmmax(plan, why, &sp);
 	if (rc < 0)
 		return rc;
 	*ret = sp;

@@ -452,6 +452,7 @@ struct walk {
 	uint64_t *short_sizes; /* pools whose minimum came up short */
 	size_t n_short;
 	bool any_short;
+	struct hk_run_step unit; /* hk_run_plan: the unit's fields, copied into each step */
 };
 
 static int tell(const struct walk *w, struct hk_run_step *st, enum hk_run_step_kind kind)
@@ -537,13 +538,14 @@ static int write_step(struct walk *w, struct hk_run_step *st);
 static int keep_maximum(struct walk *w, const struct hk_run_step *st)
 {
 	const struct hk_plan_item *it = st->item, *made;
-	struct hk_run_step ks = {.size = sizeof(ks), .index = st->index};
+	struct hk_run_step ks = w->unit;
 	struct hk_pool *pool = NULL;
 	struct hk_plan *one = NULL;
 	uint64_t oc = 0, target;
 	bool planned = false;
 	int rc = hk_pool_read(w->run->ctx, it->page_size, &pool);
 
+	ks.index = st->index;
 	for (size_t i = 0; i < w->n; i++)
 		if (w->items[i].kind == HK_PLAN_WRITE && w->items[i].page_size == it->page_size &&
 		    w->items[i].field == HK_POOL_OVERCOMMIT) {
@@ -583,6 +585,18 @@ static int keep_maximum(struct walk *w, const struct hk_run_step *st)
 	return rc;
 }
 
+/* A pool whose minimum came up short: its later overcommits held back. 0 or -ENOMEM. */
+static int short_size(struct walk *w, uint64_t size)
+{
+	uint64_t *ns = realloc(w->short_sizes, (w->n_short + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	w->short_sizes = ns;
+	w->short_sizes[w->n_short++] = size;
+	return 0;
+}
+
 /*
  * Written: DONE, or SHORT. A pool's minimum short holds back its later
  * overcommit (not with HK_RUN_ALWAYS alone); HK_RUN_KEEP_MAXIMUM keeps its
@@ -598,8 +612,9 @@ static int written(struct walk *w, struct hk_run_step *st, int rc)
 	w->any_short = true;
 	if (it->kind != HK_PLAN_WRITE || !it->page_size || it->field != HK_POOL_MINIMUM)
 		return tell(w, st, HK_RUN_STEP_SHORT);
-	if (!(flags & HK_RUN_ALWAYS) || (flags & HK_RUN_KEEP_MAXIMUM))
-		w->short_sizes[w->n_short++] = it->page_size;
+	if ((!(flags & HK_RUN_ALWAYS) || (flags & HK_RUN_KEEP_MAXIMUM)) &&
+	    short_size(w, it->page_size) < 0)
+		return -ENOMEM;
 	rc = tell(w, st, HK_RUN_STEP_SHORT);
 	if (rc == 0 && (flags & HK_RUN_KEEP_MAXIMUM) && it->node == HK_NODE_ALL)
 		rc = keep_maximum(w, st);
@@ -640,10 +655,12 @@ static int write_step(struct walk *w, struct hk_run_step *st)
 /* One item: compared, held, written (or pretended), and told. */
 static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
 {
-	struct hk_run_step st = {.size = sizeof(st), .index = i, .item = it};
+	struct hk_run_step st = w->unit;
 	char *cur = NULL;
 	int rc = 0;
 
+	st.index = i;
+	st.item = it;
 	if (!(w->run->flags & HK_RUN_ALWAYS))
 		rc = hk_plan_item_check(w->run->ctx, it, &cur);
 	st.before = cur;
@@ -669,14 +686,174 @@ HK_EXPORT int hk_run_items(struct hk_run *run, const struct hk_plan_item *items,
 	struct walk w = {.run = run, .items = items, .n = n, .fn = fn, .data = data};
 	int rc = 0;
 
+	w.unit.size = sizeof(w.unit);
 	if (!run || (n && !items))
 		return -EINVAL;
 	w.made = calloc(n + 1, sizeof(*w.made));
-	w.short_sizes = calloc(n + 1, sizeof(*w.short_sizes));
-	if (!w.made || !w.short_sizes)
+	if (!w.made)
 		rc = -ENOMEM;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = run_one(&w, i, &items[i]);
+	free(w.made);
+	free(w.short_sizes);
+	return rc != 0 ? rc : w.any_short;
+}
+
+/*
+ * hk_run_plan's units: a recommended shmmax kept at item i (the k-th, *k
+ * moves on), a pool change that begins at i, or the items from i on of one
+ * why that write no file twice.
+ */
+struct unit {
+	enum hk_run_unit kind;
+	size_t first, n;
+	const struct hkl_shmmax_mark *mark;
+};
+
+static bool starts_change(const struct hk_plan *plan, size_t i)
+{
+	const struct hkl_pool_group *g = hkl_plan_group(plan, i);
+
+	return g && g->first == i;
+}
+
+static bool same_why(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether item j belongs to the unit of items [i, j). */
+static bool same_unit(const struct hk_plan *plan, const struct hk_plan_item *items, size_t i,
+		      size_t j, const struct hkl_shmmax_mark *m)
+{
+	if ((m && m->at == j) || starts_change(plan, j) || !same_why(items[i].why, items[j].why))
+		return false;
+	for (size_t k = i; k < j; k++)
+		if (items[k].kind == items[j].kind && strcmp(items[k].path, items[j].path) == 0)
+			return false;
+	return true;
+}
+
+static struct unit unit_at(const struct hk_plan *plan, size_t i, size_t *k)
+{
+	const struct hkl_shmmax_mark *m = hkl_plan_shmmax(plan, *k);
+	const struct hk_plan_item *items;
+	size_t n = hk_plan_items(plan, &items), j = i + 1;
+
+	/* Past the last item only marks are left. */
+	if (m && (m->at == i || i >= n)) {
+		(*k)++;
+		return (struct unit){.kind = HK_RUN_UNIT_SHMMAX,
+				     .first = i,
+				     .n = m->sp.added && i < n,
+				     .mark = m};
+	}
+	if (starts_change(plan, i))
+		return (struct unit){.kind = HK_RUN_UNIT_POOL_CHANGE,
+				     .first = i,
+				     .n = hkl_plan_group(plan, i)->n};
+	while (j < n && same_unit(plan, items, i, j, m))
+		j++;
+	return (struct unit){.kind = HK_RUN_UNIT_ITEMS, .first = i, .n = j - i};
+}
+
+/* AGAIN told: fn's value, else what failed (error) or 0. */
+static int tell_again(struct walk *w, int error)
+{
+	struct hk_run_step st = w->unit;
+	int told;
+
+	st.error = error;
+	told = tell(w, &st, HK_RUN_STEP_AGAIN);
+	return told ? told : error;
+}
+
+/*
+ * Where a kernel answers: a pool change whose pool moved, planned again; a
+ * recommended shmmax, computed again from the pools the writes left (*sp).
+ * The unit then runs the items of *again.
+ */
+static int plan_again(struct walk *w, const struct unit *u, struct hk_shmmax_plan *sp,
+		      struct hk_plan **again)
+{
+	struct hk_ctx *ctx = w->run->ctx;
+	int rc;
+
+	if (u->kind == HK_RUN_UNIT_SHMMAX) {
+		*sp = u->mark->sp;
+		w->unit.shmmax = sp;
+	}
+	if (hk_is_dry_run(ctx) || !hk_is_live(ctx) || u->kind == HK_RUN_UNIT_ITEMS)
+		return 0;
+	if (u->kind == HK_RUN_UNIT_POOL_CHANGE) {
+		rc = hk_plan_pool_change_again(ctx, w->unit.plan, u->first, again);
+		if (rc <= 0)
+			return rc < 0 ? tell_again(w, rc) : 0;
+		w->unit.first = 0;
+	} else {
+		*sp = (struct hk_shmmax_plan){.size = sizeof(*sp)};
+		rc = hk_plan_new(again);
+		if (rc == 0)
+			rc = hk_plan_add_recommended_shmmax(ctx, *again, NULL, u->mark->why, sp);
+		if (rc < 0)
+			return tell_again(w, rc);
+		w->unit.first = sp->index;
+	}
+	w->unit.plan = *again;
+	w->unit.n = hk_plan_items(*again, NULL);
+	return tell_again(w, 0);
+}
+
+/* One unit: AGAIN where planned again, BEGIN, its items, END (also when it stops). */
+static int run_unit(struct walk *w, const struct hk_plan *plan, const struct unit *u)
+{
+	const struct hk_plan_item *items;
+	struct hk_plan *again = NULL;
+	struct hk_shmmax_plan sp;
+	struct hk_run_step st;
+	int rc, end;
+
+	w->unit = (struct hk_run_step){
+		.size = sizeof(st), .unit = u->kind, .plan = plan, .first = u->first, .n = u->n};
+	rc = plan_again(w, u, &sp, &again);
+	if (rc != 0) {
+		hk_plan_unref(again);
+		return rc;
+	}
+	/* A short minimum holds back, and keeps the maximum of, its own unit's items only. */
+	w->n_short = 0;
+	hk_plan_items(w->unit.plan, &items);
+	w->items = items + w->unit.first;
+	w->n = w->unit.n;
+	st = w->unit;
+	rc = tell(w, &st, HK_RUN_STEP_BEGIN);
+	for (size_t i = w->unit.first; rc == 0 && i < w->unit.first + w->unit.n; i++)
+		rc = run_one(w, i, &items[i]);
+	st = w->unit;
+	st.error = rc;
+	end = tell(w, &st, HK_RUN_STEP_END);
+	hk_plan_unref(again);
+	return rc != 0 ? rc : end;
+}
+
+HK_EXPORT int hk_run_plan(struct hk_run *run, const struct hk_plan *plan, hk_run_step_fn fn,
+			  void *data)
+{
+	struct walk w = {.run = run, .fn = fn, .data = data};
+	size_t n = hk_plan_items(plan, NULL), i = 0, k = 0;
+	int rc = 0;
+
+	if (!run || !plan)
+		return -EINVAL;
+	w.made = calloc(n + 1, sizeof(*w.made));
+	if (!w.made)
+		rc = -ENOMEM;
+	while (rc == 0 && (i < n || hkl_plan_shmmax(plan, k))) {
+		struct unit u = unit_at(plan, i, &k);
+
+		rc = run_unit(&w, plan, &u);
+		i += u.n;
+	}
 	free(w.made);
 	free(w.short_sizes);
 	return rc != 0 ? rc : w.any_short;

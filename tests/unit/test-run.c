@@ -5,7 +5,8 @@
  * a write that failed is not written back; nothing is kept in a dry run;
  * what the caller made (hk_run_record) is taken away again. The executor
  * (hk_run_items) tells each step: already so, written, short, held back,
- * failed; a dry run pretends its directories.
+ * failed; a dry run pretends its directories. hk_run_plan runs a whole plan
+ * unit by unit, each between BEGIN and END.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -302,6 +303,19 @@ static int record_kept(void *data, const struct hk_run_step *st)
 	return record(data, st);
 }
 
+/* The 2M pool's minimum 30 and overcommit 11 (maximum 41), for why. */
+static struct hk_plan *min30_oc11(const struct tree *t, const char *why)
+{
+	struct hk_plan *plan;
+
+	assert_int_equal(hk_plan_new(&plan), 0);
+	assert_true(hk_plan_add_pool(t->ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_MINIMUM, 30, 0,
+				     why) >= 0);
+	assert_true(hk_plan_add_pool(t->ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_OVERCOMMIT, 11, 0,
+				     why) >= 0);
+	return plan;
+}
+
 /*
  * HK_RUN_KEEP_MAXIMUM: the pool (minimum 10, overcommit 10) asked for
  * minimum 30 and overcommit 11 (maximum 41) stays at 10 in a tree; the
@@ -319,11 +333,7 @@ static void test_items_keep_maximum(void **state)
 
 	(void)state;
 	tree_open(&t, "x86-1node");
-	assert_int_equal(hk_plan_new(&plan), 0);
-	assert_true(hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_MINIMUM, 30, 0,
-				     "test") >= 0);
-	assert_true(hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_OVERCOMMIT, 11, 0,
-				     "test") >= 0);
+	plan = min30_oc11(&t, "test");
 	hk_plan_items(plan, &items);
 	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS | HK_RUN_KEEP_MAXIMUM, &run), 0);
 	assert_int_equal(hk_run_items(run, items, 2, record_kept, &told), 1);
@@ -505,6 +515,152 @@ static void test_items_dry_run_pretends(void **state)
 	tree_close(&t);
 }
 
+/* What hk_run_plan told: each step's kind, unit and unit's items. */
+struct units {
+	int kinds[32], unit[32], error[32];
+	size_t first[32], n_items[32], n;
+	bool shmmax[32];
+	int stop_kind, stop_rc; /* stop at the first DONE of this kind... (-1: never) */
+	char oc_written[32];	/* the last overcommit WRITE's value */
+};
+
+static int record_units(void *data, const struct hk_run_step *st)
+{
+	struct units *u = data;
+
+	assert_true(u->n < 32);
+	assert_int_equal(st->size, sizeof(*st));
+	assert_non_null(st->plan);
+	u->kinds[u->n] = st->kind;
+	u->unit[u->n] = st->unit;
+	u->first[u->n] = st->first;
+	u->n_items[u->n] = st->n;
+	u->error[u->n] = st->error;
+	u->shmmax[u->n] = st->shmmax != NULL;
+	if (st->kind == HK_RUN_STEP_WRITE && st->item->page_size &&
+	    st->item->field == HK_POOL_OVERCOMMIT)
+		snprintf(u->oc_written, sizeof(u->oc_written), "%s", st->item->value);
+	u->n++;
+	return (int)st->kind == u->stop_kind ? u->stop_rc : 0;
+}
+
+/*
+ * hk_run_plan runs a plan unit by unit, each between BEGIN and END: the
+ * items of one why (a second write of the same file begins a unit of its
+ * own), and a recommended shmmax that planned no item (none in a tree whose
+ * pools have no pages) still has its unit, in its place.
+ */
+static void test_plan_units(void **state)
+{
+	const int want[] = {
+		HK_RUN_STEP_BEGIN, HK_RUN_STEP_WRITE, HK_RUN_STEP_DONE,	 HK_RUN_STEP_WRITE,
+		HK_RUN_STEP_DONE,  HK_RUN_STEP_END,   HK_RUN_STEP_BEGIN, HK_RUN_STEP_WRITE,
+		HK_RUN_STEP_DONE,  HK_RUN_STEP_END,   HK_RUN_STEP_BEGIN, HK_RUN_STEP_END,
+		HK_RUN_STEP_BEGIN, HK_RUN_STEP_WRITE, HK_RUN_STEP_DONE,	 HK_RUN_STEP_END,
+	};
+	struct hk_shmmax_plan sp = {.size = sizeof(sp)};
+	struct units u = {.stop_kind = -1};
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	/* No pool has a page: nothing to recommend. */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const files[] = {"nr_hugepages", "nr_overcommit_hugepages"};
+		char f[128];
+
+		snprintf(f, sizeof(f), "sys/kernel/mm/hugepages/hugepages-%skB/%s",
+			 i < 2 ? "2048" : "1048576", files[i % 2]);
+		fixture_write(t.dir, f, "0\n");
+	}
+	assert_int_equal(hk_plan_new(&plan), 0);
+	/* One why, two files: one unit. The same THP file again: a unit of its own. */
+	assert_true(hk_plan_add_thp(t.ctx, plan, "enabled", "never", "a") >= 0);
+	assert_true(hk_plan_add_sysctl(t.ctx, plan, HK_SYSCTL_MIN_FREE_KBYTES, 123456, "a") >= 0);
+	assert_true(hk_plan_add_thp(t.ctx, plan, "enabled", "madvise", "a") >= 0);
+	assert_int_equal(hk_plan_add_recommended_shmmax(t.ctx, plan, NULL, "s", &sp), 0);
+	assert_false(sp.added);
+	assert_true(hk_plan_add_thp(t.ctx, plan, "defrag", "never", "b") >= 0);
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS, &run), 0);
+	assert_int_equal(hk_run_plan(run, plan, record_units, &u), 0);
+	assert_int_equal(u.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < u.n; i++)
+		assert_int_equal(u.kinds[i], want[i]);
+	assert_int_equal(u.unit[0], HK_RUN_UNIT_ITEMS);
+	assert_int_equal(u.first[0], 0);
+	assert_int_equal(u.n_items[0], 2);
+	assert_int_equal(u.first[6], 2);
+	assert_int_equal(u.n_items[6], 1);
+	/* The shmmax unit: no item, where the next item is, its plan told. */
+	assert_int_equal(u.unit[10], HK_RUN_UNIT_SHMMAX);
+	assert_int_equal(u.n_items[10], 0);
+	assert_int_equal(u.first[10], 3);
+	assert_true(u.shmmax[10]);
+	assert_int_equal(u.first[12], 3);
+	assert_int_equal(u.unit[12], HK_RUN_UNIT_ITEMS);
+	hk_run_unref(run);
+	/* fn's value stops the run; END is told all the same, with it; no unit after. */
+	memset(&u, 0, sizeof(u));
+	u.stop_kind = HK_RUN_STEP_DONE;
+	u.stop_rc = 7;
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS, &run), 0);
+	assert_int_equal(hk_run_plan(run, plan, record_units, &u), 7);
+	assert_int_equal(u.n, 4);
+	assert_int_equal(u.kinds[3], HK_RUN_STEP_END);
+	assert_int_equal(u.error[3], 7);
+	assert_int_equal(hk_run_plan(NULL, plan, NULL, NULL), -EINVAL);
+	assert_int_equal(hk_run_plan(run, NULL, NULL, NULL), -EINVAL);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+/*
+ * A short minimum holds back, and keeps the maximum of, its own unit's
+ * overcommit only: another option's overcommit of the same pool after it
+ * is written, and is not the maximum kept (41 from 30 + 11, not 80 from 50).
+ */
+static void test_plan_short_within_unit(void **state)
+{
+	struct units u = {.stop_kind = -1};
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	char *oc;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	plan = min30_oc11(&t, "a");
+	assert_true(hk_plan_add_pool(t.ctx, plan, 2 << 20, HK_NODE_ALL, HK_POOL_OVERCOMMIT, 50, 0,
+				     "b") >= 0);
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS | HK_RUN_KEEP_MAXIMUM, &run), 0);
+	assert_int_equal(hk_run_plan(run, plan, record_units, &u), 1);
+	/* a: BEGIN, WRITE, SHORT, the kept overcommit (WRITE, DONE), HELD, END; b: its write. */
+	assert_int_equal(u.kinds[3], HK_RUN_STEP_WRITE);
+	assert_int_equal(u.kinds[5], HK_RUN_STEP_HELD);
+	assert_int_equal(u.kinds[6], HK_RUN_STEP_END);
+	assert_int_equal(u.kinds[8], HK_RUN_STEP_WRITE);
+	assert_int_equal(u.kinds[10], HK_RUN_STEP_END);
+	assert_int_equal(u.n, 11);
+	assert_string_equal(u.oc_written, "50");
+	oc = slurp(&t, OC);
+	assert_string_equal(oc, "50");
+	free(oc);
+	hk_run_unref(run);
+	/* The kept overcommit is told as a WRITE: 31 (41 from the 10 reached). */
+	memset(&u, 0, sizeof(u));
+	u.stop_kind = HK_RUN_STEP_HELD;
+	u.stop_rc = 3;
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS | HK_RUN_KEEP_MAXIMUM, &run), 0);
+	assert_int_equal(hk_run_plan(run, plan, record_units, &u), 3);
+	assert_string_equal(u.oc_written, "31");
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct hk_run *run = NULL;
@@ -535,6 +691,8 @@ int main(void)
 		cmocka_unit_test(test_items_keep_maximum),
 		cmocka_unit_test(test_items_failure_stops),
 		cmocka_unit_test(test_items_dry_run_pretends),
+		cmocka_unit_test(test_plan_units),
+		cmocka_unit_test(test_plan_short_within_unit),
 		cmocka_unit_test(test_bad_arguments),
 	};
 

@@ -4,10 +4,12 @@
  * resolved into libhugekit's plan items (plan.c, which leaves the actions in
  * the order they run: shared text, unmount, zone movable, THP, HVO, pools in
  * command-line order, demote, min_free_kbytes, shmmax, shm group, mounts),
- * each action runs under the machine-wide lock, its items through
- * libhugekit's executor (hk_run_items), which reads every write back; this
- * file words each step. A dry run runs the same items through libhugekit's
- * dry-run hook, which prints them as 2.23's shell commands and writes nothing.
+ * libhugekit's executor runs the plan in one walk under the machine-wide
+ * lock (hk_run_plan), reading every write back; this file words each step
+ * and each unit (one action's items). The operations that are not plan
+ * items run before the plan (shared text, unmount) and after it (mounts).
+ * A dry run runs the same plan through libhugekit's dry-run hook, which
+ * prints its items as 2.23's shell commands and writes nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -110,24 +112,6 @@ static int option_step(void *data, const struct hk_run_step *st)
 	return st->kind == HK_RUN_STEP_SHORT ? -EAGAIN : 0;
 }
 
-/* Items [0, n) through libhugekit's executor, every value written (2.23's options did). */
-static int run_items(struct hugeadm_ctl *ctl, const struct hk_plan_item *items, size_t n,
-		     const char *quote)
-{
-	ctl->dry_quote = quote;
-	return hk_run_items(ctl->run, items, n, option_step, ctl) < 0 ? -1 : 0;
-}
-
-/* The action's items (the array moves when the plan grows: fetch it again after an add). */
-static const struct hk_plan_item *action_items(const struct hugeadm_ctl *ctl,
-					       const struct ha_action *a)
-{
-	const struct hk_plan_item *items;
-
-	hk_plan_items(ha_action_plan(ctl, a), &items);
-	return items + a->first;
-}
-
 /* libhugetlbfs warned before growing a pool when swap was missing or short. */
 void ha_check_swap(struct hugeadm_ctl *ctl)
 {
@@ -175,25 +159,71 @@ static void report_nodes(struct hugeadm_ctl *ctl, const struct hk_pool *pool)
 }
 
 /*
- * A pool option's items: the overcommit written before the Minimum, the
- * Minimum (the pool's, or one item per listed node), the overcommit after.
+ * A recommended shmmax that resolved to no write says why: true when it did
+ * (no huge pages, or shmmax above the recommendation). Also for --dry-run
+ * --json, which runs nothing.
  */
-struct pool_goal {
-	const struct ha_action *a;
-	size_t nr, n_nr; /* the Minimum items, from the action's first */
+static bool say_shmmax(struct hugeadm_ctl *ctl, const struct hk_shmmax_plan *sp)
+{
+	if (sp->recommended == 0) {
+		/* 2.23's empty line, kept for scripts; not in the middle of a JSON document. */
+		if (!ctl->json)
+			printf("\n");
+		ha_msg(ctl, HA_WARNING,
+		       "We can only set a recommended shmmax when huge pages are configured!");
+		return true;
+	}
+	/* libhugetlbfs lowered today's default (2^64 - 2^24 - 1); we never lower it. */
+	if (sp->current > sp->recommended) {
+		ha_msg(ctl, HA_WARNING,
+		       "kernel.shmmax is %" PRIu64 ", more than the recommended %" PRIu64
+		       ": left as it is (hugeadm never lowers it)",
+		       sp->current, sp->recommended);
+		return true;
+	}
+	return false;
+}
+
+/* A setting that resolved to no write says why (zone movable without its sysctl, shmmax). */
+static void say_unwritten(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	struct hk_shmmax_plan sp = {.size = sizeof(sp), .recommended = a->u, .current = a->amount};
+
+	if (a->kind == HA_ZONE_MOVABLE && a->n_items == 0)
+		ha_msg(ctl, HA_WARNING,
+		       "this kernel has no %s: the setting was removed from Linux; nothing changed",
+		       hk_sysctl_path(HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE));
+	else if (a->kind == HA_SHMMAX)
+		say_shmmax(ctl, &sp);
+}
+
+/*
+ * The whole option plan's run: libhugekit's executor runs it in one walk,
+ * unit by unit (a pool change, a recommended shmmax, the items of one
+ * setting), and tells where each begins and ends; each unit is one action's,
+ * in the order validation left them. This is what hugeadm says around them.
+ */
+struct option_run {
+	struct hugeadm_ctl *ctl;
+	size_t next;	     /* the action the next unit is */
+	struct ha_action *a; /* the unit's action, between its BEGIN and END */
+	/* The unit's items: in the plan run, or in the one its change was planned again into. */
+	const struct hk_plan *plan;
+	size_t first, n;
+	/* A pool change's Minimum items [nr, nr + n_nr) of plan, and whether one grows. */
+	size_t nr, n_nr;
+	bool grows;
+	struct hk_swap *swap;	/* while the pool grows (--add-temp-swap, --add-ramdisk-swap) */
+	struct hk_pool *before; /* a demote: the pool before its writes */
+	struct hk_shmmax_plan sp;
+	bool is_short;
+	/* Where the run stopped: failed (said), or came up short with --strict. */
+	const struct ha_action *stopped;
+	bool failed, stopped_short;
 };
 
-static struct pool_goal pool_goal(const struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	const struct hk_plan_item *it = action_items(ctl, a);
-	struct pool_goal g = {.a = a};
-
-	while (g.nr < a->n_items && it[g.nr].field != HK_POOL_MINIMUM)
-		g.nr++;
-	while (g.nr + g.n_nr < a->n_items && it[g.nr + g.n_nr].field == HK_POOL_MINIMUM)
-		g.n_nr++;
-	return g;
-}
+/* What the callback returns to stop the run (hugeadm's own reasons, in the option_run). */
+#define STOP 2
 
 uint64_t ha_pool_min_of(const struct hk_pool *pool, int node)
 {
@@ -205,14 +235,22 @@ uint64_t ha_pool_min_of(const struct hk_pool *pool, int node)
 	return 0;
 }
 
-/* 2.23's warning for each Minimum item that the kernel did not reach; true if any. */
-static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
-		       const struct hk_pool *pool)
+static const struct hk_plan_item *unit_item(const struct option_run *r, size_t i)
 {
+	const struct hk_plan_item *items;
+
+	hk_plan_items(r->plan, &items);
+	return &items[i];
+}
+
+/* 2.23's warning for each Minimum item that the kernel did not reach; true if any. */
+static bool warn_short(struct option_run *r, const struct hk_pool *pool)
+{
+	struct hugeadm_ctl *ctl = r->ctl;
 	bool any = false;
 
-	for (size_t i = g->nr; i < g->nr + g->n_nr; i++) {
-		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
+	for (size_t i = r->nr; i < r->nr + r->n_nr; i++) {
+		const struct hk_plan_item *it = unit_item(r, i);
 
 		if (ha_pool_min_of(pool, it->node) == it->number)
 			continue;
@@ -232,245 +270,282 @@ static bool warn_short(struct hugeadm_ctl *ctl, const struct pool_goal *g,
 	return any;
 }
 
+/* The pool read back, and its short Minimums said: 0, or -1 (said). */
+static int read_short(struct option_run *r)
+{
+	struct hk_pool *pool = NULL;
+
+	if (pool_now(r->ctl, r->a->size, &pool) < 0)
+		return -1;
+	r->is_short = warn_short(r, pool);
+	hk_pool_unref(pool);
+	return 0;
+}
+
 /*
  * Before a grow without --hard: warn when the free lists hold fewer pages
  * than it needs. Surplus pages become persistent first and need no new page.
  */
-static void warn_obtainable(struct hugeadm_ctl *ctl, const struct pool_goal *g)
+static void warn_obtainable(struct option_run *r)
 {
+	struct hugeadm_ctl *ctl = r->ctl;
 	struct hk_pool *pool = NULL;
 
-	if (ctl->hard || hk_pool_read(ctl->ctx, g->a->size, &pool) < 0)
+	if (ctl->hard || hk_pool_read(ctl->ctx, r->a->size, &pool) < 0)
 		return;
-	for (size_t i = g->nr; !hk_pool_is_gigantic(pool) && i < g->nr + g->n_nr; i++) {
-		const struct hk_plan_item *it = &action_items(ctl, g->a)[i];
-
+	for (size_t i = r->nr; !hk_pool_is_gigantic(pool) && i < r->nr + r->n_nr; i++) {
 		uint64_t before = 0;
 
-		hk_plan_item_before(ha_action_plan(ctl, g->a), g->a->first + i, &before);
-		ha_warn_grow(ctl, pool, it->node, before, it->number);
+		hk_plan_item_before(r->plan, i, &before);
+		ha_warn_grow(ctl, pool, unit_item(r, i)->node, before, unit_item(r, i)->number);
 	}
 	hk_pool_unref(pool);
 }
 
-/*
- * The pool moved since it was planned (someone else wrote it): libhugekit
- * plans the change again from the kernel's pool, into a plan of its own.
- */
-static int plan_again(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	struct hk_plan *again = NULL;
-	struct hk_pool_change_plan cp;
-	int rc = a->n_items ? hk_plan_pool_change_again(ctl->ctx, ha_action_plan(ctl, a), a->first,
-							&again)
-			    : 0;
-
-	/* What fails here is, but for memory, reading the pool. */
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot read the pool of %" PRIu64 " byte pages: %s", a->size,
-		       strerror(-rc));
-		return -1;
-	}
-	if (rc == 0)
-		return 0;
-	ha_msg(ctl, HA_INFO, "%s: the pool changed since it was planned: planned again", a->arg);
-	hk_plan_unref(a->again);
-	a->again = again;
-	a->first = 0;
-	a->n_items = ha_pool_planned(ctl, a, &cp) ? cp.n : 0;
-	return 0;
-}
-
-/* One pool option's run, told step by step by libhugekit's executor. */
-struct pool_run {
-	struct hugeadm_ctl *ctl;
-	const struct ha_action *a;
-	struct pool_goal g;
-	struct hk_swap *swap; /* while the pool grows (--add-temp-swap, --add-ramdisk-swap) */
-	bool swap_failed;
-	bool is_short;
-};
-
 /* Before the first Minimum is written: swap while the pool grows, 2.23's warnings. */
-static int before_grow(struct pool_run *p)
+static int before_grow(struct option_run *r)
 {
-	struct hugeadm_ctl *ctl = p->ctl;
-	const struct ha_action *a = p->a;
+	struct hugeadm_ctl *ctl = r->ctl;
 
-	if (!ha_pool_grows(ctl, a))
+	if (!r->grows)
 		return 0;
-	if (!a->nodes && (ctl->temp_swap || ctl->ramdisk_swap) &&
-	    ha_swap_add(ctl, a->size, &p->swap) < 0) {
-		p->swap_failed = true;
-		return 1;
+	if (!r->a->nodes && (ctl->temp_swap || ctl->ramdisk_swap) &&
+	    ha_swap_add(ctl, r->a->size, &r->swap) < 0) {
+		r->failed = true;
+		return STOP;
 	}
 	ha_check_swap(ctl);
-	warn_obtainable(ctl, &p->g);
+	warn_obtainable(r);
 	return 0;
 }
 
 /*
- * A pool option's step: before the Minimum, the grow's set-up; a whole
+ * A pool change's step: before the Minimum, the grow's set-up; a whole
  * pool's Minimum short is said at once (2.23's warning, before the
  * overcommit that keeps the Maximum), and stops the run with --strict; the
  * nodes' are said once all are written.
  */
-static int pool_step(void *data, const struct hk_run_step *st)
+static int pool_step(struct option_run *r, const struct hk_run_step *st)
 {
-	struct pool_run *p = data;
-	struct hugeadm_ctl *ctl = p->ctl;
+	struct hugeadm_ctl *ctl = r->ctl;
 	const struct hk_plan_item *it = st->item;
-	struct hk_pool *pool = NULL;
 	int rc;
 
-	if (st->kind == HK_RUN_STEP_WRITE && st->index == p->g.nr && it->field == HK_POOL_MINIMUM &&
-	    before_grow(p) != 0)
-		return 1;
+	if (st->kind == HK_RUN_STEP_WRITE && st->index == r->nr && it->field == HK_POOL_MINIMUM &&
+	    before_grow(r) != 0)
+		return STOP;
 	rc = option_step(ctl, st);
 	if (rc != 0 || st->kind != HK_RUN_STEP_SHORT || it->field != HK_POOL_MINIMUM ||
-	    ha_simulated(ctl) || p->a->nodes)
+	    ha_simulated(ctl) || r->a->nodes)
 		return rc;
-	if (pool_now(ctl, p->a->size, &pool) < 0)
-		return -1;
-	p->is_short = warn_short(ctl, &p->g, pool);
-	hk_pool_unref(pool);
-	return p->is_short && ctl->strict ? 1 : 0;
-}
-
-/*
- * One --pool-pages-min or --pool-pages-max: its items as planned (libhugekit's
- * planner, through plan.c's ha_resolve_pool; planned again when the kernel's
- * pool moved since), run by libhugekit's executor: the overcommit first where
- * the Maximum grows, the Minimum read back (retried with --hard), the
- * overcommit after; when the Minimum came up short, the overcommit for what
- * was reached, so that the Maximum is still the one asked for
- * (HK_RUN_KEEP_MAXIMUM), or, with --strict, the run stops for the put-back.
- */
-static int apply_pool(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_short)
-{
-	struct pool_run p = {.ctl = ctl, .a = a};
-	struct hk_pool_change_plan cp;
-	struct hk_pool *pool = NULL;
-	int rc = ha_simulated(ctl) ? 0 : plan_again(ctl, a);
-
-	p.g = pool_goal(ctl, a);
-	/* Without @NODES one Minimum item: from what it was to what it writes. */
-	if (rc == 0 && !a->nodes && ha_pool_planned(ctl, a, &cp))
-		ha_msg(ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64,
-		       cp.minimum_before, cp.maximum_before, cp.minimum_after, cp.maximum_after);
-	ctl->dry_quote = "";
-	if (rc == 0)
-		rc = hk_run_items(ctl->run, action_items(ctl, a), a->n_items, pool_step, &p);
-	if (p.swap)
-		ha_swap_remove(ctl, p.swap);
-	/* The nodes' Minimums, said once all are written (no overcommit follows them). */
-	if (rc >= 0 && !p.swap_failed && a->nodes && !ha_simulated(ctl)) {
-		if (pool_now(ctl, a->size, &pool) < 0)
-			rc = -1;
-		else
-			p.is_short = warn_short(ctl, &p.g, pool);
-		hk_pool_unref(pool);
+	if (read_short(r) < 0) {
+		r->failed = true;
+		return STOP;
 	}
-	if (rc >= 0 && p.is_short && hk_pool_plan_is_gigantic(ctl->pools, a->size))
-		gigantic_hint(ctl, a->size);
-	*ret_short = p.is_short;
-	return rc < 0 || p.swap_failed ? -1 : 0;
+	return r->is_short && ctl->strict ? STOP : 0;
 }
 
-/* The action's items (THP knobs, sysctls, a demote per node), with the dry run's quoting. */
-int ha_apply_action_item(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote)
-{
-	if (a->n_items == 0)
-		return -1;
-	return run_items(ctl, action_items(ctl, a), a->n_items, quote);
-}
-
-/*
- * A setting that resolved to no write says why: true when it did (zone
- * movable without its sysctl, shmmax with no huge pages or above the
- * recommendation). Also for --dry-run --json, which runs nothing.
- */
-static bool say_unwritten(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	if (a->kind == HA_ZONE_MOVABLE && a->n_items == 0) {
-		ha_msg(ctl, HA_WARNING,
-		       "this kernel has no %s: the setting was removed from Linux; nothing changed",
-		       hk_sysctl_path(HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE));
-		return true;
-	}
-	if (a->kind != HA_SHMMAX)
-		return false;
-	if (a->u == 0) {
-		/* 2.23's empty line, kept for scripts; not in the middle of a JSON document. */
-		if (!ctl->json)
-			printf("\n");
-		ha_msg(ctl, HA_WARNING,
-		       "We can only set a recommended shmmax when huge pages are configured!");
-		return true;
-	}
-	/* libhugetlbfs lowered today's default (2^64 - 2^24 - 1); we never lower it. */
-	if (a->amount > a->u) {
-		ha_msg(ctl, HA_WARNING,
-		       "kernel.shmmax is %" PRIu64 ", more than the recommended %" PRIu64
-		       ": left as it is (hugeadm never lowers it)",
-		       a->amount, a->u);
-		return true;
-	}
-	return false;
-}
-
-static int apply_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	/*
-	 * A run: from the pools as the writes left them (one that came up short,
-	 * or was planned again from what was there), not as they were planned.
-	 */
-	if (!ha_simulated(ctl) && ha_resolve_shmmax(ctl, a, true) < 0)
-		return -1;
-	if (say_unwritten(ctl, a))
-		return 0;
-	if (ha_apply_action_item(ctl, a, "") < 0)
-		return -1;
-	ha_msg(ctl, HA_INFO,
-	       "To make shmmax settings persistent, add the following line to /etc/sysctl.conf:");
-	ha_msg(ctl, HA_INFO, "  kernel.shmmax = %" PRIu64, a->u);
-	return 0;
-}
-
-static int apply_one(struct hugeadm_ctl *ctl, struct ha_action *a, bool *ret_short)
+/* Whether the action is run as a unit of the plan (not an operation, not a setting unwritten). */
+static bool has_unit(const struct ha_action *a)
 {
 	switch (a->kind) {
 	case HA_CLEAN_TEXT:
-		return ha_apply_clean_text(ctl, a);
 	case HA_UNMOUNT_ALL:
-		return ha_apply_unmount_all(ctl);
 	case HA_MOUNTS:
-		return ha_apply_mounts(ctl, a);
-	case HA_ZONE_MOVABLE:
-		return say_unwritten(ctl, a) ? 0 : ha_apply_action_item(ctl, a, "");
-	case HA_THP:
-		return ha_apply_action_item(ctl, a, "'");
+		return false;
+	case HA_SHMMAX:
+		return true; /* the library computes it again, item or not */
+	default:
+		return a->n_items > 0;
+	}
+}
+
+/* The unit's action: the next one that has a unit, of the unit's kind. */
+static int unit_action(struct option_run *r, const struct hk_run_step *st)
+{
+	struct hugeadm_ctl *ctl = r->ctl;
+	struct ha_action *a;
+	bool pool;
+
+	if (r->a)
+		return 0;
+	while (r->next < ctl->n_actions && !has_unit(&ctl->actions[r->next]))
+		r->next++;
+	a = r->next < ctl->n_actions ? &ctl->actions[r->next] : NULL;
+	pool = a && (a->kind == HA_POOL_MIN || a->kind == HA_POOL_MAX);
+	if (!a || (st->unit == HK_RUN_UNIT_SHMMAX) != (a->kind == HA_SHMMAX) ||
+	    (st->unit == HK_RUN_UNIT_POOL_CHANGE) != pool ||
+	    (st->plan == ctl->plan && st->unit != HK_RUN_UNIT_SHMMAX &&
+	     (a->first != st->first || a->n_items != st->n))) {
+		ha_msg(ctl, HA_ERROR, "internal error: the plan's units are not the options'");
+		r->failed = true;
+		return STOP;
+	}
+	r->a = a;
+	return 0;
+}
+
+/* Where the pool change runs from: its Minimum items, whether it grows, 2.23's -v line. */
+static void pool_begin(struct option_run *r)
+{
+	struct hk_pool_change_plan cp = {.size = sizeof(cp)};
+	bool planned = r->n && hk_plan_pool_change(r->plan, r->first, &cp) == 0;
+
+	r->nr = r->first;
+	while (r->nr < r->first + r->n && unit_item(r, r->nr)->field != HK_POOL_MINIMUM)
+		r->nr++;
+	for (r->n_nr = 0; r->nr + r->n_nr < r->first + r->n &&
+			  unit_item(r, r->nr + r->n_nr)->field == HK_POOL_MINIMUM;)
+		r->n_nr++;
+	r->grows = planned && cp.grows;
+	r->is_short = false;
+	/* Without @NODES one Minimum item: from what it was to what it writes. */
+	if (planned && !r->a->nodes)
+		ha_msg(r->ctl, HA_INFO, "%" PRIu64 ", %" PRIu64 " -> %" PRIu64 ", %" PRIu64,
+		       cp.minimum_before, cp.maximum_before, cp.minimum_after, cp.maximum_after);
+}
+
+/* A unit begins: its items, the dry run's quoting of them, what is said before. */
+static int unit_begin(struct option_run *r, const struct hk_run_step *st)
+{
+	struct hugeadm_ctl *ctl = r->ctl;
+	int rc = unit_action(r, st);
+
+	if (rc != 0)
+		return rc;
+	r->plan = st->plan;
+	r->first = st->first;
+	r->n = st->n;
+	ctl->dry_quote = r->a->kind == HA_THP ? "'" : r->a->kind == HA_MIN_FREE_KBYTES ? "\"" : "";
+	switch (r->a->kind) {
 	case HA_POOL_MIN:
 	case HA_POOL_MAX:
-		return apply_pool(ctl, a, ret_short);
-	case HA_VMEMMAP:
-	case HA_DEMOTE_SIZE:
+		pool_begin(r);
+		return 0;
 	case HA_DEMOTE:
-		return ha_apply_kernel(ctl, a, ret_short);
-	case HA_MIN_FREE_KBYTES:
-		return ha_apply_action_item(ctl, a, "\"");
+		if (ha_demote_before(ctl, r->a, &r->before) < 0)
+			r->failed = true;
+		return r->failed ? STOP : 0;
 	case HA_SHMMAX:
-		return apply_shmmax(ctl, a);
-	case HA_SHM_GROUP:
-		if (ha_apply_action_item(ctl, a, "") < 0)
-			return -1;
-		ha_msg(ctl, HA_INFO,
-		       "To make hugetlb_shm_group settings persistent, add the "
-		       "following line to /etc/sysctl.conf:");
-		ha_msg(ctl, HA_INFO, "  vm.hugetlb_shm_group = %" PRIu64, a->u);
+		/* From the pools as the writes left them where a kernel answers. */
+		r->sp = *st->shmmax;
+		say_shmmax(ctl, &r->sp);
+		return 0;
+	default:
 		return 0;
 	}
-	return -1;
+}
+
+/* A pool change ends: the swap taken away, the nodes' shortfall, the gigantic hint. */
+static void pool_end(struct option_run *r, int error)
+{
+	struct hugeadm_ctl *ctl = r->ctl;
+
+	if (r->swap)
+		ha_swap_remove(ctl, r->swap);
+	r->swap = NULL;
+	if (error < 0 || r->failed)
+		return;
+	/* The nodes' Minimums, said once all are written (no overcommit follows them). */
+	if (r->a->nodes && !ha_simulated(ctl) && read_short(r) < 0) {
+		r->failed = true;
+		return;
+	}
+	if (r->is_short && hk_pool_plan_is_gigantic(ctl->pools, r->a->size))
+		gigantic_hint(ctl, r->a->size);
+	if (r->is_short && ctl->strict)
+		r->stopped_short = true;
+}
+
+/* What is said once the unit's items are written (error: what stopped the run in it). */
+static void unit_said(struct option_run *r, int error)
+{
+	struct hugeadm_ctl *ctl = r->ctl;
+	const struct ha_action *a = r->a;
+
+	switch (a->kind) {
+	case HA_POOL_MIN:
+	case HA_POOL_MAX:
+		pool_end(r, error);
+		return;
+	case HA_DEMOTE:
+		if (error == 0 && !r->failed) {
+			int rc = ha_demote_after(ctl, a, r->before);
+
+			r->failed = rc < 0;
+			r->stopped_short = rc > 0 && ctl->strict;
+		}
+		hk_pool_unref(r->before);
+		r->before = NULL;
+		return;
+	default:
+		break;
+	}
+	if (error != 0 || r->failed)
+		return;
+	if (a->kind == HA_VMEMMAP && !ha_simulated(ctl))
+		ha_msg(ctl, HA_INFO, "HVO is %s for the huge pages allocated from now on",
+		       a->u ? "on" : "off");
+	if ((a->kind == HA_SHMMAX && r->n) || a->kind == HA_SHM_GROUP) {
+		bool shmmax = a->kind == HA_SHMMAX;
+
+		ha_msg(ctl, HA_INFO,
+		       "To make %s settings persistent, add the following line to /etc/sysctl.conf:",
+		       shmmax ? "shmmax" : "hugetlb_shm_group");
+		ha_msg(ctl, HA_INFO, "  %s = %" PRIu64,
+		       shmmax ? "kernel.shmmax" : "vm.hugetlb_shm_group",
+		       shmmax ? r->sp.recommended : a->u);
+	}
+}
+
+/* A unit ends: what is said after it; where the run stops, in which action. */
+static int unit_end(struct option_run *r, const struct hk_run_step *st)
+{
+	if (!r->a)
+		return 0;
+	unit_said(r, st->error);
+	if (st->error != 0 || r->failed || r->stopped_short)
+		r->stopped = r->a;
+	r->a = NULL;
+	r->next++;
+	return r->failed || r->stopped_short ? STOP : 0;
+}
+
+static int run_step(void *data, const struct hk_run_step *st)
+{
+	struct option_run *r = data;
+	int rc;
+
+	switch (st->kind) {
+	case HK_RUN_STEP_AGAIN:
+		rc = unit_action(r, st);
+		if (rc == 0 && st->error < 0 && st->unit == HK_RUN_UNIT_SHMMAX) {
+			ha_msg(r->ctl, HA_ERROR, "cannot compute the recommended shmmax: %s",
+			       strerror(-st->error));
+			r->failed = true;
+		} else if (rc == 0 && st->error < 0) {
+			/* What fails here is, but for memory, reading the pool. */
+			ha_msg(r->ctl, HA_ERROR,
+			       "cannot read the pool of %" PRIu64 " byte pages: %s", r->a->size,
+			       strerror(-st->error));
+			r->failed = true;
+		} else if (rc == 0 && st->unit == HK_RUN_UNIT_POOL_CHANGE) {
+			ha_msg(r->ctl, HA_INFO,
+			       "%s: the pool changed since it was planned: planned again",
+			       r->a->arg);
+		}
+		if (r->failed)
+			r->stopped = r->a;
+		return r->failed ? STOP : rc;
+	case HK_RUN_STEP_BEGIN:
+		return unit_begin(r, st);
+	case HK_RUN_STEP_END:
+		return unit_end(r, st);
+	default:
+		if (r->a && st->unit == HK_RUN_UNIT_POOL_CHANGE)
+			return pool_step(r, st);
+		return option_step(r->ctl, st);
+	}
 }
 
 void ha_plan_notes(struct hugeadm_ctl *ctl)
@@ -535,12 +610,65 @@ static unsigned run_flags(const struct hugeadm_ctl *ctl)
 	       (ha_simulated(ctl) ? 0 : HK_RUN_KEEP_MAXIMUM);
 }
 
+/*
+ * The operations around the plan: before it (in the order validation left
+ * them: shared text, unmount, a zone movable setting the kernel lacks), and
+ * after it (mounts). 0, or -1 after a message (*stopped: the action).
+ */
+static int run_operations(struct hugeadm_ctl *ctl, bool after, const struct ha_action **stopped)
+{
+	for (size_t i = 0; i < ctl->n_actions; i++) {
+		struct ha_action *a = &ctl->actions[i];
+		int rc = 0;
+
+		if (!after && a->kind == HA_CLEAN_TEXT)
+			rc = ha_apply_clean_text(ctl, a);
+		else if (!after && a->kind == HA_UNMOUNT_ALL)
+			rc = ha_apply_unmount_all(ctl);
+		else if (!after && a->kind == HA_ZONE_MOVABLE && a->n_items == 0)
+			say_unwritten(ctl, a);
+		else if (after && a->kind == HA_MOUNTS)
+			rc = ha_apply_mounts(ctl, a);
+		if (rc < 0) {
+			*stopped = a;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The plan, in one walk of libhugekit's executor: 0, 1 (--strict: came up short), or -1. */
+static int run_plan(struct hugeadm_ctl *ctl, const struct ha_action **stopped)
+{
+	struct option_run r = {.ctl = ctl};
+	int rc;
+
+	if (ctl->dry_run)
+		hk_set_dry_run(ctl->ctx, dry_line, ctl);
+	rc = hk_run_plan(ctl->run, ctl->plan, run_step, &r);
+	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	*stopped = r.stopped;
+	if (rc < 0 && !r.stopped && !r.failed)
+		ha_msg(ctl, HA_ERROR, "cannot run the plan: %s", strerror(-rc));
+	if (rc < 0 || r.failed)
+		return -1;
+	if (!r.stopped_short)
+		return 0;
+	if (r.stopped->kind == HA_DEMOTE)
+		ha_msg(ctl, HA_ERROR, "%s: fewer pages were demoted than asked (--strict)",
+		       r.stopped->arg);
+	else
+		ha_msg(ctl, HA_ERROR, "%s: the pool came up short; it was put back (--strict)",
+		       r.stopped->arg);
+	return 1;
+}
+
 int ha_apply(struct hugeadm_ctl *ctl)
 {
 	const struct ha_action *stopped = NULL;
 	const struct hk_plan_item *items;
 	size_t n_planned;
-	int rc = 0;
+	int rc;
 
 	if (ctl->n_actions == 0)
 		return HK_EXIT_SUCCESS;
@@ -548,29 +676,12 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
-	if (ctl->dry_run)
-		hk_set_dry_run(ctl->ctx, dry_line, ctl);
 	n_planned = hk_plan_items(ctl->plan, &items);
-	/* The actions in the order validation left them (plan.c's order_actions). */
-	for (size_t i = 0; i < ctl->n_actions && rc == 0; i++) {
-		bool short_now = false;
-
-		rc = apply_one(ctl, &ctl->actions[i], &short_now);
-		if (rc != 0 || (short_now && ctl->strict))
-			stopped = &ctl->actions[i];
-		if (short_now && ctl->strict) {
-			if (ctl->actions[i].kind == HA_DEMOTE)
-				ha_msg(ctl, HA_ERROR,
-				       "%s: fewer pages were demoted than asked (--strict)",
-				       ctl->actions[i].arg);
-			else
-				ha_msg(ctl, HA_ERROR,
-				       "%s: the pool came up short; it was put back (--strict)",
-				       ctl->actions[i].arg);
-			rc = 1;
-		}
-	}
-	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	rc = run_operations(ctl, false, &stopped);
+	if (rc == 0)
+		rc = run_plan(ctl, &stopped);
+	if (rc == 0)
+		rc = run_operations(ctl, true, &stopped);
 	/* The plan is what was printed and checked: never changed while it runs. */
 	if (hk_plan_items(ctl->plan, &items) != n_planned) {
 		ha_msg(ctl, HA_ERROR, "internal error: the plan changed while it ran");

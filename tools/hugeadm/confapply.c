@@ -500,6 +500,10 @@ static int config_step(void *data, const struct hk_run_step *st)
 	case HK_RUN_STEP_WRITE:
 		step_write(r, st);
 		return 0;
+	case HK_RUN_STEP_BEGIN:
+	case HK_RUN_STEP_AGAIN:
+	case HK_RUN_STEP_END:
+		return 0; /* a configuration's units say nothing of their own */
 	case HK_RUN_STEP_FAILED:
 		break;
 	case HK_RUN_STEP_DONE:
@@ -552,7 +556,7 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 	ha_dry_run_header(ctl);
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, ctl->json ? dry_quiet : dry_line, ctl);
-	rc = hk_run_items(ctl->run, items, n, config_step, &r);
+	rc = hk_run_plan(ctl->run, plan, config_step, &r);
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
 	if (rc < 0 && !r.stop) {
 		ha_msg(ctl, HA_ERROR, "cannot run the plan: %s", strerror(-rc));

@@ -67,12 +67,6 @@ struct ha_action {
 	 * setting with nothing to write (shmmax above the recommendation).
 	 */
 	size_t first, n_items;
-	/*
-	 * Items resolved again while the plan runs (a pool someone else moved,
-	 * shmmax from the pools the writes left): first and n_items index this
-	 * plan then, and ctl->plan stays as it was printed and checked.
-	 */
-	struct hk_plan *again;
 };
 
 struct hugeadm_ctl {
@@ -127,6 +121,12 @@ struct hugeadm_ctl {
 	 * item by item with read-back.
 	 */
 	struct hk_plan *plan;
+	/*
+	 * The mounts of --create-*-mounts, one item per page size: made by
+	 * mounts.c after the plan has run, with 2.23's wording (not yet by
+	 * libhugekit's executor), and printed after the plan's items.
+	 */
+	struct hk_plan *mounts;
 	struct hk_pool_plan *pools; /* the pools as the plan leaves them (libhugekit's planner) */
 	/* The writes made so far, with what was there before: put back on failure and by --strict. */
 	struct hk_run *run;
@@ -154,10 +154,6 @@ void ha_plan_free(struct hugeadm_ctl *ctl);
  * before anything runs (0, or -1 after a message).
  */
 int ha_plan_validate(struct hugeadm_ctl *ctl);
-/* The plan the action's items are in: ctl->plan, or the one it was resolved again into. */
-struct hk_plan *ha_action_plan(const struct hugeadm_ctl *ctl, const struct ha_action *a);
-/* A fresh a->again to resolve the action into while the plan runs: 0, or -1 after a message. */
-int ha_resolve_again(struct hugeadm_ctl *ctl, struct ha_action *a);
 /*
  * --dry-run --json: the plan as one JSON document ("plan": its items, with
  * why each is there; "operations": the options that act rather than write
@@ -168,13 +164,6 @@ int ha_plan_json(struct hugeadm_ctl *ctl);
 void ha_plan_notes(struct hugeadm_ctl *ctl);
 /* One item of a plan as a JSON object (confapply.c): item, path, value, why, file, line. */
 void ha_json_plan_item(struct hkt_json *j, const struct hk_plan_item *it);
-/*
- * --set-recommended-shmmax: the recommendation from the pools as the plan
- * leaves them, or (kernel_pools) as the kernel has them after the writes, in
- * a->u, the current value in a->amount, and the item when there is one to
- * write (none when no pool has pages or shmmax is above: never lowered).
- */
-int ha_resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a, bool kernel_pools);
 /* Add a write to the action's items: rc is hk_plan_add_*'s (-1 after a message when < 0). */
 int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc);
 /* Why an action's items are there: the option as given ("--pool-pages-min 2M:512"). */
@@ -187,14 +176,6 @@ const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz);
  */
 int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd);
 int ha_apply(struct hugeadm_ctl *ctl);
-/*
- * The action's items (THP knobs, sysctls, settings, a demote per node) through
- * libhugekit's executor, the dry run's lines quoted with quote, each read back:
- * 0, or -1 after a message naming the file (-1 too when it has none). A
- * pool's Minimum that the kernel did not reach is not an error here: its
- * caller reads the pool.
- */
-int ha_apply_action_item(struct hugeadm_ctl *ctl, const struct ha_action *a, const char *quote);
 /* A pool option: the change as libhugekit planned it (false when it planned none). */
 bool ha_pool_planned(const struct hugeadm_ctl *ctl, const struct ha_action *a,
 		     struct hk_pool_change_plan *ret);
@@ -271,7 +252,14 @@ int ha_plan_demote_size(struct hugeadm_ctl *ctl, const char *arg);
 int ha_plan_demote(struct hugeadm_ctl *ctl, const char *arg);
 int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg);
 int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a);
-int ha_apply_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short);
+/*
+ * A --pool-demote's run, around its items: the pool read before them (NULL
+ * where no kernel answers; 0, or -1 said), and after them what went, said
+ * (0, 1 when fewer pages were demoted than asked, or -1 said).
+ */
+int ha_demote_before(struct hugeadm_ctl *ctl, const struct ha_action *a, struct hk_pool **ret);
+int ha_demote_after(struct hugeadm_ctl *ctl, const struct ha_action *a,
+		    const struct hk_pool *before);
 /* --explain: demote sizes, HVO's state and cost (text; JSON under "explain"). */
 void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n);
 void ha_json_kernel(struct hugeadm_ctl *ctl, struct hkt_json *j);

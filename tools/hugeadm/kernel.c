@@ -183,17 +183,6 @@ int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return rc;
 }
 
-/* --vmemmap-optimize and --pool-demote-size: their one item, written and read back. */
-static int apply_setting(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	if (ha_apply_action_item(ctl, a, "") < 0)
-		return -1;
-	if (a->kind == HA_VMEMMAP && !ha_simulated(ctl))
-		ha_msg(ctl, HA_INFO, "HVO is %s for the huge pages allocated from now on",
-		       a->u ? "on" : "off");
-	return 0;
-}
-
 /* Persistent pages of the pool, or of the listed nodes. */
 static uint64_t demote_count(const struct ha_action *a, const struct hk_pool *p)
 {
@@ -206,28 +195,41 @@ static uint64_t demote_count(const struct ha_action *a, const struct hk_pool *p)
 	return n;
 }
 
-static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
+int ha_demote_before(struct hugeadm_ctl *ctl, const struct ha_action *a, struct hk_pool **ret)
 {
-	struct hk_pool *before = NULL, *after = NULL;
-	uint64_t asked = a->amount * (a->nodes ? a->n_nodes : 1), done, left, to, each;
-	char sz[32], tsz[32];
-	int rc = 0;
+	int rc;
 
-	if (!ha_simulated(ctl) && (rc = hk_pool_read(ctl->ctx, a->size, &before)) < 0) {
+	*ret = NULL;
+	if (ha_simulated(ctl))
+		return 0;
+	rc = hk_pool_read(ctl->ctx, a->size, ret);
+	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
 		return -1;
 	}
-	/* libhugekit's executor writes the counts (HK_POOL_DEMOTE_PAGES); the pool says what went. */
-	rc = ha_apply_action_item(ctl, a, "");
-	if (rc == 0 && before && (rc = hk_pool_read(ctl->ctx, a->size, &after)) < 0)
+	return 0;
+}
+
+int ha_demote_after(struct hugeadm_ctl *ctl, const struct ha_action *a,
+		    const struct hk_pool *before)
+{
+	uint64_t asked = a->amount * (a->nodes ? a->n_nodes : 1), done, left, to, each;
+	struct hk_pool *after = NULL;
+	char sz[32], tsz[32];
+	int rc;
+
+	if (!before)
+		return 0;
+	/* libhugekit's executor wrote the counts (HK_POOL_DEMOTE_PAGES); the pool says what went. */
+	rc = hk_pool_read(ctl->ctx, a->size, &after);
+	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool back: %s", a->arg, strerror(-rc));
-	if (rc < 0 || !before) {
-		hk_pool_unref(before);
-		return rc < 0 ? -1 : 0;
+		return -1;
 	}
 	/* Read back: demoted pages left the pool's persistent count. */
 	done = demote_count(a, before);
 	left = demote_count(a, after);
+	hk_pool_unref(after);
 	done = done > left ? done - left : 0;
 	to = hk_pool_get(before, HK_POOL_DEMOTE_SIZE);
 	each = to ? a->size / to : 0;
@@ -238,27 +240,12 @@ static int apply_demote(struct hugeadm_ctl *ctl, const struct ha_action *a, bool
 		       "%s: demoted %" PRIu64 " of %" PRIu64 " %s pages into %" PRIu64
 		       " %s pages: the kernel demotes only free pages that no mapping has reserved",
 		       a->arg, done, asked, sz, done * each, tsz);
-		*ret_short = true;
-	} else if (!ctl->json) {
+		return 1;
+	}
+	if (!ctl->json)
 		printf("Demoted %" PRIu64 " %s page%s into %" PRIu64 " %s pages\n", done, sz,
 		       done == 1 ? "" : "s", done * each, tsz);
-	}
-	hk_pool_unref(before);
-	hk_pool_unref(after);
 	return 0;
-}
-
-int ha_apply_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a, bool *ret_short)
-{
-	switch (a->kind) {
-	case HA_VMEMMAP:
-	case HA_DEMOTE_SIZE:
-		return apply_setting(ctl, a);
-	case HA_DEMOTE:
-		return apply_demote(ctl, a, ret_short);
-	default:
-		return -1;
-	}
 }
 
 int ha_hugetlb_cma(struct hugeadm_ctl *ctl, uint64_t *ret)

@@ -241,7 +241,7 @@ static int plan_mount(struct hugeadm_ctl *ctl, struct ha_action *a, uint64_t siz
 
 	mount_options(ctl, a, size, true, opts, sizeof(opts));
 	return ha_plan_added(ctl, a,
-			     hk_plan_add_mount(ctl->plan, target, opts, size, (uint32_t)a->uid,
+			     hk_plan_add_mount(ctl->mounts, target, opts, size, (uint32_t)a->uid,
 					       (uint32_t)a->gid, (uint32_t)a->mode,
 					       ha_action_why(a, why, sizeof(why))));
 }
@@ -430,7 +430,7 @@ int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	int rc;
 
 	/* The mounts as validation planned them: one item per page size. */
-	hk_plan_items(ha_action_plan(ctl, a), &items);
+	hk_plan_items(ctl->mounts, &items);
 	items += a->first;
 	n = a->n_items;
 	rc = hk_mounts_read(ctl->ctx, &ms);

@@ -42,7 +42,6 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 		free(ctl->actions[i].nodes);
 		free(ctl->actions[i].sub);
 		free(ctl->actions[i].owner_label);
-		hk_plan_unref(ctl->actions[i].again);
 	}
 	hk_pool_plan_unref(ctl->pools);
 	ctl->pools = NULL;
@@ -54,6 +53,8 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 	ctl->n_actions = 0;
 	hk_plan_unref(ctl->plan);
 	ctl->plan = NULL;
+	hk_plan_unref(ctl->mounts);
+	ctl->mounts = NULL;
 }
 
 const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz)
@@ -113,27 +114,6 @@ const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz)
 	else
 		snprintf(buf, sz, "%s", a->arg); /* the option itself: "--thp-never" */
 	return buf;
-}
-
-struct hk_plan *ha_action_plan(const struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	return a->again ? a->again : ctl->plan;
-}
-
-int ha_resolve_again(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	int rc;
-
-	hk_plan_unref(a->again);
-	a->again = NULL;
-	rc = hk_plan_new(&a->again);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change again: %s", a->arg,
-		       strerror(-rc));
-		return -1;
-	}
-	a->n_items = 0;
-	return 0;
 }
 
 int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc)
@@ -420,7 +400,7 @@ bool ha_pool_planned(const struct hugeadm_ctl *ctl, const struct ha_action *a,
 		     struct hk_pool_change_plan *ret)
 {
 	*ret = (struct hk_pool_change_plan){.size = sizeof(*ret)};
-	return a->n_items && hk_plan_pool_change(ha_action_plan(ctl, a), a->first, ret) == 0;
+	return a->n_items && hk_plan_pool_change(ctl->plan, a->first, ret) == 0;
 }
 
 bool ha_pool_grows(const struct hugeadm_ctl *ctl, const struct ha_action *a)
@@ -444,18 +424,21 @@ static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return resolve_pool(ctl, a);
 }
 
-int ha_resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a, bool kernel_pools)
+/*
+ * --set-recommended-shmmax: the recommendation from the pools as the plan
+ * leaves them in a->u, the current value in a->amount, and the item when
+ * there is one to write (none when no pool has pages or shmmax is above:
+ * never lowered). libhugekit computes it again from the pools the writes
+ * leave when the plan runs.
+ */
+static int resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a)
 {
 	struct hk_shmmax_plan sp = {.size = sizeof(sp)};
 	char why[256];
-	int rc = kernel_pools || ctl->pools ? 0 : hk_pool_plan_new(ctl->ctx, &ctl->pools);
+	int rc = ctl->pools ? 0 : hk_pool_plan_new(ctl->ctx, &ctl->pools);
 
-	/* From the kernel's pools while the plan runs: a plan of its own, ctl->plan left as it is. */
-	if (kernel_pools && ha_resolve_again(ctl, a) < 0)
-		return -1;
 	if (rc == 0)
-		rc = hk_plan_add_recommended_shmmax(ctl->ctx, ha_action_plan(ctl, a),
-						    kernel_pools ? NULL : ctl->pools,
+		rc = hk_plan_add_recommended_shmmax(ctl->ctx, ctl->plan, ctl->pools,
 						    ha_action_why(a, why, sizeof(why)), &sp);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "cannot compute the recommended shmmax: %s", strerror(-rc));
@@ -495,7 +478,7 @@ static int resolve_sysctl(struct hugeadm_ctl *ctl, struct ha_action *a)
 		}
 		break;
 	case HA_SHMMAX:
-		return ha_resolve_shmmax(ctl, a, false);
+		return resolve_shmmax(ctl, a);
 	case HA_SHM_GROUP:
 		which = HK_SYSCTL_HUGETLB_SHM_GROUP;
 		v = a->u;
@@ -580,6 +563,8 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 	if (ha_swap_validate(ctl) < 0)
 		return -1;
 	rc = hk_plan_new(&ctl->plan);
+	if (rc == 0)
+		rc = hk_plan_new(&ctl->mounts);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(-rc));
 		return -1;
@@ -595,7 +580,6 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 int ha_plan_json(struct hugeadm_ctl *ctl)
 {
 	const struct hk_plan_item *items;
-	size_t n = hk_plan_items(ctl->plan, &items);
 	struct hkt_json j;
 	char why[256];
 
@@ -604,7 +588,10 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 	hkt_json_open_object(&j, NULL);
 	hkt_json_bool(&j, "dry_run", true);
 	hkt_json_open_array(&j, "plan");
-	for (size_t i = 0; i < n; i++)
+	/* The mounts, made after the rest, last. */
+	for (size_t i = 0, n = hk_plan_items(ctl->plan, &items); i < n; i++)
+		ha_json_plan_item(&j, &items[i]);
+	for (size_t i = 0, n = hk_plan_items(ctl->mounts, &items); i < n; i++)
 		ha_json_plan_item(&j, &items[i]);
 	hkt_json_close_array(&j);
 	hkt_json_open_array(&j, "operations");

@@ -865,6 +865,32 @@ enum hk_run_step_kind {
 	 * -EOPNOTSUPP: a mount in a --sysroot tree (made on the running system only).
 	 */
 	HK_RUN_STEP_FAILED,
+	/* hk_run_plan (HK_1.6): a unit begins; plan, first and n: the items it runs. */
+	HK_RUN_STEP_BEGIN,
+	/*
+	 * hk_run_plan, before a pool change's BEGIN: the kernel's pool moved since
+	 * the change was planned; plan: the change planned again from it (the plan
+	 * run is left as it was). error: it could not be read or planned (the run
+	 * stops).
+	 */
+	HK_RUN_STEP_AGAIN,
+	/*
+	 * hk_run_plan: the unit ends, also where the run stops inside it (error:
+	 * the value that stops it, fn's or -errno; 0 otherwise).
+	 */
+	HK_RUN_STEP_END,
+};
+
+struct hk_shmmax_plan; /* below, with hk_plan_add_recommended_shmmax */
+
+/* hk_run_plan's units: what a step's items are. */
+enum hk_run_unit {
+	/* Consecutive items of one why, no file twice (one option, one setting). */
+	HK_RUN_UNIT_ITEMS,
+	/* A pool change (hk_plan_add_pool_change): hk_plan_pool_change tells it. */
+	HK_RUN_UNIT_POOL_CHANGE,
+	/* A recommended shmmax (hk_plan_add_recommended_shmmax), with its item or none. */
+	HK_RUN_UNIT_SHMMAX,
 };
 
 struct hk_run_step {
@@ -875,6 +901,11 @@ struct hk_run_step {
 	const char *before;  /* NULL: nothing there, or not read (HK_RUN_ALWAYS) */
 	const char *reached; /* DONE, SHORT: what the item reads after the write, or NULL */
 	int error;	     /* FAILED: -errno */
+	/* hk_run_plan (HK_1.6), on every step: the unit the step is in. */
+	enum hk_run_unit unit;
+	const struct hk_plan *plan; /* the plan its items are in: the one run, or planned again */
+	size_t first, n;	    /* its items in plan */
+	const struct hk_shmmax_plan *shmmax; /* HK_RUN_UNIT_SHMMAX: the one it writes, or not */
 };
 
 /*
@@ -903,6 +934,21 @@ typedef int (*hk_run_step_fn)(void *data, const struct hk_run_step *step);
  */
 int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n, hk_run_step_fn fn,
 		 void *data);
+
+/*
+ * Run a whole plan (HK_1.6) in one walk, as hk_run_items() runs its items,
+ * unit by unit: each unit's steps come between a BEGIN and an END. Where a
+ * kernel answers (not a dry run, not a --sysroot tree of plain files):
+ * - a pool change whose pool the kernel moved since it was planned is
+ *   planned again from the kernel's pool (AGAIN, then the new items run);
+ * - a recommended shmmax is computed again from the pools as the writes
+ *   before it left them (one that came up short, or was planned again), and
+ *   written only where it keeps or raises kernel.shmmax.
+ * A pool's short minimum holds back overcommits, and HK_RUN_KEEP_MAXIMUM
+ * looks for the maximum to keep, within its own unit only. The plan is never
+ * changed. Returns as hk_run_items().
+ */
+int hk_run_plan(struct hk_run *run, const struct hk_plan *plan, hk_run_step_fn fn, void *data);
 
 /*
  * Shared text (HK_1.6): the files libhugekit-rt makes for HUGETLB_SHARE=1, in

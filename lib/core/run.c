@@ -820,8 +820,14 @@ static int run_unit(struct walk *w, const struct hk_plan *plan, const struct uni
 		hk_plan_unref(again);
 		return rc;
 	}
-	/* A short minimum holds back, and keeps the maximum of, its own unit's items only. */
-	w->n_short = 0;
+	/*
+	 * A short minimum holds back its pool's later overcommits in the whole
+	 * plan (a configuration's: the maximum stays for the next run); with
+	 * HK_RUN_KEEP_MAXIMUM, which keeps the maximum itself, in its own unit
+	 * only (an option's), where it also looks for the maximum to keep.
+	 */
+	if (w->run->flags & HK_RUN_KEEP_MAXIMUM)
+		w->n_short = 0;
 	hk_plan_items(w->unit.plan, &items);
 	w->items = items + w->unit.first;
 	w->n = w->unit.n;

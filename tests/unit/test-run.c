@@ -657,6 +657,15 @@ static void test_plan_short_within_unit(void **state)
 	assert_int_equal(hk_run_plan(run, plan, record_units, &u), 3);
 	assert_string_equal(u.oc_written, "31");
 	hk_run_unref(run);
+	/* A configuration's rule (no HK_RUN_KEEP_MAXIMUM): held in every later unit. */
+	memset(&u, 0, sizeof(u));
+	u.stop_kind = -1;
+	assert_int_equal(hk_run_new(t.ctx, 0, &run), 0);
+	assert_int_equal(hk_run_plan(run, plan, record_units, &u), 1);
+	assert_int_equal(u.n, 8);
+	assert_int_equal(u.kinds[3], HK_RUN_STEP_HELD);
+	assert_int_equal(u.kinds[6], HK_RUN_STEP_HELD);
+	hk_run_unref(run);
 	hk_plan_unref(plan);
 	tree_close(&t);
 }

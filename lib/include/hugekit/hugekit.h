@@ -944,9 +944,10 @@ int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n,
  * - a recommended shmmax is computed again from the pools as the writes
  *   before it left them (one that came up short, or was planned again), and
  *   written only where it keeps or raises kernel.shmmax.
- * A pool's short minimum holds back overcommits, and HK_RUN_KEEP_MAXIMUM
- * looks for the maximum to keep, within its own unit only. The plan is never
- * changed. Returns as hk_run_items().
+ * A pool's short minimum holds back the pool's later overcommits in the
+ * whole plan; with HK_RUN_KEEP_MAXIMUM (which keeps the maximum itself) in
+ * its own unit only, where it also looks for the maximum to keep. The plan
+ * is never changed. Returns as hk_run_items().
  */
 int hk_run_plan(struct hk_run *run, const struct hk_plan *plan, hk_run_step_fn fn, void *data);
 

@@ -103,3 +103,5 @@ struct hkl_shmmax_mark {
 int hkl_plan_keep_shmmax(struct hk_plan *plan, const char *why, const struct hk_shmmax_plan *sp);
 /* The k-th kept, in the order they were planned, or NULL. */
 const struct hkl_shmmax_mark *hkl_plan_shmmax(const struct hk_plan *plan, size_t k);
+/* The base of mount item index (hk_plan_add_mount's request), or NULL. */
+const char *hkl_plan_mount_base(const struct hk_plan *plan, size_t index);

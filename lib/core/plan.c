@@ -48,6 +48,12 @@ struct hk_plan {
 	/* The recommended shmmax planned (poolplan.c), with or without an item. */
 	struct hkl_shmmax_mark *marks;
 	size_t n_marks;
+	/* The base of each mount item that has one (hk_plan_add_mount). */
+	struct mount_base {
+		size_t index;
+		char *base;
+	} * bases;
+	size_t n_bases;
 };
 
 /* What the build keeps while it resolves a configuration. */
@@ -1303,6 +1309,9 @@ HK_EXPORT void hk_plan_unref(struct hk_plan *plan)
 	for (size_t i = 0; i < plan->n_marks; i++)
 		free(plan->marks[i].why);
 	free(plan->marks);
+	for (size_t i = 0; i < plan->n_bases; i++)
+		free(plan->bases[i].base);
+	free(plan->bases);
 	free(plan);
 }
 
@@ -1325,6 +1334,30 @@ int hkl_plan_keep_shmmax(struct hk_plan *plan, const char *why, const struct hk_
 const struct hkl_shmmax_mark *hkl_plan_shmmax(const struct hk_plan *plan, size_t k)
 {
 	return plan && k < plan->n_marks ? &plan->marks[k] : NULL;
+}
+
+const char *hkl_plan_mount_base(const struct hk_plan *plan, size_t index)
+{
+	for (size_t i = 0; plan && i < plan->n_bases; i++)
+		if (plan->bases[i].index == index)
+			return plan->bases[i].base;
+	return NULL;
+}
+
+/* Item index's base kept: 0 or -ENOMEM. */
+static int keep_base(struct hk_plan *plan, size_t index, const char *base)
+{
+	struct mount_base *nb = realloc(plan->bases, (plan->n_bases + 1) * sizeof(*nb));
+	char *b = strdup(base);
+
+	if (nb)
+		plan->bases = nb;
+	if (!nb || !b) {
+		free(b);
+		return -ENOMEM;
+	}
+	nb[plan->n_bases++] = (struct mount_base){.index = index, .base = b};
+	return 0;
 }
 
 int hkl_plan_keep_group(struct hk_plan *plan, struct hkl_pool_group *g)
@@ -1485,29 +1518,37 @@ HK_EXPORT int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const ch
 	return hk_plan_add(plan, &it);
 }
 
-HK_EXPORT int hk_plan_add_mount(struct hk_plan *plan, const char *path, const char *options,
-				uint64_t page_size, uint32_t uid, uint32_t gid, uint32_t mode,
-				const char *why)
+HK_EXPORT int hk_plan_add_mount(struct hk_plan *plan, const struct hk_mount_request *req,
+				uint64_t page_size, const char *why)
 {
-	struct hk_plan_item it = {.kind = HK_PLAN_MOUNT,
-				  .path = path,
-				  .value = options,
-				  .why = why,
-				  .node = HK_NODE_ALL,
-				  .page_size = page_size,
-				  .uid = uid,
-				  .gid = gid,
-				  .mode = mode};
+	struct hk_plan_item it = {.kind = HK_PLAN_MOUNT, .why = why, .node = HK_NODE_ALL};
 	char *item = NULL;
 	int rc;
 
-	if (!plan || !path || path[0] != '/' || !options || mode > 07777)
+	if (!plan || !req || req->size != sizeof(*req) || !req->path || req->path[0] != '/' ||
+	    !req->options || req->mode > 07777 || (req->flags & ~(HK_MOUNT_EMPTY | HK_MOUNT_KEEP)))
 		return -EINVAL;
-	if (asprintf(&item, "mount %s", path) < 0)
+	it.path = req->path;
+	it.value = req->options;
+	it.page_size = page_size;
+	it.uid = req->uid;
+	it.gid = req->gid;
+	it.mode = req->mode;
+	it.flags = req->flags;
+	if (asprintf(&item, "mount %s", req->path) < 0)
 		return -ENOMEM;
 	it.item = item;
 	rc = hk_plan_add(plan, &it);
 	free(item);
+	if (rc >= 0 && req->base) {
+		int kept = keep_base(plan, (size_t)rc, req->base);
+
+		/* Not kept, not planned: the item goes again. */
+		if (kept < 0) {
+			item_free(&plan->items[--plan->n]);
+			rc = kept;
+		}
+	}
 	return rc;
 }
 
@@ -1695,7 +1736,8 @@ static int check_mount(struct hk_ctx *ctx, const struct hk_plan_item *it, char *
 	}
 	rc = dup_out(hk_mount_options(ms, (size_t)found), ret);
 	ok = rc == 0 && hk_mount_page_size(ms, (size_t)found) == it->page_size;
-	opts = strdup(it->value);
+	/* HK_MOUNT_KEEP: the one of that page size there is the one asked for. */
+	opts = strdup(it->flags & HK_MOUNT_KEEP ? "" : it->value);
 	if (!opts)
 		rc = -ENOMEM;
 	for (char *o = opts ? strtok_r(opts, ",", &save) : NULL; o && ok;

@@ -32,6 +32,7 @@ struct undo {
 	char *before;		/* NULL: nothing was there (a directory, a mount, a controller) */
 	bool raw;		/* before is the file's bytes (a tree), not the item's value */
 	bool refused;		/* its write failed: written back only if it reads otherwise */
+	int fd;			/* a mount's: the mount point under it (hk_mount_make), or -1 */
 };
 
 struct hk_run {
@@ -69,8 +70,11 @@ HK_EXPORT void hk_run_unref(struct hk_run *run)
 {
 	if (!run)
 		return;
-	for (size_t i = 0; i < run->n; i++)
+	for (size_t i = 0; i < run->n; i++) {
 		free(run->undo[i].before);
+		if (run->undo[i].fd >= 0)
+			close(run->undo[i].fd);
+	}
 	free(run->undo);
 	hk_plan_unref(run->copies);
 	hk_unref(run->ctx);
@@ -117,7 +121,7 @@ static int keep(struct hk_run *run, const struct hk_plan_item *item, char *befor
 	hk_plan_items(run->copies, &items);
 	for (size_t i = 0; i < run->n; i++)
 		run->undo[i].it = items[i];
-	run->undo[run->n] = (struct undo){.it = items[rc], .before = before, .raw = raw};
+	run->undo[run->n] = (struct undo){.it = items[rc], .before = before, .raw = raw, .fd = -1};
 	run->n++;
 	return 0;
 }
@@ -264,27 +268,32 @@ static int retry_hard(struct hk_run *run, const struct hk_plan_item *it, char **
 }
 
 /*
- * A mount item (a configuration's [mount]): made by hk_mount_make on an
- * empty mount point, and kept for the put-back after it: the mount point's
- * directory when this run made it (also when the mount then failed), then
- * the mount, which is taken down first.
+ * A mount item: made by hk_mount_make (on an empty mount point unless the
+ * item's flags say otherwise; base: the plan's, or NULL), and kept for the
+ * put-back after it: the mount point's directory when this run made it (also
+ * when the mount then failed; not with HK_MOUNT_KEEP), then the mount, by
+ * the descriptor of the mount point under it, which the put-back takes down
+ * first: never by a path that a user who owns a level of it could redirect.
  */
-static int run_mount(struct hk_run *run, const struct hk_plan_item *it)
+static int run_mount(struct hk_run *run, const struct hk_plan_item *it, const char *base)
 {
 	struct hk_mount_request rq = {.size = sizeof(rq),
 				      .path = it->path,
+				      .base = base,
 				      .uid = it->uid,
 				      .gid = it->gid,
 				      .mode = it->mode,
 				      .options = it->value,
-				      .flags = HK_MOUNT_EMPTY};
+				      .flags = it->flags ? it->flags & ~HK_MOUNT_KEEP
+							 : HK_MOUNT_EMPTY};
 	struct hk_plan_item dir = *it;
 	struct stat st;
 	bool made = lstat(it->path, &st) < 0 && errno == ENOENT;
 	int fd = -1, rc = hk_mount_make(run->ctx, &rq, &fd), kept = 0;
 
 	dir.kind = HK_PLAN_MKDIR;
-	if (made && lstat(it->path, &st) == 0 && !journaled(run, &dir))
+	if (made && !(it->flags & HK_MOUNT_KEEP) && lstat(it->path, &st) == 0 &&
+	    !journaled(run, &dir))
 		kept = keep(run, &dir, NULL, false);
 	if (rc < 0)
 		return rc;
@@ -293,13 +302,16 @@ static int run_mount(struct hk_run *run, const struct hk_plan_item *it)
 	if (kept < 0) {
 		/* Nothing could put it back: not left behind. */
 		hk_umount_fd(run->ctx, fd, NULL, MNT_DETACH);
-		rc = kept;
+		close(fd);
+		return kept;
 	}
-	close(fd);
-	return rc;
+	run->undo[run->n - 1].fd = fd;
+	return 0;
 }
 
-HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached)
+/* hk_run_apply, a mount item made under base (its plan's, or NULL). */
+static int run_apply(struct hk_run *run, const struct hk_plan_item *item, const char *base,
+		     char **ret_reached)
 {
 	char *before = NULL;
 	bool raw = false;
@@ -311,7 +323,7 @@ HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, 
 	if (!run || !item || !item->path)
 		return -EINVAL;
 	if (item->kind == HK_PLAN_MOUNT)
-		return hk_is_dry_run(run->ctx) ? -EOPNOTSUPP : run_mount(run, item);
+		return hk_is_dry_run(run->ctx) ? -EOPNOTSUPP : run_mount(run, item, base);
 	kept = run->n;
 	/* Kept before the write: a write that fails may still have changed the file. */
 	rc = 0;
@@ -336,6 +348,11 @@ HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, 
 	for (size_t i = kept; rc < 0 && rc != -EAGAIN && i < run->n; i++)
 		run->undo[i].refused = true;
 	return rc;
+}
+
+HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached)
+{
+	return run_apply(run, item, NULL, ret_reached);
 }
 
 /*
@@ -367,9 +384,11 @@ static int put_back_one(struct hk_run *run, const struct undo *u, char **ret_rea
 		rc = hkc_path_rmdirf(&run->ctx->path, "%s", rel(u->it.path));
 		return rc == -ENOENT ? 0 : rc < 0 ? rc : 1;
 	case HK_PLAN_MOUNT:
-		if (umount2(u->it.path, UMOUNT_NOFOLLOW) == 0)
-			return 1;
-		return errno == EINVAL ? 0 : -errno; /* EINVAL: not mounted there */
+		/* By the descriptor the run kept (a mount hk_run_record was told of: by its path). */
+		rc = u->fd >= 0 ? hk_umount_fd(run->ctx, u->fd, NULL, 0)
+		     : umount2(u->it.path, UMOUNT_NOFOLLOW) == 0 ? 0
+								 : -errno;
+		return rc == -EINVAL ? 0 : rc < 0 ? rc : 1; /* EINVAL: not mounted there */
 	case HK_PLAN_CONTROLLER:
 		snprintf(minus, sizeof(minus), "-%s", u->it.value);
 		rc = hkc_path_write_stringf(&run->ctx->path, minus, "%s", rel(u->it.path));
@@ -432,8 +451,11 @@ HK_EXPORT int hk_run_put_back(struct hk_run *run, size_t *ret_done)
 			hkl_info(run->ctx, "%s: put back to %s", u->it.item, u->before);
 		done++;
 	}
-	for (size_t i = 0; i < run->n; i++)
+	for (size_t i = 0; i < run->n; i++) {
 		free(run->undo[i].before);
+		if (run->undo[i].fd >= 0)
+			close(run->undo[i].fd);
+	}
 	run->n = 0;
 	if (ret_done)
 		*ret_done = done;
@@ -483,7 +505,8 @@ static bool held(const struct walk *w, const struct hk_plan_item *it)
 }
 
 /* HK_RUN_MEMPOLICY: a whole pool's minimum written to nr_hugepages_mempolicy. */
-static int apply_policy(struct hk_run *run, const struct hk_plan_item *it, char **ret_reached)
+static int apply_policy(struct hk_run *run, const struct hk_plan_item *it, const char *base,
+			char **ret_reached)
 {
 	struct hk_plan_item t = *it;
 	char *path = NULL;
@@ -491,7 +514,7 @@ static int apply_policy(struct hk_run *run, const struct hk_plan_item *it, char 
 
 	if (!(run->flags & HK_RUN_MEMPOLICY) || it->kind != HK_PLAN_WRITE || !it->page_size ||
 	    it->field != HK_POOL_MINIMUM || it->node != HK_NODE_ALL)
-		return hk_run_apply(run, it, ret_reached);
+		return run_apply(run, it, base, ret_reached);
 	rc = hk_pool_file(run->ctx, it->page_size, HK_NODE_ALL, HK_POOL_NR, HK_POOL_SET_MEMPOLICY,
 			  &path);
 	if (rc < 0)
@@ -642,7 +665,8 @@ static int write_step(struct walk *w, struct hk_run_step *st)
 		return tell(w, st, HK_RUN_STEP_DONE);
 	if (it->kind == HK_PLAN_MOUNT && !hk_is_live(w->run->ctx))
 		return failed(w, st, -EOPNOTSUPP);
-	rc = apply_policy(w->run, it, &reached);
+	/* A mount item's base is its plan's (hk_run_items: no plan, none). */
+	rc = apply_policy(w->run, it, hkl_plan_mount_base(w->unit.plan, st->index), &reached);
 	st->reached = reached;
 	if (rc < 0 && rc != -EAGAIN)
 		rc = failed(w, st, rc);
@@ -661,7 +685,8 @@ static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
 
 	st.index = i;
 	st.item = it;
-	if (!(w->run->flags & HK_RUN_ALWAYS))
+	/* A mount is never made twice: compared whatever the flags. */
+	if (!(w->run->flags & HK_RUN_ALWAYS) || it->kind == HK_PLAN_MOUNT)
 		rc = hk_plan_item_check(w->run->ctx, it, &cur);
 	st.before = cur;
 	if (rc == 1)

@@ -48,6 +48,20 @@ in_ns() {
 		'"$1"
 }
 
+# fake_size KB: the namespace script lines that put an empty pool of KB kB
+# pages (all its counts 0) beside the real 2 MiB one in sysfs.
+fake_size() {
+	local d=/sys/kernel/mm/hugepages
+	cat <<-EOF
+		mkdir /tmp/real.\$\$
+		mount --bind $d/hugepages-2048kB /tmp/real.\$\$
+		mount -t tmpfs hp $d
+		mkdir $d/hugepages-2048kB $d/hugepages-$1kB
+		mount --bind /tmp/real.\$\$ $d/hugepages-2048kB
+		for f in nr_hugepages free_hugepages resv_hugepages surplus_hugepages nr_overcommit_hugepages; do echo 0 > $d/hugepages-$1kB/\$f; done
+	EOF
+}
+
 # replay_swap OPTION ARG DIR GROUP: hugeadm OPTION ARG makes its mounts and
 # takes them down; then a user of group GROUP, who may write DIR, swaps DIR's
 # pagesize-2MB for a link to the victim, and hugeadm OPTION ARG runs again.
@@ -302,6 +316,24 @@ for _ in range(300000):
 	refute_line "$M/user/nobody/pagesize-2MB"
 }
 
+# The executor's put-back of hugeadm's own mounts: a run whose second mount
+# the kernel refuses (a page size it does not have, 4 MiB, faked beside the
+# real 2 MiB one) takes the first down again, with everything else the run
+# changed, and says so; the directories stay (2.23's).
+@test "(7f) a --create-*-mounts run that fails half-way takes its mounts down again" {
+	run --separate-stderr in_ns '
+		'"$(fake_size 4096)"'
+		rc=0; hugeadm -v --create-user-mounts nobody || rc=$?
+		echo "rc=$rc"
+		echo "mounts=$(findmnt -rn -t hugetlbfs -o TARGET | grep -c "^/var/lib/" || true)"
+		[ -d '"$M"'/user/nobody/pagesize-2MB ] && echo "directory stays"'
+	assert_line "rc=1"
+	assert_line "mounts=0"
+	assert_line "directory stays"
+	[[ $stderr == *"hugeadm:INFO: mount $M/user/nobody/pagesize-2MB: put back as it was"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: --create-user-mounts nobody: failed: 1 file put back as it was before this run"* ]] || fail "$stderr"
+}
+
 # replay_rename_race one|two: ns.sh's race, bounded, with one page size (2 MiB) or
 # two (a fake 1 GiB one beside it, whose mount fails: the run rolls back the first).
 replay_rename_race() {
@@ -336,14 +368,7 @@ while True:
 		mount -t tmpfs victimfs '"$V"'
 		# A second page size (1 GiB) beside the real 2 MiB one: two mounts to make.
 		if [ '"$1"' = two ]; then
-		mkdir /tmp/real.$$
-		mount --bind /sys/kernel/mm/hugepages/hugepages-2048kB /tmp/real.$$
-		mount -t tmpfs hp /sys/kernel/mm/hugepages
-		mkdir /sys/kernel/mm/hugepages/hugepages-2048kB /sys/kernel/mm/hugepages/hugepages-1048576kB
-		mount --bind /tmp/real.$$ /sys/kernel/mm/hugepages/hugepages-2048kB
-		for f in nr_hugepages free_hugepages resv_hugepages surplus_hugepages nr_overcommit_hugepages; do
-			echo 0 > /sys/kernel/mm/hugepages/hugepages-1048576kB/$f
-		done
+		'"$(fake_size 1048576)"'
 		fi
 		U='"$M"'/user/nobody
 		hugeadm --create-user-mounts nobody 2> /dev/null || true

@@ -129,30 +129,52 @@ static void test_thp_check(void **state)
 	tree_close(&t);
 }
 
-/* hk_plan_add_mount: the item a caller no longer builds; bad paths and modes refused. */
+/*
+ * hk_plan_add_mount: the item a caller no longer builds, from the request
+ * hk_mount_make takes (its flags the item's); bad paths, modes and flags
+ * refused.
+ */
 static void test_add_mount(void **state)
 {
+	struct hk_mount_request rq = {.size = sizeof(rq),
+				      .path = "/var/lib/hugetlbfs/user/u/pagesize-2MB",
+				      .base = "/var/lib/hugetlbfs/user",
+				      .uid = 1000,
+				      .mode = 0700,
+				      .options = "pagesize=2M,uid=1000,gid=0,mode=0700",
+				      .flags = HK_MOUNT_KEEP};
 	const struct hk_plan_item *items;
 	struct hk_plan *plan = NULL;
+	struct hk_mount_request bad;
 
 	(void)state;
 	assert_int_equal(hk_plan_new(&plan), 0);
-	assert_int_equal(hk_plan_add_mount(plan, "/var/lib/hugetlbfs/pagesize-2MB",
-					   "pagesize=2M,uid=0,gid=0,mode=0770", 2 << 20, 0, 0, 0770,
-					   "--create-mounts"),
-			 0);
+	assert_int_equal(hk_plan_add_mount(plan, &rq, 2 << 20, "--create-user-mounts u"), 0);
 	assert_int_equal(hk_plan_items(plan, &items), 1);
 	assert_int_equal(items[0].kind, HK_PLAN_MOUNT);
-	assert_string_equal(items[0].item, "mount /var/lib/hugetlbfs/pagesize-2MB");
-	assert_string_equal(items[0].path, "/var/lib/hugetlbfs/pagesize-2MB");
-	assert_string_equal(items[0].value, "pagesize=2M,uid=0,gid=0,mode=0770");
-	assert_string_equal(items[0].why, "--create-mounts");
-	assert_true(items[0].page_size == 2 << 20 && items[0].mode == 0770);
+	assert_string_equal(items[0].item, "mount /var/lib/hugetlbfs/user/u/pagesize-2MB");
+	assert_string_equal(items[0].path, "/var/lib/hugetlbfs/user/u/pagesize-2MB");
+	assert_string_equal(items[0].value, "pagesize=2M,uid=1000,gid=0,mode=0700");
+	assert_string_equal(items[0].why, "--create-user-mounts u");
+	assert_true(items[0].page_size == 2 << 20 && items[0].mode == 0700 && items[0].uid == 1000);
+	assert_int_equal(items[0].flags, HK_MOUNT_KEEP);
 	assert_int_equal(items[0].node, HK_NODE_ALL);
-	assert_int_equal(hk_plan_add_mount(plan, "relative", "", 2 << 20, 0, 0, 0755, NULL),
-			 -EINVAL);
-	assert_int_equal(hk_plan_add_mount(plan, "/m", NULL, 2 << 20, 0, 0, 0755, NULL), -EINVAL);
-	assert_int_equal(hk_plan_add_mount(plan, "/m", "", 2 << 20, 0, 0, 010000, NULL), -EINVAL);
+	bad = rq;
+	bad.path = "relative";
+	assert_int_equal(hk_plan_add_mount(plan, &bad, 2 << 20, NULL), -EINVAL);
+	bad = rq;
+	bad.options = NULL;
+	assert_int_equal(hk_plan_add_mount(plan, &bad, 2 << 20, NULL), -EINVAL);
+	bad = rq;
+	bad.mode = 010000;
+	assert_int_equal(hk_plan_add_mount(plan, &bad, 2 << 20, NULL), -EINVAL);
+	bad = rq;
+	bad.flags = 0x80;
+	assert_int_equal(hk_plan_add_mount(plan, &bad, 2 << 20, NULL), -EINVAL);
+	bad = rq;
+	bad.size = 1;
+	assert_int_equal(hk_plan_add_mount(plan, &bad, 2 << 20, NULL), -EINVAL);
+	assert_int_equal(hk_plan_add_mount(plan, NULL, 2 << 20, NULL), -EINVAL);
 	assert_int_equal(hk_plan_items(plan, NULL), 1);
 	hk_plan_unref(plan);
 }

@@ -217,6 +217,7 @@ struct option_run {
 	struct hk_pool *before; /* a demote: the pool before its writes */
 	struct hk_shmmax_plan sp;
 	bool is_short;
+	bool written; /* the last step was the item's WRITE */
 	/* Where the run stopped: failed (said), or came up short with --strict. */
 	const struct ha_action *stopped;
 	bool failed, stopped_short;
@@ -351,7 +352,6 @@ static bool has_unit(const struct ha_action *a)
 	switch (a->kind) {
 	case HA_CLEAN_TEXT:
 	case HA_UNMOUNT_ALL:
-	case HA_MOUNTS:
 		return false;
 	case HA_SHMMAX:
 		return true; /* the library computes it again, item or not */
@@ -430,6 +430,9 @@ static int unit_begin(struct option_run *r, const struct hk_run_step *st)
 		/* From the pools as the writes left them where a kernel answers. */
 		r->sp = *st->shmmax;
 		say_shmmax(ctl, &r->sp);
+		return 0;
+	case HA_MOUNTS:
+		ha_mounts_begin(ctl, r->a);
 		return 0;
 	default:
 		return 0;
@@ -544,6 +547,11 @@ static int run_step(void *data, const struct hk_run_step *st)
 	default:
 		if (r->a && st->unit == HK_RUN_UNIT_POOL_CHANGE)
 			return pool_step(r, st);
+		if (r->a && r->a->kind == HA_MOUNTS) {
+			rc = ha_mount_step(r->ctl, r->a, st, r->written);
+			r->written = st->kind == HK_RUN_STEP_WRITE;
+			return rc;
+		}
 		return option_step(r->ctl, st);
 	}
 }
@@ -611,24 +619,22 @@ static unsigned run_flags(const struct hugeadm_ctl *ctl)
 }
 
 /*
- * The operations around the plan: before it (in the order validation left
- * them: shared text, unmount, a zone movable setting the kernel lacks), and
- * after it (mounts). 0, or -1 after a message (*stopped: the action).
+ * The operations before the plan, in the order validation left them: shared
+ * text, unmount, a zone movable setting the kernel lacks. 0, or -1 after a
+ * message (*stopped: the action).
  */
-static int run_operations(struct hugeadm_ctl *ctl, bool after, const struct ha_action **stopped)
+static int run_operations(struct hugeadm_ctl *ctl, const struct ha_action **stopped)
 {
 	for (size_t i = 0; i < ctl->n_actions; i++) {
 		struct ha_action *a = &ctl->actions[i];
 		int rc = 0;
 
-		if (!after && a->kind == HA_CLEAN_TEXT)
+		if (a->kind == HA_CLEAN_TEXT)
 			rc = ha_apply_clean_text(ctl, a);
-		else if (!after && a->kind == HA_UNMOUNT_ALL)
+		else if (a->kind == HA_UNMOUNT_ALL)
 			rc = ha_apply_unmount_all(ctl);
-		else if (!after && a->kind == HA_ZONE_MOVABLE && a->n_items == 0)
+		else if (a->kind == HA_ZONE_MOVABLE && a->n_items == 0)
 			say_unwritten(ctl, a);
-		else if (after && a->kind == HA_MOUNTS)
-			rc = ha_apply_mounts(ctl, a);
 		if (rc < 0) {
 			*stopped = a;
 			return -1;
@@ -677,11 +683,9 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		return HK_EXIT_FAILURE;
 	}
 	n_planned = hk_plan_items(ctl->plan, &items);
-	rc = run_operations(ctl, false, &stopped);
+	rc = run_operations(ctl, &stopped);
 	if (rc == 0)
 		rc = run_plan(ctl, &stopped);
-	if (rc == 0)
-		rc = run_operations(ctl, true, &stopped);
 	/* The plan is what was printed and checked: never changed while it runs. */
 	if (hk_plan_items(ctl->plan, &items) != n_planned) {
 		ha_msg(ctl, HA_ERROR, "internal error: the plan changed while it ran");

@@ -121,12 +121,6 @@ struct hugeadm_ctl {
 	 * item by item with read-back.
 	 */
 	struct hk_plan *plan;
-	/*
-	 * The mounts of --create-*-mounts, one item per page size: made by
-	 * mounts.c after the plan has run, with 2.23's wording (not yet by
-	 * libhugekit's executor), and printed after the plan's items.
-	 */
-	struct hk_plan *mounts;
 	struct hk_pool_plan *pools; /* the pools as the plan leaves them (libhugekit's planner) */
 	/* The writes made so far, with what was there before: put back on failure and by --strict. */
 	struct hk_run *run;
@@ -205,7 +199,15 @@ uint64_t ha_action_pages(const struct ha_action *a, uint64_t size);
 /* mounts.c: --create-*-mounts and --unmount-all. */
 int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who);
 int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a);
-int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a);
+/*
+ * A mounts action's unit, run by libhugekit's executor: what is said before
+ * it (a dry run's base directory), and at each of its steps (a mount there
+ * already, a dry run's lines; written: the step follows the item's WRITE;
+ * 0 goes on).
+ */
+void ha_mounts_begin(struct hugeadm_ctl *ctl, const struct ha_action *a);
+int ha_mount_step(struct hugeadm_ctl *ctl, const struct ha_action *a, const struct hk_run_step *st,
+		  bool written);
 int ha_apply_unmount_all(struct hugeadm_ctl *ctl);
 /* --max-size, --min-size: 0, or -EINVAL, -EOVERFLOW. */
 int ha_parse_mount_size(const char *s, uint64_t *ret);

@@ -233,17 +233,24 @@ static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
 static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t size,
 			  bool owner, char *buf, size_t sz);
 
-/* One mount of the action as an item of the plan: where, the options, owner and mode. */
+/*
+ * One mount of the action as an item of the plan: where, the options, owner
+ * and mode, made by libhugekit's executor under the action's base; one there
+ * already is kept (HK_MOUNT_KEEP: validation made sure it is the one we would
+ * make), as 2.23 did.
+ */
 static int plan_mount(struct hugeadm_ctl *ctl, struct ha_action *a, uint64_t size,
 		      const char *target)
 {
 	char opts[320], why[256];
+	struct hk_mount_request rq;
 
 	mount_options(ctl, a, size, true, opts, sizeof(opts));
-	return ha_plan_added(ctl, a,
-			     hk_plan_add_mount(ctl->mounts, target, opts, size, (uint32_t)a->uid,
-					       (uint32_t)a->gid, (uint32_t)a->mode,
-					       ha_action_why(a, why, sizeof(why))));
+	rq = request(a, target, opts);
+	rq.flags = HK_MOUNT_KEEP;
+	return ha_plan_added(
+		ctl, a,
+		hk_plan_add_mount(ctl->plan, &rq, size, ha_action_why(a, why, sizeof(why))));
 }
 
 int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)
@@ -363,100 +370,67 @@ static void warn_unrestricted(struct hugeadm_ctl *ctl, const struct hk_mounts *m
 	       t, hk_mount_options(ms, i), t);
 }
 
-/*
- * One mount of the action: already there (said), a dry run's lines, or made
- * and checked. 1 and its descriptor when made, 0 when not, -1 after a message.
- */
-static int mount_one(struct hugeadm_ctl *ctl, const struct ha_action *a, const struct hk_mounts *ms,
-		     const struct hk_plan_item *it, int *ret_fd)
+/* A dry run's lines for one mount: 2.23's, whose options had no owner (it chowned after). */
+static void dry_mount(const struct hugeadm_ctl *ctl, const struct ha_action *a,
+		      const struct hk_plan_item *it)
 {
-	const char *target = it->path, *opts = it->value;
-	struct hk_mount_request rq;
-	char dry_opts[320];
-	ssize_t i;
+	char opts[320];
 
-	/* 2.23's dry run chowned and chmodded after mounting: its options have no owner. */
-	if (ctl->dry_run) {
-		mount_options(ctl, a, it->page_size, false, dry_opts, sizeof(dry_opts));
-		opts = dry_opts;
-	}
-	/* A dry run's --unmount-all took nothing down: pretend it did. */
-	if ((i = find_mount(ms, target)) >= 0 && !(ctl->dry_run && unmount_all_asked(ctl))) {
-		/* Validation made sure it is the very mount we would make. */
-		ha_msg(ctl, HA_WARNING, "Directory %s is already mounted.", target);
-		warn_unrestricted(ctl, ms, (size_t)i);
-		return 0;
-	}
-	if (ctl->dry_run) {
-		dry_dirs(target, a->owner_label, a->mode);
-		printf("mount -t hugetlbfs none %s -o %s\n", target, opts);
-		printf("chown %s %s\nchmod %o %s\n", a->owner_label, target, (unsigned)a->mode,
-		       target);
-		return 0;
-	}
-	rq = request(a, target, opts);
-	/* Made, read back at its path and checked nosuid,nodev (libhugekit); else said and not there. */
-	if (hk_mount_make(ctl->ctx, &rq, ret_fd) < 0)
-		return -1;
-	return 1;
+	mount_options(ctl, a, it->page_size, false, opts, sizeof(opts));
+	dry_dirs(it->path, a->owner_label, a->mode);
+	printf("mount -t hugetlbfs none %s -o %s\n", it->path, opts);
+	printf("chown %s %s\nchmod %o %s\n", a->owner_label, it->path, (unsigned)a->mode, it->path);
 }
 
-/* The mounts this run made: taken down again by descriptor when it failed; closed. */
-static void mounts_done(struct hugeadm_ctl *ctl, char **made, const int *made_fd, size_t n_made,
-			bool failed)
-{
-	for (size_t i = 0; i < n_made; i++) {
-		if (failed) {
-			int err = hk_umount_fd(ctl->ctx, made_fd[i], NULL, 0);
-
-			if (err == 0)
-				ha_msg(ctl, HA_WARNING, "unmounted %s again", made[i]);
-			else
-				ha_msg(ctl, HA_ERROR, "Unable to unmount %s again, error: %s",
-				       made[i], strerror(-err));
-		}
-		close(made_fd[i]);
-		free(made[i]);
-	}
-}
-
-int ha_apply_mounts(struct hugeadm_ctl *ctl, const struct ha_action *a)
+/* A mount there already: said, with a warning where it lacks nosuid or nodev. */
+static void say_there(struct hugeadm_ctl *ctl, const char *target)
 {
 	struct hk_mounts *ms = NULL;
-	char **made = NULL;
-	int *made_fd = NULL;
-	const struct hk_plan_item *items;
-	size_t n, n_made = 0;
-	int rc;
+	ssize_t i;
 
-	/* The mounts as validation planned them: one item per page size. */
-	hk_plan_items(ctl->mounts, &items);
-	items += a->first;
-	n = a->n_items;
-	rc = hk_mounts_read(ctl->ctx, &ms);
-	if (rc == 0 && (!(made = calloc(n ? n : 1, sizeof(*made))) ||
-			!(made_fd = calloc(n ? n : 1, sizeof(*made_fd)))))
-		rc = -ENOMEM;
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot read the mounts: %s", strerror(-rc));
-		free(made);
-		hk_mounts_unref(ms);
-		return -1;
-	}
+	ha_msg(ctl, HA_WARNING, "Directory %s is already mounted.", target);
+	if (hk_mounts_read(ctl->ctx, &ms) == 0 && (i = find_mount(ms, target)) >= 0)
+		warn_unrestricted(ctl, ms, (size_t)i);
+	hk_mounts_unref(ms);
+}
+
+void ha_mounts_begin(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
 	/* The base directory once, 0755 root:root, as 2.23 did. */
 	if (ctl->dry_run)
 		dry_dirs(a->base, "root:root", 0755);
-	for (size_t k = 0; k < n && rc >= 0; k++) {
-		rc = mount_one(ctl, a, ms, &items[k], &made_fd[n_made]);
-		if (rc > 0)
-			made[n_made++] = strdup(items[k].path);
+}
+
+int ha_mount_step(struct hugeadm_ctl *ctl, const struct ha_action *a, const struct hk_run_step *st,
+		  bool written)
+{
+	const struct hk_plan_item *it = st->item;
+
+	switch (st->kind) {
+	case HK_RUN_STEP_ALREADY:
+		/* A dry run's --unmount-all took nothing down: pretend it did. */
+		if (ctl->dry_run && unmount_all_asked(ctl))
+			dry_mount(ctl, a, it);
+		else
+			say_there(ctl, it->path);
+		return 0;
+	case HK_RUN_STEP_WRITE:
+		if (ctl->dry_run)
+			dry_mount(ctl, a, it);
+		return 0;
+	case HK_RUN_STEP_FAILED:
+		/* Once written, hk_mount_make said why it refused; before, the comparison failed. */
+		if (st->error == -EBUSY)
+			ha_msg(ctl, HA_ERROR,
+			       "%s is already mounted with other options (%s): left as it is; "
+			       "unmount it first (hugeadm --unmount-all)",
+			       it->path, st->before ? st->before : "");
+		else if (!written)
+			ha_msg(ctl, HA_ERROR, "cannot read the mounts: %s", strerror(-st->error));
+		return 0;
+	default:
+		return 0;
 	}
-	/* A run that failed half-way takes its own mounts down again. */
-	mounts_done(ctl, made, made_fd, n_made, rc < 0);
-	free(made_fd);
-	free(made);
-	hk_mounts_unref(ms);
-	return rc < 0 ? -1 : 0;
 }
 
 static bool under_mount_dir(const char *target)

@@ -53,8 +53,6 @@ void ha_plan_free(struct hugeadm_ctl *ctl)
 	ctl->n_actions = 0;
 	hk_plan_unref(ctl->plan);
 	ctl->plan = NULL;
-	hk_plan_unref(ctl->mounts);
-	ctl->mounts = NULL;
 }
 
 const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz)
@@ -563,8 +561,6 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 	if (ha_swap_validate(ctl) < 0)
 		return -1;
 	rc = hk_plan_new(&ctl->plan);
-	if (rc == 0)
-		rc = hk_plan_new(&ctl->mounts);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(-rc));
 		return -1;
@@ -588,10 +584,7 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 	hkt_json_open_object(&j, NULL);
 	hkt_json_bool(&j, "dry_run", true);
 	hkt_json_open_array(&j, "plan");
-	/* The mounts, made after the rest, last. */
 	for (size_t i = 0, n = hk_plan_items(ctl->plan, &items); i < n; i++)
-		ha_json_plan_item(&j, &items[i]);
-	for (size_t i = 0, n = hk_plan_items(ctl->mounts, &items); i < n; i++)
 		ha_json_plan_item(&j, &items[i]);
 	hkt_json_close_array(&j);
 	hkt_json_open_array(&j, "operations");

@@ -254,6 +254,14 @@ struct hk_mount_request {
 
 /* The mount point must be an empty directory that is not a mount point already. */
 #define HK_MOUNT_EMPTY 0x1u
+/*
+ * A mount item's (hk_plan_add_mount, HK_1.6): libhugetlbfs's rule for its
+ * --create-*-mounts. A hugetlbfs mount of the item's page size at the path
+ * already is the one asked for (its options are not compared: the caller
+ * checked them when it planned), and the directories made are not taken
+ * away by a put-back. hk_mount_make ignores it.
+ */
+#define HK_MOUNT_KEEP 0x2u
 
 /*
  * The request's directory, walked and checked (made where missing with
@@ -700,7 +708,10 @@ struct hk_plan_item {
 	uint64_t number;   /* pools: the pages of value; a mount's or a limit's bytes; else 0 */
 	uint32_t uid, gid; /* mounts: the owner asked (the caller's when not asked) */
 	uint32_t mode;	   /* mounts: the mode of the mount's root */
-	/* Pools: HK_POOL_SET_MEMPOLICY (path: nr_hugepages_mempolicy) or 0. (HK_1.3) */
+	/*
+	 * Pools: HK_POOL_SET_MEMPOLICY (path: nr_hugepages_mempolicy) or 0 (HK_1.3).
+	 * Mounts: HK_MOUNT_EMPTY, HK_MOUNT_KEEP (HK_1.6); 0 is HK_MOUNT_EMPTY.
+	 */
 	unsigned flags;
 };
 
@@ -769,14 +780,15 @@ int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t p
 int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl which,
 		       uint64_t value, const char *why);
 /*
- * A hugetlbfs mount as an item (HK_1.6), "mount PATH": at path (absolute),
- * with options as mount(8) takes them, its root owned by uid:gid with mode
- * (at most 07777), of pages of page_size. With it and the other
- * hk_plan_add_* calls no caller builds a struct hk_plan_item. The plan's
- * index, or -errno.
+ * A hugetlbfs mount as an item (HK_1.6), "mount PATH", as the executor
+ * makes it through hk_mount_make: the request's path (absolute), options
+ * (as mount(8) takes them), owner uid:gid and mode of its root (at most
+ * 07777), base (kept by the plan) and flags (the item's flags: 0 is
+ * HK_MOUNT_EMPTY, as a configuration's [mount]), of pages of page_size.
+ * With it and the other hk_plan_add_* calls no caller builds a struct
+ * hk_plan_item. The plan's index, or -errno.
  */
-int hk_plan_add_mount(struct hk_plan *plan, const char *path, const char *options,
-		      uint64_t page_size, uint32_t uid, uint32_t gid, uint32_t mode,
+int hk_plan_add_mount(struct hk_plan *plan, const struct hk_mount_request *req, uint64_t page_size,
 		      const char *why);
 
 /*

@@ -876,6 +876,7 @@ HK_EXPORT int hk_run_plan(struct hk_run *run, const struct hk_plan *plan, hk_run
 
 	if (!run || !plan)
 		return -EINVAL;
+	/* A dry run's directories: of plan's items only (a dry run plans nothing again). */
 	w.made = calloc(n + 1, sizeof(*w.made));
 	if (!w.made)
 		rc = -ENOMEM;

@@ -379,6 +379,8 @@ static int unit_action(struct option_run *r, const struct hk_run_step *st)
 	     (a->first != st->first || a->n_items != st->n))) {
 		ha_msg(ctl, HA_ERROR, "internal error: the plan's units are not the options'");
 		r->failed = true;
+		/* What was written so far is put back all the same (in the last action's name). */
+		r->stopped = a ? a : &ctl->actions[ctl->n_actions - 1];
 		return STOP;
 	}
 	r->a = a;
@@ -653,9 +655,12 @@ static int run_plan(struct hugeadm_ctl *ctl, const struct ha_action **stopped)
 		hk_set_dry_run(ctl->ctx, dry_line, ctl);
 	rc = hk_run_plan(ctl->run, ctl->plan, run_step, &r);
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
-	*stopped = r.stopped;
-	if (rc < 0 && !r.stopped && !r.failed)
+	/* What stops the run outside a step (memory): said, and put back all the same. */
+	if (rc < 0 && !r.stopped && !r.failed) {
 		ha_msg(ctl, HA_ERROR, "cannot run the plan: %s", strerror(-rc));
+		r.stopped = &ctl->actions[ctl->n_actions - 1];
+	}
+	*stopped = r.stopped;
 	if (rc < 0 || r.failed)
 		return -1;
 	if (!r.stopped_short)

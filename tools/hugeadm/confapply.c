@@ -556,11 +556,18 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 	ha_dry_run_header(ctl);
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, ctl->json ? dry_quiet : dry_line, ctl);
+	/*
+	 * A configuration's plan has neither pool changes nor recommended-shmmax
+	 * units, so nothing is planned again: every step's item is one of plan's
+	 * n, which r.ch keeps and counts.
+	 */
 	rc = hk_run_plan(ctl->run, plan, config_step, &r);
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	/* What stops the run outside a step (memory): said, and put back all the same. */
 	if (rc < 0 && !r.stop) {
 		ha_msg(ctl, HA_ERROR, "cannot run the plan: %s", strerror(-rc));
 		r.failed = true;
+		r.stop = "the plan";
 	}
 	if (r.stop && !ctl->dry_run) {
 		char why[512];

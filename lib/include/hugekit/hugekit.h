@@ -877,13 +877,18 @@ enum hk_run_step_kind {
 	 * -EOPNOTSUPP: a mount in a --sysroot tree (made on the running system only).
 	 */
 	HK_RUN_STEP_FAILED,
-	/* hk_run_plan (HK_1.6): a unit begins; plan, first and n: the items it runs. */
+	/*
+	 * hk_run_plan (HK_1.6): a unit begins; plan, first and n: the items it
+	 * runs. BEGIN, AGAIN and END have no item (NULL) and index 0.
+	 */
 	HK_RUN_STEP_BEGIN,
 	/*
-	 * hk_run_plan, before a pool change's BEGIN: the kernel's pool moved since
-	 * the change was planned; plan: the change planned again from it (the plan
-	 * run is left as it was). error: it could not be read or planned (the run
-	 * stops).
+	 * hk_run_plan, before BEGIN, where a kernel answers: a pool change whose
+	 * pool the kernel moved since it was planned, planned again from it; a
+	 * recommended shmmax, always, computed again from the pools as the writes
+	 * before it left them (shmmax: that one, which may have an item where the
+	 * plan had none, or none). plan: the unit planned again (the plan run is
+	 * left as it was). error: it could not be read or planned (the run stops).
 	 */
 	HK_RUN_STEP_AGAIN,
 	/*
@@ -907,7 +912,7 @@ enum hk_run_unit {
 
 struct hk_run_step {
 	size_t size;  /* sizeof(struct hk_run_step): fields are only ever added at the end */
-	size_t index; /* of the item in the items given */
+	size_t index; /* of the item in the items given (hk_run_plan: in plan) */
 	const struct hk_plan_item *item;
 	enum hk_run_step_kind kind;
 	const char *before;  /* NULL: nothing there, or not read (HK_RUN_ALWAYS) */
@@ -922,7 +927,10 @@ struct hk_run_step {
 
 /*
  * 0 goes on; anything else stops the run, and hk_run_items() returns it. The
- * step, its item and its strings live during the call only.
+ * step, its item and its strings live during the call only (an item of the
+ * plan hk_run_plan was given lives as long as that plan; one planned again,
+ * or the overcommit HK_RUN_KEEP_MAXIMUM writes, which is in no plan the step
+ * names, during the call only).
  */
 typedef int (*hk_run_step_fn)(void *data, const struct hk_run_step *step);
 
@@ -956,10 +964,10 @@ int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n,
  * - a recommended shmmax is computed again from the pools as the writes
  *   before it left them (one that came up short, or was planned again), and
  *   written only where it keeps or raises kernel.shmmax.
- * A pool's short minimum holds back the pool's later overcommits in the
- * whole plan; with HK_RUN_KEEP_MAXIMUM (which keeps the maximum itself) in
- * its own unit only, where it also looks for the maximum to keep. The plan
- * is never changed. Returns as hk_run_items().
+ * A pool's short minimum holds back the pool's later overcommits (not with
+ * HK_RUN_ALWAYS alone) in the whole plan; with HK_RUN_KEEP_MAXIMUM (which
+ * keeps the maximum itself) in its own unit only, where it also looks for
+ * the maximum to keep. The plan is never changed. Returns as hk_run_items().
  */
 int hk_run_plan(struct hk_run *run, const struct hk_plan *plan, hk_run_step_fn fn, void *data);
 
@@ -1093,7 +1101,9 @@ int hk_pool_plan_recommended_shmmax(struct hk_pool_plan *pools, uint64_t *ret);
  * leaves them (pools NULL: the kernel's pools now). Written only where it
  * keeps or raises kernel.shmmax: never 0 (no huge pages), never lowered.
  * The caller sets ret->size. 0 with ret filled (added: one item, at index),
- * or -errno.
+ * or -errno. The plan keeps the recommendation, item or not: hk_run_plan
+ * computes it again where a kernel answers (HK_RUN_STEP_AGAIN), and may
+ * write it where the plan had no item, or not where it had one.
  */
 struct hk_shmmax_plan {
 	size_t size;

@@ -29,15 +29,8 @@
  * HVO (it acts on the pages allocated after it), the pools,
  * the other sysctls (min_free_kbytes, shmmax, the shm group), mounts, cgroups.
  */
-enum phase {
-	PH_THP,
-	PH_HVO,
-	PH_POOL,
-	PH_SYSCTL,
-	PH_MOUNT,
-	PH_CGROUP,
-	PH_N
-};
+/* The items are kept per setting (enum hk_setting: the order of every plan) until the end. */
+#define PH_N (HK_SETTING_CGROUP + 1)
 
 struct hk_plan {
 	struct hk_plan_item *items;
@@ -157,7 +150,7 @@ static int item_init(struct hk_plan_item *it, enum hk_plan_kind kind, const char
  * Add an item to a phase: every string copied. item and why are formats
  * joined by the caller; path is absolute.
  */
-static struct hk_plan_item *add(struct build *b, enum phase ph, enum hk_plan_kind kind,
+static struct hk_plan_item *add(struct build *b, enum hk_setting ph, enum hk_plan_kind kind,
 				const struct hk_config_entry *e, const char *item, const char *path,
 				const char *value)
 {
@@ -190,7 +183,7 @@ static struct hk_plan_item *add(struct build *b, enum phase ph, enum hk_plan_kin
 	return it;
 }
 
-static bool find_item(const struct build *b, enum phase ph, const char *item)
+static bool find_item(const struct build *b, enum hk_setting ph, const char *item)
 {
 	for (size_t i = 0; i < b->n_ph[ph]; i++)
 		if (strcmp(b->ph[ph][i].item, item) == 0)
@@ -296,7 +289,7 @@ static struct hk_plan_item *pool_item(struct build *b, const struct hk_config_en
 		return NULL;
 	}
 	pool_value(field, pages, value, sizeof(value));
-	it = add(b, PH_POOL, HK_PLAN_WRITE, e, item, path, value);
+	it = add(b, HK_SETTING_POOL, HK_PLAN_WRITE, e, item, path, value);
 	free(path);
 	if (it) {
 		it->page_size = size;
@@ -420,7 +413,7 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 	demoted(b, size, to, node, have - want);
 	demote_name(size, node, item, sizeof(item));
 	snprintf(value, sizeof(value), "%" PRIu64, want);
-	it = add(b, PH_POOL, HK_PLAN_WRITE, k->demote, item, path, value);
+	it = add(b, HK_SETTING_POOL, HK_PLAN_WRITE, k->demote, item, path, value);
 	free(path);
 	if (it) {
 		it->page_size = size;
@@ -718,7 +711,7 @@ static void plan_thp(struct build *b, const struct hk_config_entry *e)
 	free(line);
 	snprintf(item, sizeof(item), "thp %s", e->key);
 	snprintf(path, sizeof(path), "%s/%s", HK_ABS(HK_SYS_THP), e->key);
-	add(b, PH_THP, HK_PLAN_WRITE, e, item, path, e->value);
+	add(b, HK_SETTING_THP, HK_PLAN_WRITE, e, item, path, e->value);
 }
 
 /* A user or group (group true) by name or number: its id, or -1. */
@@ -764,6 +757,26 @@ static bool recommended_shmmax(struct build *b, char *value, size_t sz)
 	}
 	snprintf(value, sz, "%" PRIu64, sum);
 	return true;
+}
+
+/* The setting a [sysctl] key is, for its place in the plan. */
+static enum hk_setting sysctl_setting(const char *key)
+{
+	static const struct {
+		const char *key;
+		enum hk_setting setting;
+	} settings[] = {
+		{"vm.hugepages_treat_as_movable", HK_SETTING_ZONE_MOVABLE},
+		{"vm.hugetlb_optimize_vmemmap", HK_SETTING_HVO},
+		{"vm.min_free_kbytes", HK_SETTING_MIN_FREE_KBYTES},
+		{"kernel.shmmax", HK_SETTING_SHMMAX},
+		{"vm.hugetlb_shm_group", HK_SETTING_SHM_GROUP},
+	};
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (strcmp(key, settings[i].key) == 0)
+			return settings[i].setting;
+	return HK_SETTING_SYSCTL;
 }
 
 static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
@@ -816,8 +829,7 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 	}
 	snprintf(item, sizeof(item), "sysctl %s", e->key);
 	snprintf(path, sizeof(path), "/%s", rel);
-	add(b, strcmp(e->key, "vm.hugetlb_optimize_vmemmap") == 0 ? PH_HVO : PH_SYSCTL,
-	    HK_PLAN_WRITE, e, item, path, v);
+	add(b, sysctl_setting(e->key), HK_PLAN_WRITE, e, item, path, v);
 }
 
 struct mount_keys {
@@ -942,7 +954,7 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 		return;
 	}
 	snprintf(item, sizeof(item), "mount %s", target);
-	it = add(b, PH_MOUNT, HK_PLAN_MOUNT, k->head, item, target, opts);
+	it = add(b, HK_SETTING_MOUNT, HK_PLAN_MOUNT, k->head, item, target, opts);
 	if (it) {
 		it->page_size = size;
 		it->uid = (uint32_t)uid;
@@ -988,16 +1000,17 @@ static void plan_cgroup_dirs(struct build *b, const struct hk_config_entry *e, c
 		if (b->cg.version == 2) {
 			snprintf(item, sizeof(item), "cgroup %s%.*s +hugetlb", plen ? "" : "/",
 				 (int)plen, name);
-			if (!find_item(b, PH_CGROUP, item)) {
+			if (!find_item(b, HK_SETTING_CGROUP, item)) {
 				snprintf(path, sizeof(path), "/%s%s%.*s/cgroup.subtree_control",
 					 b->cg.root, plen ? "/" : "", (int)plen, name);
-				add(b, PH_CGROUP, HK_PLAN_CONTROLLER, NULL, item, path, "hugetlb");
+				add(b, HK_SETTING_CGROUP, HK_PLAN_CONTROLLER, NULL, item, path,
+				    "hugetlb");
 			}
 		}
 		snprintf(item, sizeof(item), "cgroup %.*s", (int)end, name);
-		if (!find_item(b, PH_CGROUP, item)) {
+		if (!find_item(b, HK_SETTING_CGROUP, item)) {
 			snprintf(rel, sizeof(rel), "/%s/%.*s", b->cg.root, (int)end, name);
-			add(b, PH_CGROUP, HK_PLAN_MKDIR, end == len ? e : NULL, item, rel,
+			add(b, HK_SETTING_CGROUP, HK_PLAN_MKDIR, end == len ? e : NULL, item, rel,
 			    "present");
 		}
 	}
@@ -1035,7 +1048,7 @@ static void plan_cgroup_limit(struct build *b, const struct hk_config_entry *e)
 		snprintf(value, sizeof(value), "max"); /* written as -1 to v1 (apply) */
 	else
 		snprintf(value, sizeof(value), "%" PRIu64, bytes);
-	it = add(b, PH_CGROUP, HK_PLAN_WRITE, e, item, path, value);
+	it = add(b, HK_SETTING_CGROUP, HK_PLAN_WRITE, e, item, path, value);
 	if (it) {
 		it->page_size = size;
 		it->number = bytes;
@@ -1169,17 +1182,6 @@ static void cgroup_section(struct build *b, const struct hk_config_entry *es, si
 	}
 }
 
-static int sysctl_rank(const char *key)
-{
-	static const char *const ranked[] = {"vm.min_free_kbytes", "kernel.shmmax",
-					     "vm.hugetlb_shm_group"};
-
-	for (int r = 0; r < 3; r++)
-		if (strcmp(key, ranked[r]) == 0)
-			return r;
-	return 3;
-}
-
 static void plan_entries(struct build *b, const struct hk_config_entry *es, size_t n)
 {
 	struct names pools = {0}, mounts = {0}, cgroups = {0};
@@ -1206,11 +1208,10 @@ static void plan_entries(struct build *b, const struct hk_config_entry *es, size
 	order_pools(&pools, es, n);
 	for (size_t p = 0; p < pools.n; p++)
 		pool_section(b, es, n, pools.v[p]);
-	/* In the order of hugeadm's options (min_free_kbytes, shmmax, the shm group), then the rest. */
-	for (int r = 0; r <= 3; r++)
-		for (size_t i = 0; i < n; i++)
-			if (is(&es[i], "sysctl", NULL) && sysctl_rank(es[i].key) == r)
-				plan_sysctl(b, &es[i]);
+	/* Each in its setting's place (sysctl_setting): the order of hugeadm's options. */
+	for (size_t i = 0; i < n; i++)
+		if (is(&es[i], "sysctl", NULL))
+			plan_sysctl(b, &es[i]);
 	for (size_t m = 0; m < mounts.n; m++)
 		mount_section(b, es, n, mounts.v[m]);
 	for (size_t c = 0; c < cgroups.n; c++)

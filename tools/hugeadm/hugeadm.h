@@ -20,7 +20,7 @@ enum {
 /* Exit status of --strict when a pool came up short (and was put back). */
 #define HA_EXIT_SHORT 2
 
-/* What a change action does. The order here is the order they run in. */
+/* What a change action does (plan.c's phase: where it runs, libhugekit's enum hk_setting). */
 enum ha_kind {
 	HA_CLEAN_TEXT,	 /* shared text files; sub: of one user only (uid) */
 	HA_UNMOUNT_ALL,	 /* hugeadm's own mounts under /var/lib/hugetlbfs */

@@ -531,10 +531,30 @@ static int validate_one(struct hugeadm_ctl *ctl, struct ha_action *a)
 	return -1;
 }
 
-/* When an action runs: enum ha_kind's order, a pool's Minimum and Maximum together. */
+/*
+ * When an action runs: the place libhugekit gives what it sets (enum
+ * hk_setting, the order of every plan); the operations that are not plan
+ * items (shared text, unmount) before all of them.
+ */
 static int phase(enum ha_kind kind)
 {
-	return kind == HA_POOL_MAX ? HA_POOL_MIN : (int)kind;
+	static const int setting[] = {
+		[HA_CLEAN_TEXT] = -2,
+		[HA_UNMOUNT_ALL] = -1,
+		[HA_ZONE_MOVABLE] = HK_SETTING_ZONE_MOVABLE,
+		[HA_THP] = HK_SETTING_THP,
+		[HA_VMEMMAP] = HK_SETTING_HVO,
+		[HA_POOL_MIN] = HK_SETTING_POOL,
+		[HA_POOL_MAX] = HK_SETTING_POOL,
+		[HA_DEMOTE_SIZE] = HK_SETTING_DEMOTE_SIZE,
+		[HA_DEMOTE] = HK_SETTING_DEMOTE,
+		[HA_MIN_FREE_KBYTES] = HK_SETTING_MIN_FREE_KBYTES,
+		[HA_SHMMAX] = HK_SETTING_SHMMAX,
+		[HA_SHM_GROUP] = HK_SETTING_SHM_GROUP,
+		[HA_MOUNTS] = HK_SETTING_MOUNT,
+	};
+
+	return setting[kind];
 }
 
 /*

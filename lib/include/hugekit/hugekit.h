@@ -298,6 +298,29 @@ enum hk_sysctl {
 	HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP,
 };
 
+/*
+ * What a plan's items set, in the order every plan runs them (HK_1.6): one
+ * order for hugeadm's options and for a configuration (hk_plan_from_config),
+ * from the enum's values. THP and HVO come before the pools (HVO acts on the
+ * pages allocated after it), the sysctls that follow the pools after them
+ * (a recommended shmmax is counted from them), mounts and cgroups last.
+ */
+enum hk_setting {
+	HK_SETTING_ZONE_MOVABLE, /* vm.hugepages_treat_as_movable: where the pools grow */
+	HK_SETTING_THP,
+	HK_SETTING_HVO, /* vm.hugetlb_optimize_vmemmap */
+	/* Pools; a configuration's [pool] demote_size and demote = yes with their pool. */
+	HK_SETTING_POOL,
+	HK_SETTING_DEMOTE_SIZE, /* --pool-demote-size */
+	HK_SETTING_DEMOTE,	/* --pool-demote: pages of the pools as they are left */
+	HK_SETTING_MIN_FREE_KBYTES,
+	HK_SETTING_SHMMAX,
+	HK_SETTING_SHM_GROUP, /* vm.hugetlb_shm_group */
+	HK_SETTING_SYSCTL,    /* every other sysctl */
+	HK_SETTING_MOUNT,
+	HK_SETTING_CGROUP,
+};
+
 int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t *ret);
 /* The file behind a setting, for messages, such as /proc/sys/vm/min_free_kbytes. */
 const char *hk_sysctl_path(enum hk_sysctl which);

@@ -766,7 +766,6 @@ static enum hk_setting sysctl_setting(const char *key)
 		const char *key;
 		enum hk_setting setting;
 	} settings[] = {
-		{"vm.hugepages_treat_as_movable", HK_SETTING_ZONE_MOVABLE},
 		{"vm.hugetlb_optimize_vmemmap", HK_SETTING_HVO},
 		{"vm.min_free_kbytes", HK_SETTING_MIN_FREE_KBYTES},
 		{"kernel.shmmax", HK_SETTING_SHMMAX},
@@ -777,6 +776,15 @@ static enum hk_setting sysctl_setting(const char *key)
 		if (strcmp(key, settings[i].key) == 0)
 			return settings[i].setting;
 	return HK_SETTING_SYSCTL;
+}
+
+/* When a [sysctl] key is planned: the three of hugeadm's options first, any other as the rest. */
+static int planned_as(const char *key)
+{
+	enum hk_setting s = sysctl_setting(key);
+
+	return s >= HK_SETTING_MIN_FREE_KBYTES && s <= HK_SETTING_SHM_GROUP ? (int)s
+									    : HK_SETTING_SYSCTL;
 }
 
 static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
@@ -1208,10 +1216,15 @@ static void plan_entries(struct build *b, const struct hk_config_entry *es, size
 	order_pools(&pools, es, n);
 	for (size_t p = 0; p < pools.n; p++)
 		pool_section(b, es, n, pools.v[p]);
-	/* Each in its setting's place (sysctl_setting): the order of hugeadm's options. */
-	for (size_t i = 0; i < n; i++)
-		if (is(&es[i], "sysctl", NULL))
-			plan_sysctl(b, &es[i]);
+	/*
+	 * Each item goes to its setting's place (sysctl_setting); they are
+	 * planned, and their problems said, in the order of hugeadm's options
+	 * (min_free_kbytes, shmmax, the shm group), then the rest.
+	 */
+	for (int r = HK_SETTING_MIN_FREE_KBYTES; r <= HK_SETTING_SYSCTL; r++)
+		for (size_t i = 0; i < n; i++)
+			if (is(&es[i], "sysctl", NULL) && planned_as(es[i].key) == r)
+				plan_sysctl(b, &es[i]);
 	for (size_t m = 0; m < mounts.n; m++)
 		mount_section(b, es, n, mounts.v[m]);
 	for (size_t c = 0; c < cgroups.n; c++)
@@ -1737,7 +1750,8 @@ static int check_mount(struct hk_ctx *ctx, const struct hk_plan_item *it, char *
 	}
 	rc = dup_out(hk_mount_options(ms, (size_t)found), ret);
 	ok = rc == 0 && hk_mount_page_size(ms, (size_t)found) == it->page_size;
-	/* HK_MOUNT_KEEP: the one of that page size there is the one asked for. */
+	/* HK_MOUNT_KEEP: the one there is the one asked for (its caller compared it). */
+	ok = ok || (rc == 0 && (it->flags & HK_MOUNT_KEEP));
 	opts = strdup(it->flags & HK_MOUNT_KEEP ? "" : it->value);
 	if (!opts)
 		rc = -ENOMEM;

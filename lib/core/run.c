@@ -322,8 +322,16 @@ static int run_apply(struct hk_run *run, const struct hk_plan_item *item, const 
 		*ret_reached = NULL;
 	if (!run || !item || !item->path)
 		return -EINVAL;
+	if (item->kind == HK_PLAN_MOUNT && hk_is_dry_run(run->ctx))
+		return -EOPNOTSUPP;
+	/* HK_MOUNT_KEEP: never stacked on the mount there (hk_run_plan compared it already). */
+	if (item->kind == HK_PLAN_MOUNT && (item->flags & HK_MOUNT_KEEP)) {
+		rc = hk_plan_item_check(run->ctx, item, NULL);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
 	if (item->kind == HK_PLAN_MOUNT)
-		return hk_is_dry_run(run->ctx) ? -EOPNOTSUPP : run_mount(run, item, base);
+		return run_mount(run, item, base);
 	kept = run->n;
 	/* Kept before the write: a write that fails may still have changed the file. */
 	rc = 0;

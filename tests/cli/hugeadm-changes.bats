@@ -236,6 +236,21 @@ changed() {
 		--unmount-all --create-global-mounts
 }
 
+# Review of 9386cc5: the executor compares a mount item before it mounts;
+# with --unmount-all in a dry run nothing is taken down, and a mount of
+# another page size at the target (which --unmount-all takes down first)
+# must not stop the dry run.
+@test "--dry-run --unmount-all --create-mounts over a mount of another page size: planned as after the unmount" {
+	local root
+	root=$(fixture x86-1node)
+	echo "50 27 0:50 / /var/lib/hugetlbfs/pagesize-2MB rw,relatime - hugetlbfs none rw,pagesize=1024M" >> "$root/proc/self/mountinfo"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --dry-run --unmount-all --create-mounts
+	assert_success
+	assert_line "umount /var/lib/hugetlbfs/pagesize-2MB"
+	assert_line "mount -t hugetlbfs none /var/lib/hugetlbfs/pagesize-2MB -o pagesize=2097152,nosuid,nodev"
+	assert_equal "$stderr" ""
+}
+
 @test "--max-size and --min-size: 2.23's numbers with K, M or G; anything else is an error" {
 	local root v o
 	root=$(fixture x86-1node)

@@ -317,6 +317,17 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	assert_equal "$(cat "$ROOT/$p2m/nr_overcommit_hugepages")" "$oc0"
 }
 
+# Review of 70b22a5: one order for the items (enum hk_setting), but the
+# sysctls are still planned, and their problems said, in the order of
+# hugeadm's options: the shm group's before another key's, whatever the file.
+@test "[sysctl] problems in the order of hugeadm's options, then the rest" {
+	printf '[sysctl]\nvm.compaction_proactiveness = 20\nvm.hugetlb_shm_group = nosuchgroupx\n' > "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --dry-run
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: $CONF:3: vm.hugetlb_shm_group 'nosuchgroupx': no such group
+hugeadm:ERROR: $CONF:2: [sysctl] vm.compaction_proactiveness: the kernel has no such setting (/proc/sys/vm/compaction_proactiveness)"
+}
+
 @test "a write the kernel refuses: the item, the file and the error; every file written before it put back" {
 	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin" cg=sys/fs/cgroup/db.slice/hugetlb.2MB.max
 	hk_need_built "$faulty"

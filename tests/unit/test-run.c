@@ -670,6 +670,40 @@ static void test_plan_short_within_unit(void **state)
 	tree_close(&t);
 }
 
+/*
+ * hk_run_apply of an HK_MOUNT_KEEP item with a mount at its path: left as it
+ * is (0, nothing kept), never mounted on; without a mount there it would be
+ * made (a tree cannot: -EOPNOTSUPP).
+ */
+static void test_apply_keep_mount(void **state)
+{
+	struct hk_mount_request rq = {.size = sizeof(rq),
+				      .path = "/var/lib/hugetlbfs/pagesize-1GB",
+				      .base = "/var/lib/hugetlbfs",
+				      .mode = 0770,
+				      .options = "pagesize=1073741824",
+				      .flags = HK_MOUNT_KEEP};
+	const struct hk_plan_item *items;
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	assert_int_equal(hk_plan_new(&plan), 0);
+	assert_int_equal(hk_plan_add_mount(plan, &rq, 1 << 30, "test"), 0);
+	rq.path = "/var/lib/hugetlbfs/pagesize-2MB";
+	assert_int_equal(hk_plan_add_mount(plan, &rq, 2 << 20, "test"), 1);
+	hk_plan_items(plan, &items);
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS, &run), 0);
+	assert_int_equal(hk_run_apply(run, &items[0], NULL), 0);
+	assert_int_equal(hk_run_count(run), 0);
+	assert_int_equal(hk_run_apply(run, &items[1], NULL), -EOPNOTSUPP);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct hk_run *run = NULL;
@@ -702,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_items_dry_run_pretends),
 		cmocka_unit_test(test_plan_units),
 		cmocka_unit_test(test_plan_short_within_unit),
+		cmocka_unit_test(test_apply_keep_mount),
 		cmocka_unit_test(test_bad_arguments),
 	};
 

@@ -590,8 +590,9 @@ int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd)
 
 /*
  * A change failed, or (--strict) a pool came up short: every file the run
- * wrote before is put back as it was (libhugekit's one put-back). Swap,
- * mounts, demoted pages and removed shared text are not files it can put back.
+ * wrote and every mount it made is put back as it was (libhugekit's one
+ * put-back, which counts each as a file). Swap, demoted pages and removed
+ * shared text are not things it can put back.
  */
 static int put_back_all(struct hugeadm_ctl *ctl, const struct ha_action *a, bool failed)
 {

@@ -420,7 +420,7 @@ int ha_mount_step(struct hugeadm_ctl *ctl, const struct ha_action *a, const stru
 		return 0;
 	case HK_RUN_STEP_FAILED:
 		/* Once written, hk_mount_make said why it refused; before, the comparison failed. */
-		if (st->error == -EBUSY)
+		if (!written && st->error == -EBUSY)
 			ha_msg(ctl, HA_ERROR,
 			       "%s is already mounted with other options (%s): left as it is; "
 			       "unmount it first (hugeadm --unmount-all)",

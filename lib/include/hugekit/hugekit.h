@@ -255,11 +255,11 @@ struct hk_mount_request {
 /* The mount point must be an empty directory that is not a mount point already. */
 #define HK_MOUNT_EMPTY 0x1u
 /*
- * A mount item's (hk_plan_add_mount, HK_1.6): libhugetlbfs's rule for its
- * --create-*-mounts. A hugetlbfs mount of the item's page size at the path
- * already is the one asked for (its options are not compared: the caller
- * checked them when it planned), and the directories made are not taken
- * away by a put-back. hk_mount_make ignores it.
+ * A mount item's (hk_plan_add_mount, HK_1.6), not hk_mount_make's (which
+ * refuses it): libhugetlbfs's rule for its --create-*-mounts. A mount at
+ * the path already is the one asked for (not compared: the caller checked it
+ * when it planned), the mount point need not be empty, and the directories
+ * made are not taken away by a put-back.
  */
 #define HK_MOUNT_KEEP 0x2u
 
@@ -833,7 +833,8 @@ struct hk_run;
 #define HK_RUN_HARD 0x1u
 /*
  * hk_run_items (HK_1.6): write every item, also one that reads as planned
- * already (libhugetlbfs's options wrote every value they were given).
+ * already (libhugetlbfs's options wrote every value they were given); a
+ * mount item is compared all the same (a mount is never made twice).
  */
 #define HK_RUN_ALWAYS 0x2u
 /*
@@ -855,9 +856,13 @@ void hk_run_unref(struct hk_run *run);
 /*
  * hk_plan_item_apply() through the run: what was there is kept first (also
  * when the write then fails: a failed write may have changed the file). Same
- * results. HK_PLAN_MOUNT (since HK_1.6): made by hk_mount_make() on an
- * empty mount point, its directory (when the run made it) and the mount
- * kept; -EOPNOTSUPP in a dry run or a tree. Nothing is kept in a dry run.
+ * results. HK_PLAN_MOUNT (since HK_1.6): made by hk_mount_make() (on an
+ * empty mount point unless the item has HK_MOUNT_KEEP, where a mount there
+ * already is left as it is: 0), its directory (when the run made it) and the
+ * mount kept; -EOPNOTSUPP in a dry run or a tree. Nothing is kept in a dry
+ * run. Only hk_run_plan() knows an item's base (its plan keeps it): here
+ * and in hk_run_items() the levels up to the mount point's parent must be
+ * root's.
  */
 int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached);
 /*

@@ -334,6 +334,48 @@ for _ in range(300000):
 	[[ $stderr == *"hugeadm:ERROR: --create-user-mounts nobody: failed: 1 file put back as it was before this run"* ]] || fail "$stderr"
 }
 
+# The race of "changed while it was being created", made certain: a shim
+# gives every pagesize-* directory to nobody as soon as mkdirat(2) has made
+# it, as a user who won the race would. hugeadm says it once (the executor's
+# step must not add "already mounted with other options" after it), mounts
+# nothing, exit 1.
+@test "(7g) a directory changed while it was being created: one error, nothing mounted" {
+	hk_need_cmd gcc gcc
+	# Outside /tmp, which the namespace covers with a tmpfs of its own.
+	local dir shim
+	dir=$(mktemp -d /dev/shm/hk-shim.XXXXXX)
+	shim="$dir/chown-shim.so"
+	cat > "$BATS_TEST_TMPDIR/shim.c" <<-'EOF'
+		#define _GNU_SOURCE
+		#include <dlfcn.h>
+		#include <fcntl.h>
+		#include <string.h>
+		#include <sys/stat.h>
+		#include <unistd.h>
+		int mkdirat(int dirfd, const char *name, mode_t mode)
+		{
+			int (*real)(int, const char *, mode_t) =
+				(int (*)(int, const char *, mode_t))dlsym(RTLD_NEXT, "mkdirat");
+			int rc = real(dirfd, name, mode);
+
+			if (rc == 0 && strncmp(name, "pagesize-", 9) == 0)
+				fchownat(dirfd, name, 65534, 65534, AT_SYMLINK_NOFOLLOW);
+			return rc;
+		}
+	EOF
+	gcc -shared -fPIC -o "$shim" "$BATS_TEST_TMPDIR/shim.c" -ldl
+	chmod 0755 "$dir"
+	run --separate-stderr in_ns '
+		rc=0
+		ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 LD_PRELOAD='"$shim"' hugeadm --create-mounts || rc=$?
+		echo "rc=$rc"
+		echo "mounts=$(findmnt -rn -t hugetlbfs -o TARGET | grep -c "^/var/lib/" || true)"'
+	rm -rf "$dir"
+	assert_line "rc=1"
+	assert_line "mounts=0"
+	assert_equal "$stderr" "hugeadm:ERROR: $M/pagesize-2MB changed while it was being created: not using it"
+}
+
 # replay_rename_race one|two: ns.sh's race, bounded, with one page size (2 MiB) or
 # two (a fake 1 GiB one beside it, whose mount fails: the run rolls back the first).
 replay_rename_race() {

@@ -322,16 +322,8 @@ static int run_apply(struct hk_run *run, const struct hk_plan_item *item, const 
 		*ret_reached = NULL;
 	if (!run || !item || !item->path)
 		return -EINVAL;
-	if (item->kind == HK_PLAN_MOUNT && hk_is_dry_run(run->ctx))
-		return -EOPNOTSUPP;
-	/* HK_MOUNT_KEEP: never stacked on the mount there (hk_run_plan compared it already). */
-	if (item->kind == HK_PLAN_MOUNT && (item->flags & HK_MOUNT_KEEP)) {
-		rc = hk_plan_item_check(run->ctx, item, NULL);
-		if (rc != 0)
-			return rc < 0 ? rc : 0;
-	}
 	if (item->kind == HK_PLAN_MOUNT)
-		return run_mount(run, item, base);
+		return hk_is_dry_run(run->ctx) ? -EOPNOTSUPP : run_mount(run, item, base);
 	kept = run->n;
 	/* Kept before the write: a write that fails may still have changed the file. */
 	rc = 0;
@@ -360,6 +352,20 @@ static int run_apply(struct hk_run *run, const struct hk_plan_item *item, const 
 
 HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached)
 {
+	int rc;
+
+	/*
+	 * HK_MOUNT_KEEP: never stacked on the mount there. The walk compared it
+	 * before its WRITE step already; a caller of this one did not.
+	 */
+	if (run && item && item->path && item->kind == HK_PLAN_MOUNT &&
+	    (item->flags & HK_MOUNT_KEEP) && !hk_is_dry_run(run->ctx)) {
+		if (ret_reached)
+			*ret_reached = NULL;
+		rc = hk_plan_item_check(run->ctx, item, NULL);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
 	return run_apply(run, item, NULL, ret_reached);
 }
 
@@ -529,7 +535,7 @@ static int apply_policy(struct hk_run *run, const struct hk_plan_item *it, const
 		return rc;
 	t.path = path;
 	t.flags |= HK_POOL_SET_MEMPOLICY;
-	rc = hk_run_apply(run, &t, ret_reached);
+	rc = run_apply(run, &t, NULL, ret_reached);
 	free(path);
 	return rc;
 }

@@ -228,6 +228,12 @@ int hkl_pool_parts(const char *value, uint64_t size, bool allow_nodes, struct hk
 		snprintf(why, why_sz, "%s: a maximum is one count for the whole pool", value);
 		return -EINVAL;
 	}
+	if (!with_node && n > 1) {
+		snprintf(why, why_sz,
+			 "'%s': one count for the whole pool, or a count per node (N@NODE, ...)",
+			 value);
+		return -EINVAL;
+	}
 	if (with_node && with_node != n) {
 		snprintf(why, why_sz, "'%s': give every part a node (N@NODE) or none", value);
 		return -EINVAL;

@@ -68,6 +68,74 @@ int hkl_pool_parts(const char *value, uint64_t size, bool allow_nodes, struct hk
 		   size_t max, size_t *ret_n, char *why, size_t why_sz);
 
 /*
+ * One change of a pool in the pool planner's own form (poolplan.c): what
+ * the options' hk_pool_change and a configuration's [pool] section both
+ * become, planned by one walk over the pools as the plan leaves them.
+ *
+ * The Minimum: kept (HKL_MIN_KEEP: lowered only to a Maximum set below
+ * it), the pool's moved or set (HKL_MIN_POOL), or listed nodes' persistent
+ * pages (HKL_MIN_NODES, in the order listed). The Maximum: kept unless the
+ * Minimum passes it (HKL_MAX_KEEP, the options' rule), moved with the
+ * Minimum, the overcommit left as it is (HKL_MAX_FOLLOW, a [pool] without
+ * maximum), or moved or set (HKL_MAX_SET). demote: shrink each part by
+ * demoting what it has above its Minimum into pages of demote_to first
+ * (demote = yes): they join that pool, which a later intent sees.
+ *
+ * declare (a configuration): an item for each limit said, whether or not
+ * it changes the pool, for --check to compare. Otherwise (the options) the
+ * writes that move the pool, and always the Minimum of a whole pool (2.23
+ * wrote it). Either way one order: the overcommit first when the new
+ * Minimum with today's overcommit would leave the pool below the Maximum it
+ * keeps (a change of the Minimum) or is given (of the Maximum alone); then
+ * the demotes, the Minimum, and the overcommit after.
+ */
+struct hkl_pool_node_want {
+	int node;
+	char sign; /* 0: set to pages; '+', '-': moved by pages */
+	uint64_t pages;
+};
+enum hkl_pool_min {
+	HKL_MIN_KEEP,
+	HKL_MIN_POOL,
+	HKL_MIN_NODES
+};
+enum hkl_pool_max {
+	HKL_MAX_KEEP,
+	HKL_MAX_FOLLOW,
+	HKL_MAX_SET
+};
+struct hkl_pool_intent {
+	uint64_t page_size;
+	enum hkl_pool_min min;
+	char min_sign;
+	uint64_t min_pages;
+	const struct hkl_pool_node_want *nodes; /* HKL_MIN_NODES */
+	size_t n_nodes;
+	enum hkl_pool_max max;
+	char max_sign;
+	uint64_t max_pages;
+	bool declare, demote;
+	uint64_t demote_to;
+	unsigned
+		flags; /* HK_POOL_SET_MEMPOLICY: the whole pool's Minimum through the mempolicy file */
+};
+/*
+ * One planned write: a node (or HK_NODE_ALL), the field (HK_POOL_MINIMUM,
+ * HK_POOL_OVERCOMMIT; HK_POOL_DEMOTE: the
+ * Minimum to demote down to, told for every part, before: what the part
+ * has, so that nothing is above it when before <= number), the value, and
+ * the value the pool had before it as planned. 0, or -errno to stop.
+ */
+typedef int (*hkl_pool_write_fn)(void *data, int node, enum hk_pool_field field, uint64_t number,
+				 uint64_t before, unsigned flags);
+/* What the intent leaves (Minimum, Maximum) and whether its overcommit goes first: 0 or -ENOENT (no pool). */
+int hkl_pool_plan_preview(struct hk_pool_plan *pools, const struct hkl_pool_intent *in,
+			  uint64_t *ret_min, uint64_t *ret_max, bool *ret_oc_first);
+/* Plan the intent: its writes told to fn in their order, the held pools moved. 0 or -errno. */
+int hkl_pool_plan_intent(struct hk_pool_plan *pools, const struct hkl_pool_intent *in,
+			 hkl_pool_write_fn fn, void *data);
+
+/*
  * A pool change as hk_plan_add_pool_change planned it, kept by its plan:
  * the change (its nodes and why copied), its items [first, first + n), the
  * value each item's file had before it as planned, and the pool around it.

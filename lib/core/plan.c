@@ -63,15 +63,14 @@ struct build {
 	size_t n_sizes;
 	int *nodes;
 	size_t n_nodes;
-	/* Per machine size: the Maximum the plan leaves (for "recommended" shmmax). */
-	uint64_t *planned_max;
-	/*
-	 * Per machine size, and per size and node (n_sizes x n_nodes): the
-	 * persistent pages that demote = yes of a larger pool brings in.
-	 */
-	uint64_t *incoming, *incoming_node;
 	/* Per machine size: the pool as read once at the start (NULL: it could not be read). */
 	struct hk_pool **pools;
+	/*
+	 * The pools as the plan leaves them, the options' planner's: each
+	 * [pool] planned by it (demoting pools first: the pages they demote
+	 * join the smaller pool), "recommended" shmmax summed from it.
+	 */
+	struct hk_pool_plan *held;
 	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
 	struct hkc_cg_hier cg; /* the hierarchy, once cg_state is 1 */
 	int cg_state;	       /* 0 not looked at, 1 usable, -1 not (said once) */
@@ -333,38 +332,6 @@ static void plan_demote_size(struct build *b, uint64_t size, const struct pool_k
 		pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
 }
 
-/*
- * n pages of size demoted (of one node, or of the pool): they join the pool
- * of their demote_size as persistent pages, which the plan of that pool
- * counts (it is planned after: demoting pools go first, largest first).
- */
-static void demoted(struct build *b, uint64_t size, uint64_t to, int node, uint64_t n)
-{
-	ssize_t si, ni;
-
-	if (!to || size % to)
-		return;
-	si = size_index(b, to);
-	if (si < 0)
-		return;
-	n = n > UINT64_MAX / (size / to) ? UINT64_MAX : n * (size / to);
-	b->incoming[si] = hkc_sat_add(b->incoming[si], n);
-	ni = node == HK_NODE_ALL ? -1 : node_index(b, node);
-	if (ni >= 0)
-		b->incoming_node[(size_t)si * b->n_nodes + (size_t)ni] =
-			hkc_sat_add(b->incoming_node[(size_t)si * b->n_nodes + (size_t)ni], n);
-}
-
-/* The pages demoted into size's pool on node (per node: those a per-node demote sends there). */
-static uint64_t incoming_of(const struct build *b, ssize_t si, int node)
-{
-	ssize_t ni = node_index(b, node);
-
-	if (si < 0 || ni < 0)
-		return 0;
-	return b->incoming_node[(size_t)si * b->n_nodes + (size_t)ni];
-}
-
 /* A demote item's name: "pool 1G demote", "pool 1G node 0 demote". */
 static void demote_name(uint64_t size, int node, char *item, size_t sz)
 {
@@ -380,14 +347,15 @@ static void demote_name(uint64_t size, int node, char *item, size_t sz)
 /*
  * demote = yes: a pool (or node) above its minimum shrinks by demoting the
  * pages it has too many into pages of its demote_size, which join that
- * smaller pool, instead of giving them back to the system. Its value is the
- * minimum to demote down to; applying it writes the count above that to the
- * demote file, and it holds once the minimum is at most that. Before the
- * minimum's own item, which then has nothing left to do (or gives back what
- * the kernel could not demote: pages in use or reserved).
+ * smaller pool (the pool planner holds them there), instead of giving them
+ * back to the system. Its value is the minimum to demote down to; applying
+ * it writes the count above that to the demote file, and it holds once the
+ * minimum is at most that. Before the minimum's own item, which then has
+ * nothing left to do (or gives back what the kernel could not demote: pages
+ * in use or reserved).
  */
 static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *k, int node,
-			uint64_t have, uint64_t want, uint64_t to)
+			uint64_t have, uint64_t want)
 {
 	char item[96], value[32];
 	char *path = NULL;
@@ -410,7 +378,6 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 		free(path);
 		return;
 	}
-	demoted(b, size, to, node, have - want);
 	demote_name(size, node, item, sizeof(item));
 	snprintf(value, sizeof(value), "%" PRIu64, want);
 	it = add(b, HK_SETTING_POOL, HK_PLAN_WRITE, k->demote, item, path, value);
@@ -423,23 +390,21 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 	}
 }
 
-/* One [pool SIZE] being planned: its keys, and the pool as the plan finds it. */
+/* One [pool SIZE] being planned: its keys, its minimum's parts, the pool planner's intent. */
 struct pool_plan {
+	struct build *b;
 	const struct pool_keys *k;
 	uint64_t size;
-	ssize_t si; /* size's index in the machine's sizes */
-	struct hk_pool *pool;
-	bool gigantic, demote; /* demote = yes */
-	uint64_t demote_to;    /* the size its demoted pages become */
-	uint64_t cur_min;      /* its minimum now, with what a larger pool's demote brings in */
-};
-
-/* A pool's minimum as read: its parts (max at most), their total, whether bad (said). */
-struct minimum {
-	struct hkl_pool_part *parts;
+	bool gigantic, demote;	     /* demote = yes */
+	bool demote_said;	     /* its demote_size planned, before the first demote */
+	uint64_t demote_to;	     /* the size its demoted pages become */
+	uint64_t incoming;	     /* what a larger pool's demote brings in (planned before) */
+	struct hkl_pool_part *parts; /* the minimum's, n of them (room for max) */
 	size_t n, max;
-	bool per_node, bad;
-	uint64_t total;
+	bool per_node, bad; /* bad: the minimum's problem said */
+	uint64_t total;	    /* the minimum the plan leaves */
+	struct hkl_pool_intent in;
+	struct hkl_pool_node_want *wants;
 };
 
 /* The build's pool of size; NULL after a system error. */
@@ -459,177 +424,211 @@ static struct hk_pool *build_pool(struct build *b, uint64_t size, ssize_t si)
 	return b->pools[si];
 }
 
-/* The parts of minimum's value into m (the configuration's grammar), summed: false after a problem. */
-static bool minimum_parts(struct build *b, const struct pool_plan *pp, struct minimum *m)
+/* The parts of minimum's value (the configuration's grammar): false after a problem. */
+static bool minimum_parts(struct build *b, struct pool_plan *pp)
 {
 	const struct hk_config_entry *e = pp->k->minimum;
 	char why[1200];
 
-	m->total = 0;
-	if (hkl_pool_parts(e->value, pp->size, true, m->parts, m->max, &m->n, why, sizeof(why)) <
+	if (hkl_pool_parts(e->value, pp->size, true, pp->parts, pp->max, &pp->n, why, sizeof(why)) <
 	    0) {
 		problem(b, e, "[pool] minimum %s", why);
 		return false;
 	}
-	for (size_t i = 0; i < m->n; i++) {
-		if (m->parts[i].node != HK_NODE_ALL && node_index(b, m->parts[i].node) < 0) {
+	for (size_t i = 0; i < pp->n; i++) {
+		if (pp->parts[i].node != HK_NODE_ALL && node_index(b, pp->parts[i].node) < 0) {
 			problem(b, e, "minimum %" PRIu64 "@%d: this machine has no NUMA node %d",
-				m->parts[i].pages, m->parts[i].node, m->parts[i].node);
+				pp->parts[i].pages, pp->parts[i].node, pp->parts[i].node);
 			return false;
 		}
-		m->total = hkc_sat_add(m->total, m->parts[i].pages);
 	}
 	return true;
 }
 
-/* Nodes a per-node minimum leaves out keep their pages: the pool's minimum (m's total) has them. */
-static void add_unlisted(const struct build *b, const struct pool_plan *pp, struct minimum *m)
-{
-	for (size_t j = 0; j < hk_pool_node_count(pp->pool); j++) {
-		bool listed = false;
-
-		for (size_t i = 0; i < m->n; i++)
-			listed |= m->parts[i].node == hk_pool_node_id(pp->pool, j);
-		if (!listed)
-			m->total = hkc_sat_add(
-				hkc_sat_add(m->total,
-					    hk_pool_node_get(pp->pool, j, HK_POOL_MINIMUM)),
-				incoming_of(b, pp->si, hk_pool_node_id(pp->pool, j)));
-	}
-}
-
-/* minimum read into m, its parts allocated: -ENOMEM (said), else 0 (m->bad after a problem). */
-static int read_minimum(struct build *b, const struct pool_plan *pp, struct minimum *m)
+/* minimum read into pp, its parts and wants allocated: -ENOMEM (said), else 0 (pp->bad after a problem). */
+static int read_minimum(struct build *b, struct pool_plan *pp)
 {
 	const char *value = pp->k->minimum->value;
 
-	m->per_node = strchr(value, '@') != NULL;
+	pp->per_node = strchr(value, '@') != NULL;
 	/* One part per comma-separated piece: as many as the machine has nodes, or more. */
-	m->max = 1;
+	pp->max = 1;
 	for (const char *c = value; *c; c++)
-		m->max += *c == ',';
-	m->parts = calloc(m->max, sizeof(*m->parts));
-	if (!m->parts) {
+		pp->max += *c == ',';
+	pp->parts = calloc(pp->max, sizeof(*pp->parts));
+	pp->wants = calloc(pp->max, sizeof(*pp->wants));
+	if (!pp->parts || !pp->wants) {
 		sys_error(b, -ENOMEM);
 		return -ENOMEM;
 	}
-	m->bad = !minimum_parts(b, pp, m);
-	if (m->per_node && !m->bad)
-		add_unlisted(b, pp, m);
+	pp->bad = !minimum_parts(b, pp);
 	/* A bad minimum: said; the maximum and demote_size are still checked. */
-	if (m->bad)
-		m->n = 0;
+	if (pp->bad)
+		pp->n = 0;
 	return 0;
 }
 
-/* What part i of the minimum demotes from: its node's minimum with what comes in, or the pool's. */
-static uint64_t part_have(const struct build *b, const struct pool_plan *pp,
-			  const struct minimum *m, size_t i)
+/*
+ * What the section asks of the pool planner: the minimum (the pool's, or
+ * per node), the maximum (else the overcommit left as it is), demote = yes;
+ * an item for each key (declare).
+ */
+static void pool_intent(struct pool_plan *pp, uint64_t max)
 {
-	uint64_t have = pp->cur_min;
+	struct hkl_pool_intent *in = &pp->in;
 
-	for (size_t j = 0; m->per_node && j < hk_pool_node_count(pp->pool); j++)
-		if (hk_pool_node_id(pp->pool, j) == m->parts[i].node)
-			have = hkc_sat_add(hk_pool_node_get(pp->pool, j, HK_POOL_MINIMUM),
-					   incoming_of(b, pp->si, m->parts[i].node));
-	return have;
+	*in = (struct hkl_pool_intent){.page_size = pp->size, .declare = true};
+	if (pp->k->minimum && !pp->bad && pp->per_node) {
+		in->min = HKL_MIN_NODES;
+		for (size_t i = 0; i < pp->n; i++)
+			pp->wants[i] = (struct hkl_pool_node_want){.node = pp->parts[i].node,
+								   .pages = pp->parts[i].pages};
+		in->nodes = pp->wants;
+		in->n_nodes = pp->n;
+	} else if (pp->k->minimum && !pp->bad) {
+		in->min = HKL_MIN_POOL;
+		in->min_pages = pp->parts[0].pages;
+	}
+	in->max = pp->k->maximum ? HKL_MAX_SET : HKL_MAX_FOLLOW;
+	in->max_pages = max;
+	in->demote = pp->demote && in->min != HKL_MIN_KEEP;
+	in->demote_to = pp->demote_to;
 }
 
-/* The minimum's items, after demote_size and the demotes (demote = yes) that shrink to it. */
-static void plan_minimum(struct build *b, const struct pool_plan *pp, const struct minimum *m)
-{
-	/* Demoting needs its size first: demote_size, then what is demoted. */
-	if (pp->demote && pp->k->demote_size && !m->bad)
-		plan_demote_size(b, pp->size, pp->k);
-	for (size_t i = 0; pp->demote && i < m->n; i++)
-		plan_demote(b, pp->size, pp->k, m->per_node ? m->parts[i].node : HK_NODE_ALL,
-			    part_have(b, pp, m, i), m->parts[i].pages, pp->demote_to);
-	for (size_t i = 0; i < m->n; i++)
-		pool_item(b, pp->k->minimum, pp->size, m->per_node ? m->parts[i].node : HK_NODE_ALL,
-			  HK_POOL_MINIMUM, m->parts[i].pages);
-}
-
-/* The maximum, checked against the minimum the plan leaves (m's total); *oc the overcommit it gives. */
-static void plan_maximum(struct build *b, const struct pool_plan *pp, const struct minimum *m,
-			 uint64_t *oc)
+/* The maximum checked against the minimum the plan leaves; said when say. False after a problem. */
+static bool check_maximum(struct build *b, const struct pool_plan *pp, bool say, uint64_t *ret)
 {
 	const struct hk_config_entry *e = pp->k->maximum;
 	uint64_t max;
 
 	if (hkl_pool_pages(e->value, pp->size, &max) < 0) {
-		problem(b, e, "maximum '%s': not a page count or a size", e->value);
-	} else if (m->bad) {
-		/* Nothing to compare with: the minimum's problem is said. */
-	} else if (max < m->total && pp->si >= 0 && b->incoming[pp->si] && !pp->k->minimum) {
-		problem(b, e,
-			"maximum %" PRIu64 " is below the minimum %" PRIu64
-			" the pool has after the demote of a larger pool (%" PRIu64
-			" pages come in): set a minimum for it",
-			max, m->total, b->incoming[pp->si]);
-	} else if (max < m->total) {
-		problem(b, e, "maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", max,
-			m->total, pp->k->minimum ? "" : " the pool has now");
-	} else if (pp->gigantic && max != m->total) {
-		problem(b, e,
-			"maximum %" PRIu64 ": gigantic pages cannot be overcommitted; the "
-			"maximum of this pool is its minimum (%" PRIu64 ")",
-			max, m->total);
-	} else if (!pp->gigantic) {
-		pool_item(b, e, pp->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, max - m->total);
-		*oc = max - m->total;
+		if (say)
+			problem(b, e, "maximum '%s': not a page count or a size", e->value);
+		return false;
 	}
+	*ret = max;
+	if (pp->bad)
+		return false; /* nothing to compare with: the minimum's problem is said */
+	if (max < pp->total && pp->incoming && !pp->k->minimum) {
+		if (say)
+			problem(b, e,
+				"maximum %" PRIu64 " is below the minimum %" PRIu64
+				" the pool has after the demote of a larger pool (%" PRIu64
+				" pages come in): set a minimum for it",
+				max, pp->total, pp->incoming);
+		return false;
+	}
+	if (max < pp->total) {
+		if (say)
+			problem(b, e, "maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", max,
+				pp->total, pp->k->minimum ? "" : " the pool has now");
+		return false;
+	}
+	if (pp->gigantic && max != pp->total) {
+		if (say)
+			problem(b, e,
+				"maximum %" PRIu64 ": gigantic pages cannot be overcommitted; the "
+				"maximum of this pool is its minimum (%" PRIu64 ")",
+				max, pp->total);
+		return false;
+	}
+	return true;
 }
 
 /*
- * Whether the overcommit is written before the minimum: the pool planner's
- * rule (poolmath.h) for the minimum as --pool-pages-min sets it, which keeps
- * the maximum the pool has; the maximum asked for then comes after, as
- * --pool-pages-max MAX after it (a pool that shrinks keeps its maximum on
- * the way). The parity tests hold the two to the same writes.
+ * Each write the pool planner plans for the section, as the section's item:
+ * the demote_size before the first demote, each demote, the minimum's
+ * items, the overcommit that gives the maximum.
  */
-static bool overcommit_first(const struct pool_plan *pp, const struct minimum *m, uint64_t cur_oc)
+static int pool_write(void *data, int node, enum hk_pool_field field, uint64_t number,
+		      uint64_t before, unsigned flags)
 {
-	return !m->bad && hkp_overcommit_first(m->total, cur_oc, hkp_pool_max(pp->cur_min, cur_oc),
-					       pp->gigantic);
+	struct pool_plan *pp = data;
+
+	(void)flags;
+	switch (field) {
+	case HK_POOL_DEMOTE:
+		if (!pp->demote_said && pp->k->demote_size)
+			plan_demote_size(pp->b, pp->size, pp->k);
+		pp->demote_said = true;
+		plan_demote(pp->b, pp->size, pp->k, node, before, number);
+		break;
+	case HK_POOL_MINIMUM:
+		pool_item(pp->b, pp->k->minimum, pp->size, node, HK_POOL_MINIMUM, number);
+		break;
+	case HK_POOL_OVERCOMMIT:
+		pool_item(pp->b, pp->k->maximum, pp->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, number);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* The section's writes, by the pool planner; its maximum's problems said where they come in the order. */
+static void plan_pool_writes(struct build *b, struct pool_plan *pp, uint64_t max)
+{
+	bool oc_first = false, max_ok = false;
+	uint64_t min, after;
+	int rc;
+
+	pool_intent(pp, max);
+	rc = hkl_pool_plan_preview(b->held, &pp->in, &min, &after, &oc_first);
+	if (rc < 0) {
+		sys_error(b, rc);
+		return;
+	}
+	/* The minimum the plan leaves: the new one, or the pool's now (with what comes in). */
+	pp->total = pp->in.min == HKL_MIN_KEEP
+			    ? hk_pool_plan_get(b->held, pp->size, HK_NODE_ALL, HK_POOL_MINIMUM)
+			    : min;
+	oc_first = oc_first && pp->k->minimum && !pp->bad;
+	if (pp->k->maximum)
+		max_ok = check_maximum(b, pp, oc_first, &max);
+	if (!pp->k->minimum && pp->demote)
+		problem(b, pp->k->demote, "demote = yes: no minimum in [pool] to shrink to");
+	if (!max_ok)
+		pp->in.max = HKL_MAX_FOLLOW;
+	rc = hkl_pool_plan_intent(b->held, &pp->in, pool_write, pp);
+	if (rc < 0)
+		sys_error(b, rc);
+	if (pp->k->maximum && !oc_first)
+		check_maximum(b, pp, true, &max);
 }
 
 static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
 {
-	struct pool_plan pp = {.k = k, .size = size, .si = size_index(b, size)};
-	struct minimum m = {0};
-	uint64_t cur_oc;
-	bool oc_first;
+	struct pool_plan pp = {.b = b, .k = k, .size = size};
+	struct hk_pool *pool = build_pool(b, size, size_index(b, size));
+	uint64_t max = 0;
+	int rc;
 
-	pp.pool = build_pool(b, size, pp.si);
-	if (!pp.pool)
+	if (!pool)
 		return;
-	pp.gigantic = hk_pool_is_gigantic(pp.pool);
+	rc = hk_pool_plan_load(b->held, size);
+	if (rc < 0) {
+		sys_error(b, rc);
+		return;
+	}
+	pp.gigantic = hk_pool_is_gigantic(pool);
 	pp.demote = k->demote && strcmp(k->demote->value, "yes") == 0;
 	/* The size demoted pages become: the configured one, else the kernel's. */
-	pp.demote_to = hk_pool_get(pp.pool, HK_POOL_DEMOTE_SIZE);
+	pp.demote_to = hk_pool_get(pool, HK_POOL_DEMOTE_SIZE);
 	if (k->demote_size && hk_parse_size(k->demote_size->value, &pp.demote_to) < 0)
 		pp.demote_to = 0;
-	cur_oc = hk_pool_get(pp.pool, HK_POOL_OVERCOMMIT);
-	/* With the pages a larger pool's demote brings in (planned before this one). */
-	pp.cur_min = hkc_sat_add(hk_pool_get(pp.pool, HK_POOL_MINIMUM),
-				 pp.si >= 0 ? b->incoming[pp.si] : 0);
-	m.total = pp.cur_min;
-	if (k->minimum && read_minimum(b, &pp, &m) < 0)
+	pp.incoming = hkc_sat_sub(hk_pool_plan_get(b->held, size, HK_NODE_ALL, HK_POOL_MINIMUM),
+				  hk_pool_get(pool, HK_POOL_MINIMUM));
+	if (k->minimum && read_minimum(b, &pp) < 0) {
+		free(pp.parts);
+		free(pp.wants);
 		return;
-	/* The overcommit first when the maximum would otherwise dip below the one asked. */
-	oc_first = k->maximum && overcommit_first(&pp, &m, cur_oc);
-	if (oc_first)
-		plan_maximum(b, &pp, &m, &cur_oc);
-	if (k->minimum)
-		plan_minimum(b, &pp, &m);
-	else if (pp.demote)
-		problem(b, k->demote, "demote = yes: no minimum in [pool] to shrink to");
-	free(m.parts);
-	if (k->maximum && !oc_first)
-		plan_maximum(b, &pp, &m, &cur_oc);
-	if (pp.si >= 0)
-		b->planned_max[pp.si] = pp.gigantic ? m.total : hkp_pool_max(m.total, cur_oc);
-	if (k->demote_size && !(pp.demote && k->minimum && !m.bad))
+	}
+	if (k->maximum)
+		(void)hkl_pool_pages(k->maximum->value, size, &max);
+	plan_pool_writes(b, &pp, max);
+	free(pp.parts);
+	free(pp.wants);
+	if (k->demote_size && !pp.demote_said)
 		plan_demote_size(b, size, k);
 }
 
@@ -739,11 +738,10 @@ static long account_id(const char *s, bool group)
 static bool recommended_shmmax(struct build *b, char *value, size_t sz)
 {
 	uint64_t sum = 0, cur;
-	int rc;
+	int rc = b->n_sizes ? hk_pool_plan_recommended_shmmax(b->held, &sum) : 0;
 
-	for (size_t i = 0; i < b->n_sizes; i++)
-		sum = hkp_sat_add(sum, hkp_bytes(b->planned_max[i], b->sizes[i]));
-	rc = hk_sysctl_read(b->ctx, HK_SYSCTL_SHMMAX, &cur);
+	if (rc == 0)
+		rc = hk_sysctl_read(b->ctx, HK_SYSCTL_SHMMAX, &cur);
 	if (rc < 0) {
 		sys_error(b, rc);
 		return false;
@@ -1243,9 +1241,7 @@ static void build_free(struct build *b)
 	}
 	free(b->sizes);
 	free(b->nodes);
-	free(b->planned_max);
-	free(b->incoming);
-	free(b->incoming_node);
+	hk_pool_plan_unref(b->held);
 	for (size_t i = 0; b->pools && i < b->n_sizes; i++)
 		hk_pool_unref(b->pools[i]);
 	free(b->pools);
@@ -1271,11 +1267,9 @@ HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *co
 	}
 	if (rc == 0)
 		rc = hk_node_list(ctx, &b.nodes, &b.n_nodes);
-	if (rc == 0 &&
-	    (!(b.planned_max = calloc(b.n_sizes + 1, sizeof(*b.planned_max))) ||
-	     !(b.incoming = calloc(b.n_sizes + 1, sizeof(*b.incoming))) ||
-	     !(b.pools = calloc(b.n_sizes + 1, sizeof(*b.pools))) ||
-	     !(b.incoming_node = calloc(b.n_sizes * b.n_nodes + 1, sizeof(*b.incoming_node)))))
+	if (rc == 0)
+		rc = hk_pool_plan_new(ctx, &b.held);
+	if (rc == 0 && !(b.pools = calloc(b.n_sizes + 1, sizeof(*b.pools))))
 		rc = -ENOMEM;
 	if (rc < 0) {
 		build_free(&b);
@@ -1283,8 +1277,7 @@ HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *co
 	}
 	/* Each pool read once; one the config leaves alone keeps its Maximum. */
 	for (size_t i = 0; i < b.n_sizes; i++)
-		if (hk_pool_read(ctx, b.sizes[i], &b.pools[i]) == 0)
-			b.planned_max[i] = hk_pool_get(b.pools[i], HK_POOL_MAXIMUM);
+		(void)hk_pool_read(ctx, b.sizes[i], &b.pools[i]);
 	plan_entries(&b, es, n);
 	if (b.rc < 0 || b.errors) {
 		rc = b.rc < 0 ? b.rc : -EINVAL;

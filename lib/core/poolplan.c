@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The pool planner: the pools as a plan leaves them, and what one change of
- * a pool's Minimum or Maximum writes, in which order, from there. hugeadm's
- * --pool-pages-min and --pool-pages-max are planned here, at validation from
- * the pools the earlier options leave, and again at apply time from the
- * kernel's pool when someone else wrote it in between.
+ * a pool writes, in which order, from there. One walk for both planners:
+ * hugeadm's --pool-pages-min and --pool-pages-max (hk_pool_change, at
+ * validation from the pools the earlier options leave, and again at apply
+ * time from the kernel's pool when someone else wrote it in between) and a
+ * configuration's [pool] sections (plan.c: minimum and maximum together,
+ * per node, demote = yes), each turned into one intent (struct
+ * hkl_pool_intent, internal.h).
  *
  * The pool as planned: Minimum (persistent pages), overcommit, and each
  * node's persistent pages; Maximum is Minimum + overcommit (poolmath.h).
@@ -285,40 +288,93 @@ static bool listed(const struct hk_pool_change *ch, int node)
 	return false;
 }
 
-/* The Minimum node k has after the change: its target when listed, else as it is. */
-static uint64_t node_want(const struct held *h, const struct hk_pool_change *ch, size_t k)
+/*
+ * An option's change as the planner's intent: with nodes, the listed nodes
+ * the pool has, in its node order (wants: room for h's nodes); a Minimum
+ * keeps the Maximum; a Maximum keeps the Minimum unless it goes below it.
+ */
+static struct hkl_pool_intent intent_of(const struct held *h, const struct hk_pool_change *ch,
+					struct hkl_pool_node_want *wants)
 {
-	return listed(ch, h->ids[k]) ? hkp_adjust(ch->sign, h->node_min[k], ch->pages)
-				     : h->node_min[k];
+	struct hkl_pool_intent in = {.page_size = ch->page_size, .max = HKL_MAX_KEEP};
+
+	if (ch->nodes) {
+		in.min = HKL_MIN_NODES;
+		in.nodes = wants;
+		for (size_t k = 0; k < h->n_nodes; k++)
+			if (listed(ch, h->ids[k]))
+				wants[in.n_nodes++] = (struct hkl_pool_node_want){
+					.node = h->ids[k], .sign = ch->sign, .pages = ch->pages};
+	} else if (ch->field == HK_POOL_MINIMUM) {
+		in.min = HKL_MIN_POOL;
+		in.min_sign = ch->sign;
+		in.min_pages = ch->pages;
+		in.flags = ch->flags & HK_POOL_SET_MEMPOLICY;
+	} else {
+		in.min = HKL_MIN_KEEP;
+		in.max = HKL_MAX_SET;
+		in.max_sign = ch->sign;
+		in.max_pages = ch->pages;
+		in.flags = ch->flags & HK_POOL_SET_MEMPOLICY;
+	}
+	return in;
+}
+
+/* The wants of intent_of, for h's nodes: NULL when out of memory. */
+static struct hkl_pool_node_want *wants_for(const struct held *h)
+{
+	return calloc(h->n_nodes ? h->n_nodes : 1, sizeof(struct hkl_pool_node_want));
+}
+
+/* Node k's persistent pages after the intent: its target when listed, else as it is. */
+static uint64_t node_target(const struct held *h, const struct hkl_pool_intent *in, size_t k)
+{
+	for (size_t j = 0; in->min == HKL_MIN_NODES && j < in->n_nodes; j++)
+		if (in->nodes[j].node == h->ids[k])
+			return hkp_adjust(in->nodes[j].sign, h->node_min[k], in->nodes[j].pages);
+	return h->node_min[k];
+}
+
+/* Whether the intent writes an overcommit: a Maximum said or kept for a whole pool; never a gigantic one. */
+static bool overcommit_said(const struct held *h, const struct hkl_pool_intent *in)
+{
+	return !h->gigantic &&
+	       (in->max == HKL_MAX_SET || (in->max == HKL_MAX_KEEP && in->min != HKL_MIN_NODES));
 }
 
 /*
- * The Minimum and Maximum the change leaves. With nodes: the nodes' sum, the
- * Maximum kept unless the Minimum passes it. A Minimum keeps the Maximum
- * unless it passes it; a Maximum keeps the Minimum unless it goes below it.
- * A gigantic pool has no overcommit: its Maximum follows its Minimum.
+ * The Minimum and Maximum the intent leaves, and whether its overcommit is
+ * written first (the one order: struct hkl_pool_intent). A gigantic pool
+ * has no overcommit: its Maximum follows its Minimum.
  */
-static void targets(const struct held *h, const struct hk_pool_change *ch, uint64_t *ret_min,
-		    uint64_t *ret_max)
+static void targets(const struct held *h, const struct hkl_pool_intent *in, uint64_t *ret_min,
+		    uint64_t *ret_max, bool *ret_oc_first)
 {
-	uint64_t max0 = hkp_pool_max(h->min, h->oc), min, max;
+	uint64_t max0 = hkp_pool_max(h->min, h->oc), min = h->min, max = max0, kept;
 
-	if (ch->nodes) {
+	if (in->max == HKL_MAX_SET)
+		max = hkp_adjust(in->max_sign, max0, in->max_pages);
+	if (in->min == HKL_MIN_POOL) {
+		min = hkp_adjust(in->min_sign, h->min, in->min_pages);
+	} else if (in->min == HKL_MIN_NODES) {
 		min = 0;
 		for (size_t k = 0; k < h->n_nodes; k++)
-			min = hkp_sat_add(min, node_want(h, ch, k));
-		max = min > max0 ? min : max0;
-	} else if (ch->field == HK_POOL_MINIMUM) {
-		min = hkp_adjust(ch->sign, h->min, ch->pages);
-		max = min > max0 ? min : max0;
-	} else {
-		max = hkp_adjust(ch->sign, max0, ch->pages);
-		min = max < h->min ? max : h->min;
+			min = hkp_sat_add(min, node_target(h, in, k));
+	} else if (in->max == HKL_MAX_SET && max < h->min) {
+		min = max;
 	}
-	if (h->gigantic && ch->field == HK_POOL_MINIMUM)
+	kept = min > max0 ? min : max0;
+	if (in->max == HKL_MAX_KEEP)
+		max = kept;
+	else if (in->max == HKL_MAX_FOLLOW)
+		max = hkp_pool_max(min, h->oc);
+	if (h->gigantic && in->min != HKL_MIN_KEEP)
 		max = min;
 	*ret_min = min;
 	*ret_max = max;
+	*ret_oc_first =
+		overcommit_said(h, in) &&
+		hkp_overcommit_first(min, h->oc, in->min == HKL_MIN_KEEP ? max : kept, h->gigantic);
 }
 
 /*
@@ -348,14 +404,22 @@ HK_EXPORT int hk_pool_change_check(struct hk_pool_plan *pools, const struct hk_p
 				   struct hk_pool_verdict *ret)
 {
 	struct hk_pool_verdict v = {.size = sizeof(v), .node = HK_NODE_ALL};
+	struct hkl_pool_node_want *wants;
+	struct hkl_pool_intent in;
 	const struct held *h;
+	bool oc_first;
 
 	if (!ret || ret->size < sizeof(*ret) || !change_ok(pools, change))
 		return -EINVAL;
 	h = find(pools, change->page_size);
 	if (!h)
 		return -ENOENT;
-	targets(h, change, &v.minimum, &v.maximum);
+	wants = wants_for(h);
+	if (!wants)
+		return -ENOMEM;
+	in = intent_of(h, change, wants);
+	targets(h, &in, &v.minimum, &v.maximum, &oc_first);
+	free(wants);
 	for (size_t j = 0; j < change->n_nodes; j++) {
 		if (node_index(h, change->nodes[j]) < 0) {
 			v.problem = HK_POOL_CHANGE_NO_NODE;
@@ -371,65 +435,197 @@ HK_EXPORT int hk_pool_change_check(struct hk_pool_plan *pools, const struct hk_p
 	return 0;
 }
 
-/* One pool item for the change, with the value its file has before it: the plan's index or -errno. */
-static int add_item(struct hk_pool_plan *pp, struct hk_plan *plan, struct hkl_pool_group *g,
-		    int node, enum hk_pool_field field, uint64_t v, uint64_t before, unsigned flags)
+/* size's held pool, to move (NULL: not held). */
+static struct held *held_of(struct hk_pool_plan *pp, uint64_t size)
 {
-	int rc =
-		hk_plan_add_pool(pp->ctx, plan, g->change.page_size, node, field, v, flags, g->why);
+	const struct held *h = find(pp, size);
 
-	if (rc >= 0)
-		g->before[g->n++] = before;
-	return rc;
+	return h ? &pp->h[h - pp->h] : NULL;
 }
 
 /*
- * Without nodes: the overcommit first when the Maximum must grow (so that
- * growing never fails for lack of it), the Minimum, then the overcommit that
- * gives the Maximum asked for. With nodes: each listed node's persistent
- * pages, in node order; the overcommit is left alone.
+ * pages of in's pool demoted on node: they join the pool of its demote_to
+ * as persistent pages (of that node; of the pool for HK_NODE_ALL), which
+ * the plan of that pool counts when it comes after.
  */
+static void demoted(struct hk_pool_plan *pp, const struct hkl_pool_intent *in, int node,
+		    uint64_t pages)
+{
+	struct held *t = in->demote_to && in->page_size % in->demote_to == 0
+				 ? held_of(pp, in->demote_to)
+				 : NULL;
+	uint64_t ratio = t ? in->page_size / in->demote_to : 0;
+	ssize_t k;
+
+	if (!t || t->size >= in->page_size)
+		return;
+	pages = pages > UINT64_MAX / ratio ? UINT64_MAX : pages * ratio;
+	t->min = hkp_sat_add(t->min, pages);
+	k = node == HK_NODE_ALL ? -1 : node_index(t, node);
+	if (k >= 0)
+		t->node_min[k] = hkp_sat_add(t->node_min[k], pages);
+}
+
+/* What the walk of one intent keeps: its pool, where its writes go. */
+struct walk {
+	struct hk_pool_plan *pp;
+	struct held *h;
+	const struct hkl_pool_intent *in;
+	hkl_pool_write_fn fn;
+	void *data;
+};
+
+/* Each part's demote down to its Minimum (told even when nothing is above it). */
+static int demotes(const struct walk *w)
+{
+	const struct hkl_pool_intent *in = w->in;
+	size_t n = in->min == HKL_MIN_NODES ? in->n_nodes : 1;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		int node = in->min == HKL_MIN_NODES ? in->nodes[i].node : HK_NODE_ALL;
+		ssize_t k = node == HK_NODE_ALL ? -1 : node_index(w->h, node);
+		uint64_t have = node == HK_NODE_ALL ? w->h->min : k >= 0 ? w->h->node_min[k] : 0;
+		uint64_t want = in->min == HKL_MIN_NODES
+					? hkp_adjust(in->nodes[i].sign, have, in->nodes[i].pages)
+					: hkp_adjust(in->min_sign, have, in->min_pages);
+
+		rc = w->fn(w->data, node, HK_POOL_DEMOTE, want, have, 0);
+		if (rc == 0 && have > want)
+			demoted(w->pp, in, node, have - want);
+	}
+	return rc;
+}
+
+/* The Minimum's writes: the whole pool's, or each listed node's in the order listed. */
+static int minimums(const struct walk *w, uint64_t min)
+{
+	const struct hkl_pool_intent *in = w->in;
+	struct held *h = w->h;
+	uint64_t was = h->min;
+	int rc = 0;
+
+	if (in->min != HKL_MIN_NODES) {
+		h->min = min;
+		if (in->min == HKL_MIN_KEEP && in->declare)
+			return 0;
+		return w->fn(w->data, HK_NODE_ALL, HK_POOL_MINIMUM, min, was, in->flags);
+	}
+	for (size_t i = 0; i < in->n_nodes && rc == 0; i++) {
+		ssize_t k = node_index(h, in->nodes[i].node);
+		uint64_t have = k >= 0 ? h->node_min[k] : 0;
+		uint64_t want = hkp_adjust(in->nodes[i].sign, have, in->nodes[i].pages);
+
+		if (k >= 0) {
+			h->min = hkp_sat_add(hkp_sat_sub(h->min, have), want);
+			h->node_min[k] = want;
+		}
+		rc = w->fn(w->data, in->nodes[i].node, HK_POOL_MINIMUM, want, have, 0);
+	}
+	return rc;
+}
+
+/* The overcommit that gives max, told and held. */
+static int overcommit(const struct walk *w, uint64_t min, uint64_t max)
+{
+	uint64_t was = w->h->oc;
+
+	w->h->oc = hkp_pool_oc(min, max);
+	return w->fn(w->data, HK_NODE_ALL, HK_POOL_OVERCOMMIT, w->h->oc, was, 0);
+}
+
+/*
+ * The one walk (struct hkl_pool_intent): the overcommit first where the
+ * order says, the demotes, the Minimum, the overcommit
+ * after (a configuration's said one always; else where the pool does not
+ * have the Maximum yet).
+ */
+static int walk(struct walk *w)
+{
+	uint64_t min, max;
+	bool oc_first;
+	int rc = 0;
+
+	targets(w->h, w->in, &min, &max, &oc_first);
+	if (oc_first)
+		rc = overcommit(w, min, max);
+	if (rc == 0 && w->in->demote && w->in->min != HKL_MIN_KEEP)
+		rc = demotes(w);
+	if (rc == 0)
+		rc = minimums(w, min);
+	if (rc == 0 && overcommit_said(w->h, w->in) &&
+	    (w->in->declare ? !oc_first : hkp_pool_max(w->h->min, w->h->oc) != max))
+		rc = overcommit(w, min, max);
+	return rc;
+}
+
+int hkl_pool_plan_preview(struct hk_pool_plan *pools, const struct hkl_pool_intent *in,
+			  uint64_t *ret_min, uint64_t *ret_max, bool *ret_oc_first)
+{
+	int rc = pools && in ? hk_pool_plan_load(pools, in->page_size) : -EINVAL;
+
+	if (rc < 0)
+		return rc;
+	targets(find(pools, in->page_size), in, ret_min, ret_max, ret_oc_first);
+	return 0;
+}
+
+int hkl_pool_plan_intent(struct hk_pool_plan *pools, const struct hkl_pool_intent *in,
+			 hkl_pool_write_fn fn, void *data)
+{
+	struct walk w = {.pp = pools, .in = in, .fn = fn, .data = data};
+	int rc;
+
+	if (!pools || !in || !fn)
+		return -EINVAL;
+	/* The pool demoted into is held first: loading it may move the held pools. */
+	if (in->demote && in->demote_to && in->demote_to < in->page_size)
+		(void)hk_pool_plan_load(pools, in->demote_to);
+	rc = hk_pool_plan_load(pools, in->page_size);
+	if (rc < 0)
+		return rc;
+	w.h = held_of(pools, in->page_size);
+	return walk(&w);
+}
+
+/* An option's change, planned by the walk: each write one of its group's items. */
+struct group_walk {
+	struct hk_pool_plan *pp;
+	struct hk_plan *plan;
+	struct hkl_pool_group *g;
+};
+
+static int group_write(void *data, int node, enum hk_pool_field field, uint64_t number,
+		       uint64_t before, unsigned flags)
+{
+	struct group_walk *gw = data;
+	int rc = hk_plan_add_pool(gw->pp->ctx, gw->plan, gw->g->change.page_size, node, field,
+				  number, flags, gw->g->why);
+
+	if (rc < 0)
+		return rc;
+	gw->g->before[gw->g->n++] = before;
+	return 0;
+}
+
 static int resolve(struct hk_pool_plan *pp, struct held *h, struct hk_plan *plan,
 		   struct hkl_pool_group *g)
 {
-	const struct hk_pool_change *ch = &g->change;
-	unsigned flags = ch->flags & HK_POOL_SET_MEMPOLICY;
-	uint64_t min, max, oc;
-	int rc = 0;
+	struct hkl_pool_node_want *wants = wants_for(h);
+	struct group_walk gw = {.pp = pp, .plan = plan, .g = g};
+	struct walk w = {.pp = pp, .h = h, .fn = group_write, .data = &gw};
+	struct hkl_pool_intent in;
+	bool oc_first;
+	int rc;
 
-	targets(h, ch, &min, &max);
-	g->min1 = min;
-	g->max1 = max;
-	if (!ch->nodes) {
-		if (hkp_overcommit_first(min, h->oc, max, h->gigantic)) {
-			oc = h->oc;
-			h->oc = hkp_pool_oc(min, max);
-			rc = add_item(pp, plan, g, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, oc, 0);
-		}
-		if (rc >= 0) {
-			uint64_t min0 = h->min;
-
-			h->min = min;
-			rc = add_item(pp, plan, g, HK_NODE_ALL, HK_POOL_MINIMUM, min, min0, flags);
-		}
-		if (rc >= 0 && !h->gigantic && hkp_pool_max(h->min, h->oc) != max) {
-			oc = h->oc;
-			h->oc = hkp_pool_oc(min, max);
-			rc = add_item(pp, plan, g, HK_NODE_ALL, HK_POOL_OVERCOMMIT, h->oc, oc, 0);
-		}
-		return rc < 0 ? rc : 0;
-	}
-	for (size_t k = 0; k < h->n_nodes && rc >= 0; k++) {
-		uint64_t want, was = h->node_min[k];
-
-		if (!listed(ch, h->ids[k]))
-			continue;
-		want = node_want(h, ch, k);
-		h->min = hkp_sat_add(hkp_sat_sub(h->min, h->node_min[k]), want);
-		h->node_min[k] = want;
-		rc = add_item(pp, plan, g, h->ids[k], HK_POOL_MINIMUM, want, was, 0);
-	}
-	return rc < 0 ? rc : 0;
+	if (!wants)
+		return -ENOMEM;
+	in = intent_of(h, &g->change, wants);
+	w.in = &in;
+	targets(h, &in, &g->min1, &g->max1, &oc_first);
+	rc = walk(&w);
+	free(wants);
+	return rc;
 }
 
 void hkl_pool_group_fini(struct hkl_pool_group *g)

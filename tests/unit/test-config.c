@@ -131,6 +131,9 @@ static void test_problems(void **state)
 	expect("[pool 2M]\nminimum = 3M\n", 2,
 	       "'3M' is not a page count or a whole number of pages");
 	expect("[pool 2M]\nminimum = 1@0, 2@0\n", 2, "node 0 is given twice");
+	/* Several counts without nodes (planned as two whole-pool items before). */
+	expect("[pool 2M]\nminimum = 10, 20\n", 2,
+	       "'10, 20': one count for the whole pool, or a count per node (N@NODE, ...)");
 	expect("[pool 2M]\nminimum = 1@0, 2\n", 2, "give every part a node");
 	expect("[pool 2M]\nmaximum = 4@1\n", 2, "a maximum is for the whole pool");
 	expect("[pool 2M]\nminimum = 512\nmaximum = 256\n", 3,

@@ -709,6 +709,50 @@ static void test_demote_into_smaller_maximum(void **state)
 	tree_close(&t);
 }
 
+/*
+ * One pool walk (issue #20): a [pool] is planned by the options' pool
+ * planner, over the pools as the plan leaves them. The 2 pages of 1G on
+ * node 1 that demote = yes splits join the 2M pool as 1024 pages: on node
+ * 1 (a per-node minimum of the 2M pool counts them there), and in the
+ * "recommended" shmmax even without a [pool 2M] (before: 29 pages). A
+ * maximum the pool already has is still an item, for --check.
+ */
+static void test_one_pool_walk(void **state)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+	const struct hk_plan_item *it;
+	char want[32];
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	fixture_write(t.dir, "proc/sys/kernel/shmmax", "1048576\n");
+	plan = plan_of(&t,
+		       "[pool 1G]\nminimum = 0\ndemote = yes\ndemote_size = 2M\n"
+		       "[sysctl]\nkernel.shmmax = recommended\n",
+		       &errs);
+	assert_non_null(plan);
+	/* 2M: 21 + 1024 persistent pages, overcommit 8; 1G: none left. */
+	snprintf(want, sizeof(want), "%llu", (21ULL + 1024 + 8) * 2 * 1024 * 1024);
+	it = find(plan, "sysctl kernel.shmmax", NULL);
+	assert_string_equal(it->value, want);
+	hk_plan_unref(plan);
+	/* Per node: node 0 set to 20, node 1 keeps its 6 and gets the 1024. */
+	plan = plan_of(&t,
+		       "[pool 1G]\nminimum = 0@1\ndemote = yes\ndemote_size = 2M\n"
+		       "[pool 2M]\nminimum = 20@0\nmaximum = 1049\n",
+		       &errs);
+	assert_null(plan);
+	assert_non_null(strstr(errs.buf, "maximum 1049 is below the minimum 1050"));
+	plan = plan_of(&t, "[pool 2M]\nmaximum = 29\n", &errs);
+	assert_non_null(plan);
+	it = find(plan, "pool 2M overcommit", NULL);
+	assert_string_equal(it->value, "8");
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 /* No demote file for 1G (a kernel before 5.16): refused even with the pool at its minimum. */
 static void test_demote_no_files_at_minimum(void **state)
 {
@@ -799,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_demote_before_smaller_pool),
 		cmocka_unit_test(test_demote_into_smaller_maximum),
 		cmocka_unit_test(test_demote_no_files_at_minimum),
+		cmocka_unit_test(test_one_pool_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -177,3 +177,39 @@ void hkc_walk_fini(struct hkc_walk *w)
 		free(strs[i]);
 	*w = (struct hkc_walk){.dirfd = -1, .fd = -1};
 }
+
+int hkc_walk_dirs(const char *path, hkc_walk_level_fn fn, void *data)
+{
+	struct state s = {0};
+	char *walked = NULL, *comp;
+	int dirfd = -1, rc = 0;
+
+	if (!path || path[0] != '/' || !fn)
+		return -EINVAL;
+	s.p = s.todo = strdup(path);
+	walked = strdup("");
+	dirfd = s.todo && walked ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (dirfd < 0)
+		rc = -(s.todo && walked ? errno : ENOMEM);
+	while (rc == 0 && *(s.p += strspn(s.p, "/"))) {
+		struct hkc_walk_level lv = {.dirfd = dirfd};
+
+		lv.last = next_name(&s, &comp);
+		rc = path_step(&walked, comp);
+		if (rc < 0)
+			break;
+		lv.name = comp;
+		lv.path = walked;
+		lv.fd = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		lv.error = lv.fd < 0 ? errno : 0;
+		rc = fn(data, &lv);
+		close(dirfd);
+		dirfd = rc < 0 ? -1 : rc;
+		rc = rc < 0 ? rc : 0;
+	}
+	free(s.todo);
+	free(walked);
+	if (rc < 0 && dirfd >= 0)
+		close(dirfd);
+	return rc < 0 ? rc : dirfd;
+}

@@ -46,3 +46,31 @@ struct hkc_walk {
  */
 int hkc_walk(const char *name, unsigned flags, struct hkc_walk *w);
 void hkc_walk_fini(struct hkc_walk *w);
+
+/*
+ * One directory of hkc_walk_dirs() as it is met: opened for reading
+ * (O_RDONLY | O_DIRECTORY | O_NOFOLLOW) in the one before it, or not (fd
+ * -1, error: its errno, ELOOP or ENOTDIR for a link).
+ */
+struct hkc_walk_level {
+	int dirfd;	  /* the directory it is in */
+	const char *name; /* its name there */
+	const char *path; /* the path walked, up to and with it: "/a/b" */
+	bool last;
+	int fd;
+	int error;
+};
+/*
+ * The caller's word on one level: the descriptor the walk goes on from
+ * (lv->fd, or one it made or opened in lv->dirfd; it owns lv->fd either
+ * way), or -errno to stop.
+ */
+typedef int (*hkc_walk_level_fn)(void *data, const struct hkc_walk_level *lv);
+/*
+ * The same walk, through directories only, for a caller that checks or
+ * makes each one (the mount maker): the absolute path from "/", one
+ * directory at a time, each opened in the one before without following
+ * anything, told to fn. The last directory's descriptor, or -errno
+ * (-EINVAL: not absolute; fn's own error).
+ */
+int hkc_walk_dirs(const char *path, hkc_walk_level_fn fn, void *data);

@@ -3,7 +3,8 @@
  * Making a hugetlbfs mount where users may own some of the directories on
  * the way. hugeadm runs as root and the user of --create-user-mounts owns
  * .../user/USER (2.23's layout), so no name is trusted: the path is opened
- * one directory at a time from "/" with O_NOFOLLOW, each directory is checked
+ * one directory at a time from "/" with O_NOFOLLOW (lib/common's walk,
+ * hkc_walk_dirs, the one hugeedit and the unmount use), each directory is checked
  * through its descriptor, new ones are made with mkdirat() and given their
  * owner with fchown()/fchmod() on the descriptor, and the mount goes onto
  * the descriptor of the last one. Then the path is walked again: the mount
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "walk.h"
 
 struct level {
 	uid_t uid;
@@ -183,57 +185,52 @@ static size_t base_len(const struct hk_mount_request *rq)
 	return rq->base ? strlen(rq->base) : (size_t)(slash - rq->path);
 }
 
+/* What the walk of hk_mount_dir_open keeps. */
+struct dir_walk {
+	struct hk_ctx *ctx;
+	const struct hk_mount_request *req;
+	size_t blen;
+	bool create;
+	bool stopped; /* by dir_level: said there (or a missing one, not made) */
+};
+
+/* One level on the way: checked, or made when missing (create), or said. */
+static int dir_level(void *data, const struct hkc_walk_level *l)
+{
+	struct dir_walk *dw = data;
+	struct level lv = level_of(dw->req, dw->blen, strlen(l->path));
+	int fd;
+
+	if (l->fd >= 0) {
+		fd = checked(dw->ctx, l->fd, l->path, &lv);
+	} else if (l->error == ENOENT && !dw->create) {
+		fd = -ENOENT;
+	} else if (l->error == ENOENT) {
+		fd = make_dir(dw->ctx, l->dirfd, l->name, l->path, &lv);
+	} else {
+		errno = l->error;
+		fd = open_failed(dw->ctx, l->dirfd, l->name, l->path);
+	}
+	dw->stopped = fd < 0;
+	return fd;
+}
+
 HK_EXPORT int hk_mount_dir_open(struct hk_ctx *ctx, const struct hk_mount_request *req, bool create)
 {
-	char buf[PATH_MAX];
-	size_t len, blen;
+	struct dir_walk dw = {.ctx = ctx, .req = req, .create = create};
 	int fd;
 
 	if (!ctx || !request_ok(req))
 		return -EINVAL;
-	len = strlen(req->path);
-	blen = base_len(req);
-	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || len >= sizeof(buf)) {
-		int err = fd < 0 ? errno : ENAMETOOLONG;
-
-		hkl_err(ctx, "Unable to open dir %s, error: %s", req->path, strerror(err));
-		if (fd >= 0)
-			close(fd);
-		return -err;
+	dw.blen = base_len(req);
+	if (strlen(req->path) >= PATH_MAX) {
+		hkl_err(ctx, "Unable to open dir %s, error: %s", req->path, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
 	}
-	memcpy(buf, req->path, len + 1);
-	for (char *name = buf + 1, *end; *name; name = end) {
-		struct level lv;
-		bool last;
-		int next;
-
-		end = name + strcspn(name, "/");
-		if (end == name) { /* "//" */
-			end++;
-			continue;
-		}
-		lv = level_of(req, blen, (size_t)(end - buf));
-		last = *end == '\0';
-		*end = '\0';
-		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && !create) {
-			close(fd);
-			return -ENOENT;
-		}
-		if (next < 0 && errno == ENOENT)
-			next = make_dir(ctx, fd, name, buf, &lv);
-		else if (next < 0)
-			next = open_failed(ctx, fd, name, buf);
-		else
-			next = checked(ctx, next, buf, &lv);
-		close(fd);
-		if (next < 0)
-			return next;
-		fd = next;
-		if (!last)
-			*end++ = '/';
-	}
+	fd = hkc_walk_dirs(req->path, dir_level, &dw);
+	/* The walk's own failures (dir_level's are said): the root, or memory. */
+	if (fd < 0 && !dw.stopped)
+		hkl_err(ctx, "Unable to open dir %s, error: %s", req->path, strerror(-fd));
 	return fd;
 }
 

@@ -140,6 +140,13 @@ static void test_made(void **state)
 	snprintf(level, sizeof(level), "%s/user", s.base);
 	check_owned(level, 65534, 65534, 0750);
 	check_owned(path, 65534, 65534, 0750);
+	/* Doubled slashes are one: the same levels, found. */
+	snprintf(level, sizeof(level), "%s//user//nobody/pagesize-2MB", s.base);
+	rq = request(level, s.base);
+	fd = hk_mount_dir_open(s.live, &rq, false);
+	assert_true(fd >= 0);
+	close(fd);
+	rq = request(path, s.base);
 	fd = hk_mount_dir_open(s.live, &rq, false);
 	assert_true(fd >= 0);
 	/* A directory, not a mount's root. */

@@ -41,6 +41,7 @@ struct hk_run {
 	struct hk_plan *copies; /* the items, copied: undo[i].it is copies' item i */
 	struct undo *undo;
 	size_t n;
+	struct hk_run_swap swap; /* while a pool grows: none when neither is set */
 };
 
 HK_EXPORT int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret_run)
@@ -63,6 +64,15 @@ HK_EXPORT int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret
 	run->ctx = hk_ref(ctx);
 	run->flags = flags;
 	*ret_run = run;
+	return 0;
+}
+
+HK_EXPORT int hk_run_set_swap(struct hk_run *run, const struct hk_run_swap *swap)
+{
+	if (!run || (swap && swap->size != sizeof(*swap)) ||
+	    (swap && (swap->flags & ~HK_SWAP_PERSIST)))
+		return -EINVAL;
+	run->swap = swap ? *swap : (struct hk_run_swap){.size = sizeof(run->swap)};
 	return 0;
 }
 
@@ -489,6 +499,7 @@ struct walk {
 	size_t n_short;
 	bool any_short;
 	struct hk_run_step unit; /* hk_run_plan: the unit's fields, copied into each step */
+	struct hk_swap *swap;	 /* added while a pool grows, until its unit ends */
 };
 
 static int tell(const struct walk *w, struct hk_run_step *st, enum hk_run_step_kind kind)
@@ -690,6 +701,51 @@ static int write_step(struct walk *w, struct hk_run_step *st)
 	return rc;
 }
 
+/* Whether it is a whole pool's minimum that grows: above what it reads, or was planned from. */
+static bool grows(const struct walk *w, size_t i, const struct hk_plan_item *it, const char *cur)
+{
+	uint64_t have;
+
+	if (it->kind != HK_PLAN_WRITE || it->field != HK_POOL_MINIMUM || it->node != HK_NODE_ALL)
+		return false;
+	if (cur)
+		return hk_parse_size(cur, &have) == 0 && it->number > have;
+	return w->unit.plan && hk_plan_item_before(w->unit.plan, i, &have) == 0 &&
+	       it->number > have;
+}
+
+/* Swap for a pool that grows (hk_run_set_swap), once per unit: SWAP told, fn's value. */
+static int add_swap(struct walk *w, const struct hk_run_step *at, const char *cur)
+{
+	const struct hk_run_swap *sw = &w->run->swap;
+	struct hk_run_step st = *at;
+	int rc;
+
+	if (w->swap || (!sw->file_pages && !sw->ramdisks) || !grows(w, at->index, at->item, cur))
+		return 0;
+	if (sw->file_pages)
+		rc = hk_swap_add_file(w->run->ctx, hkp_bytes(sw->file_pages, at->item->page_size),
+				      sw->flags, &w->swap);
+	else
+		rc = hk_swap_add_ramdisks(w->run->ctx, at->item->page_size, sw->flags, &w->swap);
+	st.swap = w->swap;
+	st.error = rc < 0 ? rc : 0;
+	return tell(w, &st, HK_RUN_STEP_SWAP);
+}
+
+/* The swap added while the unit's pool grew, taken away (UNSWAP told first; fn cannot stop it). */
+static void remove_swap(struct walk *w)
+{
+	struct hk_run_step st = w->unit;
+
+	if (!w->swap)
+		return;
+	st.swap = w->swap;
+	(void)tell(w, &st, HK_RUN_STEP_UNSWAP);
+	hk_swap_remove(w->swap);
+	w->swap = NULL;
+}
+
 /* One item: compared, held, written (or pretended), and told. */
 static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
 {
@@ -711,7 +767,7 @@ static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
 		rc = failed(w, &st, -EBUSY);
 	else if (held(w, it))
 		rc = tell(w, &st, HK_RUN_STEP_HELD);
-	else
+	else if ((rc = add_swap(w, &st, cur)) == 0)
 		rc = tell(w, &st, HK_RUN_STEP_WRITE);
 	if (rc == 0 && st.kind == HK_RUN_STEP_WRITE)
 		rc = write_step(w, &st);
@@ -733,6 +789,7 @@ HK_EXPORT int hk_run_items(struct hk_run *run, const struct hk_plan_item *items,
 		rc = -ENOMEM;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = run_one(&w, i, &items[i]);
+	remove_swap(&w);
 	free(w.made);
 	free(w.short_sizes);
 	return rc != 0 ? rc : w.any_short;
@@ -874,6 +931,7 @@ static int run_unit(struct walk *w, const struct hk_plan *plan, const struct uni
 	rc = tell(w, &st, HK_RUN_STEP_BEGIN);
 	for (size_t i = w->unit.first; rc == 0 && i < w->unit.first + w->unit.n; i++)
 		rc = run_one(w, i, &items[i]);
+	remove_swap(w);
 	st = w->unit;
 	st.error = rc;
 	end = tell(w, &st, HK_RUN_STEP_END);

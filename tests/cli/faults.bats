@@ -337,3 +337,39 @@ P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(0 if any("--add-temp-swap" in o for o in d["operations"]) else 1)' "$output" ||
 		fail "no --add-temp-swap among the operations: $output"
 }
+
+# One executor (issue #20): the swap of --add-temp-swap and of [apply]
+# temp_swap is added by libhugekit's run (hk_run_set_swap) before the write of
+# a whole pool's minimum that grows, and taken away where that minimum's unit
+# ends: for the options after the pool's overcommit (2.23's order), for a
+# configuration before the maximum's (its own unit). None for a pool that
+# shrinks, none per node, none in a dry run's JSON document.
+@test "swap while a pool grows: the executor's, for the options and [apply] temp_swap alike" {
+	live_tree
+	local f='/var/lib/hugetlbfs/swap/temp/swapfile-N'
+	faulty x86-1node "live" --dry-run --add-temp-swap=3 --pool-pages-min 2M:40
+	assert_success
+	assert_equal "$(sed 's/swapfile-[0-9]*/swapfile-N/' <<< "$output")" "$(printf '%s\n' "HUGETLB_VERBOSE='2'" \
+		"dd bs=1024 count=6144 if=/dev/zero of=$f" "mkswap $f" "swapon $f" \
+		'echo 40 > /proc/sys/vm/nr_hugepages' 'echo 0 > /proc/sys/vm/nr_overcommit_hugepages' \
+		"swapoff $f" "rm -f $f")"
+	printf '[pool 2M]\nminimum = 40\nmaximum = 48\n[apply]\ntemp_swap = 3\n' > "$BATS_TEST_TMPDIR/grow.conf"
+	faulty x86-1node "live" --apply "$BATS_TEST_TMPDIR/grow.conf" --dry-run
+	assert_success
+	assert_equal "$(sed 's/swapfile-[0-9]*/swapfile-N/' <<< "$output")" "$(printf '%s\n' "HUGETLB_VERBOSE='2'" \
+		"dd bs=1024 count=6144 if=/dev/zero of=$f" "mkswap $f" "swapon $f" \
+		'echo 40 > /proc/sys/vm/nr_hugepages' "swapoff $f" "rm -f $f" \
+		'echo 8 > /proc/sys/vm/nr_overcommit_hugepages')"
+	# Shrinking, or per node: no swap.
+	faulty x86-1node "live" --dry-run --add-temp-swap=3 --pool-pages-min 2M:1
+	assert_success
+	refute_output --partial swapon
+	printf '[pool 2M]\nminimum = 40@0\n[apply]\ntemp_swap = 3\n' > "$BATS_TEST_TMPDIR/node.conf"
+	faulty x86-1node "live" --apply "$BATS_TEST_TMPDIR/node.conf" --dry-run
+	assert_success
+	assert_line 'echo 40 > /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages'
+	refute_output --partial swapon
+	faulty x86-1node "live" --apply "$BATS_TEST_TMPDIR/grow.conf" --dry-run --json
+	assert_success
+	python3 -c 'import json, sys; json.loads(sys.argv[1])' "$output" || fail "not one JSON document: $output"
+}

@@ -274,6 +274,21 @@ for p, v in last.items():
 	assert_equal "$(cat /proc/swaps)" "$swaps_before"
 }
 
+@test "[apply] temp_swap: the same swap while the configuration's pool grows, removed after" {
+	local swaps_before conf="$BATS_TEST_TMPDIR/swap.conf"
+	swaps_before=$(cat /proc/swaps)
+	pool_set 0 0
+	printf '[pool 2M]\nminimum = 1\nmaximum = 1\n[apply]\ntemp_swap = 1\n' > "$conf"
+	HUGETLB_VERBOSE=3 run --separate-stderr hugeadm --apply "$conf"
+	assert_success
+	assert_equal "$(cat "$D/nr_hugepages")" 1
+	# libhugekit says the swapon it made (the run's own file), then the pool's write.
+	[[ "$stderr" == *"hugeadm:INFO: swapon /var/lib/hugetlbfs/swap/temp/swapfile-"* ]] ||
+		fail "no swap added: $stderr"
+	assert_equal "$(ls /var/lib/hugetlbfs/swap/temp/ 2> /dev/null)" ""
+	assert_equal "$(cat /proc/swaps)" "$swaps_before"
+}
+
 @test "--add-temp-swap: the file is removed when hugeadm is killed while making it" {
 	local fake="$BATS_TEST_TMPDIR/bin" pid
 	mkdir -p "$fake"

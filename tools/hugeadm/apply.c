@@ -213,7 +213,6 @@ struct option_run {
 	/* A pool change's Minimum items [nr, nr + n_nr) of plan, and whether one grows. */
 	size_t nr, n_nr;
 	bool grows;
-	struct hk_swap *swap;	/* while the pool grows (--add-temp-swap, --add-ramdisk-swap) */
 	struct hk_pool *before; /* a demote: the pool before its writes */
 	struct hk_shmmax_plan sp;
 	bool is_short;
@@ -303,21 +302,13 @@ static void warn_obtainable(struct option_run *r)
 	hk_pool_unref(pool);
 }
 
-/* Before the first Minimum is written: swap while the pool grows, 2.23's warnings. */
-static int before_grow(struct option_run *r)
+/* Before the first Minimum is written (after the swap the run adds for it): 2.23's warnings. */
+static void before_grow(struct option_run *r)
 {
-	struct hugeadm_ctl *ctl = r->ctl;
-
 	if (!r->grows)
-		return 0;
-	if (!r->a->nodes && (ctl->temp_swap || ctl->ramdisk_swap) &&
-	    ha_swap_add(ctl, r->a->size, &r->swap) < 0) {
-		r->failed = true;
-		return STOP;
-	}
-	ha_check_swap(ctl);
+		return;
+	ha_check_swap(r->ctl);
 	warn_obtainable(r);
-	return 0;
 }
 
 /*
@@ -332,9 +323,8 @@ static int pool_step(struct option_run *r, const struct hk_run_step *st)
 	const struct hk_plan_item *it = st->item;
 	int rc;
 
-	if (st->kind == HK_RUN_STEP_WRITE && st->index == r->nr && it->field == HK_POOL_MINIMUM &&
-	    before_grow(r) != 0)
-		return STOP;
+	if (st->kind == HK_RUN_STEP_WRITE && st->index == r->nr && it->field == HK_POOL_MINIMUM)
+		before_grow(r);
 	rc = option_step(ctl, st);
 	if (rc != 0 || st->kind != HK_RUN_STEP_SHORT || it->field != HK_POOL_MINIMUM ||
 	    ha_simulated(ctl) || r->a->nodes)
@@ -441,14 +431,11 @@ static int unit_begin(struct option_run *r, const struct hk_run_step *st)
 	}
 }
 
-/* A pool change ends: the swap taken away, the nodes' shortfall, the gigantic hint. */
+/* A pool change ends (its swap taken away before): the nodes' shortfall, the gigantic hint. */
 static void pool_end(struct option_run *r, int error)
 {
 	struct hugeadm_ctl *ctl = r->ctl;
 
-	if (r->swap)
-		ha_swap_remove(ctl, r->swap);
-	r->swap = NULL;
 	if (error < 0 || r->failed)
 		return;
 	/* The nodes' Minimums, said once all are written (no overcommit follows them). */
@@ -546,6 +533,12 @@ static int run_step(void *data, const struct hk_run_step *st)
 		return unit_begin(r, st);
 	case HK_RUN_STEP_END:
 		return unit_end(r, st);
+	case HK_RUN_STEP_SWAP:
+	case HK_RUN_STEP_UNSWAP:
+		if (ha_swap_step(r->ctl, st) == 0)
+			return 0;
+		r->failed = true;
+		return STOP;
 	default:
 		if (r->a && st->unit == HK_RUN_UNIT_POOL_CHANGE)
 			return pool_step(r, st);
@@ -684,7 +677,7 @@ int ha_apply(struct hugeadm_ctl *ctl)
 
 	if (ctl->n_actions == 0)
 		return HK_EXIT_SUCCESS;
-	if (hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0) {
+	if (hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0 || ha_run_swap(ctl) < 0) {
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}

@@ -404,31 +404,17 @@ struct apply_run {
 	struct hugeadm_ctl *ctl;
 	struct change *ch;
 	size_t n_ch;
-	struct hk_swap *swap; /* while a pool's minimum grows */
-	bool writing;	      /* the step after WRITE: a write's outcome, not a read's */
+	bool writing; /* the step after WRITE: a write's outcome, not a read's */
 	bool failed, any_short;
 	const char *stop; /* why no further item is written: a failure, or --strict */
 };
-
-/* A whole pool's minimum that grows: swap while it does (--add-temp-swap, --add-ramdisk-swap). */
-static bool grows_with_swap(const struct hugeadm_ctl *ctl, const struct hk_plan_item *it,
-			    const char *cur)
-{
-	uint64_t have;
-
-	/* A dry run's JSON document has no place for swap's shell lines. */
-	if (!(ctl->temp_swap || ctl->ramdisk_swap) || (ctl->dry_run && ctl->json) ||
-	    it->kind != HK_PLAN_WRITE || it->field != HK_POOL_MINIMUM || it->node != HK_NODE_ALL)
-		return false;
-	return cur && hk_parse_size(cur, &have) == 0 && it->number > have;
-}
 
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
 }
 
-/* About to write: said, warned, swap added while a pool grows, a dry run's mkdir or mount printed. */
+/* About to write (after the swap the run adds for a pool that grows): said, warned, a dry run's mkdir or mount printed. */
 static void step_write(struct apply_run *r, const struct hk_run_step *st)
 {
 	struct hugeadm_ctl *ctl = r->ctl;
@@ -440,8 +426,6 @@ static void step_write(struct apply_run *r, const struct hk_run_step *st)
 	ha_msg(ctl, HA_INFO, "%s: %s -> %s (%s)", it->item, st->before ? st->before : "(none)",
 	       it->value, it->path);
 	warn_grow(ctl, it, st->before);
-	if (grows_with_swap(ctl, it, st->before))
-		ha_swap_add(ctl, it->page_size, &r->swap);
 	dry_make(ctl, it);
 }
 
@@ -504,6 +488,13 @@ static int config_step(void *data, const struct hk_run_step *st)
 	case HK_RUN_STEP_AGAIN:
 	case HK_RUN_STEP_END:
 		return 0; /* a configuration's units say nothing of their own */
+	case HK_RUN_STEP_SWAP:
+	case HK_RUN_STEP_UNSWAP:
+		if (ha_swap_step(r->ctl, st) == 0)
+			return 0;
+		r->failed = true;
+		r->stop = it->item;
+		return 1;
 	case HK_RUN_STEP_FAILED:
 		break;
 	case HK_RUN_STEP_DONE:
@@ -511,9 +502,6 @@ static int config_step(void *data, const struct hk_run_step *st)
 		c->to = dup_or_null(st->reached);
 		break;
 	}
-	if (r->swap)
-		ha_swap_remove(r->ctl, r->swap);
-	r->swap = NULL;
 	if (st->kind == HK_RUN_STEP_FAILED) {
 		step_failed(r, st);
 		r->writing = false;
@@ -548,7 +536,7 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		free(r.ch);
 		return HK_EXIT_FAILURE;
 	}
-	if (!r.ch || hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0) {
+	if (!r.ch || hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0 || ha_run_swap(ctl) < 0) {
 		free(r.ch);
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;

@@ -276,8 +276,10 @@ int ha_generate_check_kind(const char *kind);
 int ha_generate(struct hugeadm_ctl *ctl);
 
 /* swap.c: temporary swap while a pool grows. */
-int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct hk_swap **ret);
-void ha_swap_remove(struct hugeadm_ctl *ctl, struct hk_swap *swap);
+/* The options' swap while a pool grows, given to ctl->run (none in a dry run's JSON): 0 or -errno. */
+int ha_run_swap(struct hugeadm_ctl *ctl);
+/* A SWAP or UNSWAP step said (a dry run's shell lines): 0, or -1 after an error (the run stops). */
+int ha_swap_step(struct hugeadm_ctl *ctl, const struct hk_run_step *st);
 int ha_swap_check_ramdisk(struct hugeadm_ctl *ctl);
 /* The swap options against the machine (not in a --sysroot tree, a ram disk there): 0, or -1 said. */
 int ha_swap_validate(struct hugeadm_ctl *ctl);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Swap while a pool grows (--add-temp-swap, --add-ramdisk-swap, --persist):
- * made and taken down by libhugekit (hk_swap_add_file, hk_swap_add_ramdisks,
- * hk_swap_remove: lib/core/swap.c, which logs what it does in 2.23's words);
- * here the options' checks, a dry run's shell lines, and the swap figures
- * behind 2.23's warnings and --explain.
+ * made and taken down by libhugekit's executor around the write of a
+ * growing pool's minimum (hk_run_set_swap; lib/core/swap.c logs what it does
+ * in 2.23's words); here the options' checks, a dry run's shell lines (the
+ * SWAP and UNSWAP steps), and the swap figures behind 2.23's warnings and
+ * --explain.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,43 +36,46 @@ int ha_swap_validate(struct hugeadm_ctl *ctl)
 	return ctl->ramdisk_swap ? ha_swap_check_ramdisk(ctl) : 0;
 }
 
-int ha_swap_add(struct hugeadm_ctl *ctl, uint64_t page_size, struct hk_swap **ret)
+int ha_run_swap(struct hugeadm_ctl *ctl)
 {
-	unsigned flags = ctl->persist ? HK_SWAP_PERSIST : 0;
-	const char *path;
-	int rc;
+	struct hk_run_swap sw = {.size = sizeof(sw),
+				 .file_pages = ctl->temp_swap > 0 ? (uint64_t)ctl->temp_swap : 0,
+				 .ramdisks = ctl->ramdisk_swap,
+				 .flags = ctl->persist ? HK_SWAP_PERSIST : 0};
+
+	/* A dry run's JSON document has no place for swap's shell lines. */
+	if (ctl->dry_run && ctl->json)
+		return 0;
+	return hk_run_set_swap(ctl->run, &sw);
+}
+
+int ha_swap_step(struct hugeadm_ctl *ctl, const struct hk_run_step *st)
+{
+	const char *path = hk_swap_path(st->swap);
+	int ram = hk_swap_ramdisks(st->swap);
 
 	/* As with libhugetlbfs, swap that cannot be set up only warns (logged): the resize goes on. */
-	if (ctl->temp_swap)
-		rc = hk_swap_add_file(ctl->ctx, (uint64_t)ctl->temp_swap * page_size, flags, ret);
-	else
-		rc = hk_swap_add_ramdisks(ctl->ctx, page_size, flags, ret);
-	if (rc == -ENOMEM || rc == -EINVAL) {
-		ha_msg(ctl, HA_ERROR, "cannot add swap: %s", strerror(-rc));
+	if (st->kind == HK_RUN_STEP_SWAP && (st->error == -ENOMEM || st->error == -EINVAL)) {
+		ha_msg(ctl, HA_ERROR, "cannot add swap: %s", strerror(-st->error));
 		return -1;
 	}
 	if (!ctl->dry_run)
 		return 0;
-	path = hk_swap_path(*ret);
-	if (path) {
-		printf("dd bs=1024 count=%" PRIu64 " if=/dev/zero of=%s\n",
-		       (uint64_t)ctl->temp_swap * page_size / 1024, path);
-		printf("mkswap %s\nswapon %s\n", path, path);
+	if (st->kind == HK_RUN_STEP_SWAP) {
+		if (path) {
+			printf("dd bs=1024 count=%" PRIu64 " if=/dev/zero of=%s\n",
+			       (uint64_t)ctl->temp_swap * st->item->page_size / 1024, path);
+			printf("mkswap %s\nswapon %s\n", path, path);
+		}
+		for (int i = 0; i < ram; i++)
+			printf("mkswap /dev/ram%d\nswapon /dev/ram%d\n", i, i);
+		return 0;
 	}
-	for (int i = 0; i < hk_swap_ramdisks(*ret); i++)
-		printf("mkswap /dev/ram%d\nswapon /dev/ram%d\n", i, i);
-	return 0;
-}
-
-void ha_swap_remove(struct hugeadm_ctl *ctl, struct hk_swap *swap)
-{
-	const char *path = hk_swap_path(swap);
-
-	if (ctl->dry_run && !ctl->persist && path)
+	if (!ctl->persist && path)
 		printf("swapoff %s\nrm -f %s\n", path, path);
-	for (int i = 0; ctl->dry_run && !ctl->persist && i < hk_swap_ramdisks(swap); i++)
+	for (int i = 0; !ctl->persist && i < ram; i++)
 		printf("swapoff /dev/ram%d\n", i);
-	hk_swap_remove(swap);
+	return 0;
 }
 
 void ha_swap_state(struct hugeadm_ctl *ctl, struct ha_swap_state *s)

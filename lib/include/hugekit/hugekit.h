@@ -924,6 +924,17 @@ enum hk_run_step_kind {
 	 * the value that stops it, fn's or -errno; 0 otherwise).
 	 */
 	HK_RUN_STEP_END,
+	/*
+	 * hk_run_set_swap (HK_1.6), before the WRITE of a whole pool's minimum
+	 * that grows: swap added (swap: what was made, or in a dry run what
+	 * would be; NULL when none could be had); error: the -errno of
+	 * hk_swap_add_file() or hk_swap_add_ramdisks() (-EIO: it could not be
+	 * set up, logged; the run goes on without unless fn stops it). item: the
+	 * minimum's.
+	 */
+	HK_RUN_STEP_SWAP,
+	/* That swap is about to be taken away, where its unit ends (or the run stops); no item. */
+	HK_RUN_STEP_UNSWAP,
 };
 
 struct hk_shmmax_plan; /* below, with hk_plan_add_recommended_shmmax */
@@ -951,6 +962,7 @@ struct hk_run_step {
 	const struct hk_plan *plan; /* the plan its items are in: the one run, or planned again */
 	size_t first, n;	    /* its items in plan */
 	const struct hk_shmmax_plan *shmmax; /* HK_RUN_UNIT_SHMMAX: the one it writes, or not */
+	const struct hk_swap *swap;	     /* SWAP, UNSWAP (HK_1.6) */
 };
 
 /*
@@ -998,6 +1010,24 @@ int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n,
  * the maximum to keep. The plan is never changed. Returns as hk_run_items().
  */
 int hk_run_plan(struct hk_run *run, const struct hk_plan *plan, hk_run_step_fn fn, void *data);
+
+/*
+ * Swap while a pool grows (HK_1.6), libhugetlbfs's --add-temp-swap and
+ * --add-ramdisk-swap: before the write of a whole pool's minimum that grows
+ * (above what it reads, or with HK_RUN_ALWAYS above what it was planned
+ * from), the run adds swap for it (hk_swap_add_file() of file_pages pages of
+ * the pool's size, else with ramdisks hk_swap_add_ramdisks(); flags:
+ * HK_SWAP_PERSIST) and takes it away when the minimum's unit ends
+ * (hk_run_plan; hk_run_items: when its items end), telling SWAP and UNSWAP.
+ * swap NULL, or neither file_pages nor ramdisks: none. 0 or -EINVAL.
+ */
+struct hk_run_swap {
+	size_t size; /* sizeof(struct hk_run_swap) */
+	uint64_t file_pages;
+	bool ramdisks;
+	unsigned flags;
+};
+int hk_run_set_swap(struct hk_run *run, const struct hk_run_swap *swap);
 
 /*
  * Shared text (HK_1.6): the files libhugekit-rt makes for HUGETLB_SHARE=1, in

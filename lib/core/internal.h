@@ -124,7 +124,8 @@ struct hkl_pool_intent {
  * HK_POOL_OVERCOMMIT; HK_POOL_DEMOTE: the
  * Minimum to demote down to, told for every part, before: what the part
  * has, so that nothing is above it when before <= number), the value, and
- * the value the pool had before it as planned. 0, or -errno to stop.
+ * the value the pool had before it as planned. 0, or -errno to stop; 1 for
+ * a demote the caller does not plan (its pages are not counted in).
  */
 typedef int (*hkl_pool_write_fn)(void *data, int node, enum hk_pool_field field, uint64_t number,
 				 uint64_t before, unsigned flags);

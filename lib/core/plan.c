@@ -71,6 +71,8 @@ struct build {
 	 * join the smaller pool), "recommended" shmmax summed from it.
 	 */
 	struct hk_pool_plan *held;
+	/* Per machine size: the [pool] section planned for it (one per pool, however spelled). */
+	const struct hk_config_entry **pool_heads;
 	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
 	struct hkc_cg_hier cg; /* the hierarchy, once cg_state is 1 */
 	int cg_state;	       /* 0 not looked at, 1 usable, -1 not (said once) */
@@ -354,8 +356,8 @@ static void demote_name(uint64_t size, int node, char *item, size_t sz)
  * nothing left to do (or gives back what the kernel could not demote: pages
  * in use or reserved).
  */
-static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *k, int node,
-			uint64_t have, uint64_t want)
+static int plan_demote(struct build *b, uint64_t size, const struct pool_keys *k, int node,
+		       uint64_t have, uint64_t want)
 {
 	char item[96], value[32];
 	char *path = NULL;
@@ -368,15 +370,15 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 		problem(b, k->demote,
 			"demote: the kernel cannot demote these pages (Linux 5.16 or later, and a "
 			"page size that has a smaller one)");
-		return;
+		return 1;
 	}
 	if (rc < 0) {
 		sys_error(b, rc);
-		return;
+		return 1;
 	}
 	if (have <= want) {
 		free(path);
-		return;
+		return 0;
 	}
 	demote_name(size, node, item, sizeof(item));
 	snprintf(value, sizeof(value), "%" PRIu64, want);
@@ -388,6 +390,7 @@ static void plan_demote(struct build *b, uint64_t size, const struct pool_keys *
 		it->field = HK_POOL_DEMOTE;
 		it->number = want;
 	}
+	return it ? 0 : 1;
 }
 
 /* One [pool SIZE] being planned: its keys, its minimum's parts, the pool planner's intent. */
@@ -551,8 +554,8 @@ static int pool_write(void *data, int node, enum hk_pool_field field, uint64_t n
 		if (!pp->demote_said && pp->k->demote_size)
 			plan_demote_size(pp->b, pp->size, pp->k);
 		pp->demote_said = true;
-		plan_demote(pp->b, pp->size, pp->k, node, before, number);
-		break;
+		/* One the kernel cannot make brings nothing into the smaller pool. */
+		return plan_demote(pp->b, pp->size, pp->k, node, before, number);
 	case HK_POOL_MINIMUM:
 		pool_item(pp->b, pp->k->minimum, pp->size, node, HK_POOL_MINIMUM, number);
 		break;
@@ -1140,8 +1143,16 @@ static void pool_section(struct build *b, const struct hk_config_entry *es, size
 			k.demote = &es[i];
 	}
 	size = machine_size(b, at_section(b, head, &h), "[pool]", name);
-	if (size)
+	if (size && b->pool_heads[size_index(b, size)]) {
+		const struct hk_config_entry *first = b->pool_heads[size_index(b, size)];
+
+		problem(b, at_section(b, head, &h),
+			"[pool %s] is the pool of [pool %s] (line %u) again: one section per pool",
+			name, first->name, hkl_config_section_line(b->cfg, first));
+	} else if (size) {
+		b->pool_heads[size_index(b, size)] = head;
 		plan_pool(b, size, &k);
+	}
 }
 
 /* One [mount NAME]: its keys gathered, planned. */
@@ -1242,6 +1253,7 @@ static void build_free(struct build *b)
 	free(b->sizes);
 	free(b->nodes);
 	hk_pool_plan_unref(b->held);
+	free(b->pool_heads);
 	for (size_t i = 0; b->pools && i < b->n_sizes; i++)
 		hk_pool_unref(b->pools[i]);
 	free(b->pools);
@@ -1269,7 +1281,8 @@ HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *co
 		rc = hk_node_list(ctx, &b.nodes, &b.n_nodes);
 	if (rc == 0)
 		rc = hk_pool_plan_new(ctx, &b.held);
-	if (rc == 0 && !(b.pools = calloc(b.n_sizes + 1, sizeof(*b.pools))))
+	if (rc == 0 && (!(b.pools = calloc(b.n_sizes + 1, sizeof(*b.pools))) ||
+			!(b.pool_heads = calloc(b.n_sizes + 1, sizeof(*b.pool_heads)))))
 		rc = -ENOMEM;
 	if (rc < 0) {
 		build_free(&b);

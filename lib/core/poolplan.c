@@ -357,9 +357,9 @@ static void targets(const struct held *h, const struct hkl_pool_intent *in, uint
 	if (in->min == HKL_MIN_POOL) {
 		min = hkp_adjust(in->min_sign, h->min, in->min_pages);
 	} else if (in->min == HKL_MIN_NODES) {
-		min = 0;
+		/* The pool's, each listed node moved: pages no node holds yet (demoted in) stay counted. */
 		for (size_t k = 0; k < h->n_nodes; k++)
-			min = hkp_sat_add(min, node_target(h, in, k));
+			min = hkp_sat_add(hkp_sat_sub(min, h->node_min[k]), node_target(h, in, k));
 	} else if (in->max == HKL_MAX_SET && max < h->min) {
 		min = max;
 	}
@@ -493,6 +493,8 @@ static int demotes(const struct walk *w)
 		rc = w->fn(w->data, node, HK_POOL_DEMOTE, want, have, 0);
 		if (rc == 0 && have > want)
 			demoted(w->pp, in, node, have - want);
+		/* 1: a demote the caller did not plan (the kernel cannot): nothing comes in. */
+		rc = rc > 0 ? 0 : rc;
 	}
 	return rc;
 }

@@ -257,6 +257,11 @@ static void test_errors(void **state)
 	/* 2M pages have no smaller huge page size on x86: no demote file. */
 	expect_error("[pool 2M]\nminimum = 0\ndemote = yes\n",
 		     "t.conf:3: demote: the kernel cannot demote these pages");
+	/* One pool in two spellings: one section per pool (was planned twice, each from the kernel's). */
+	expect_error(
+		"[pool 2M]\nminimum = 10\n[pool 2MB]\nmaximum = 20\n",
+		"t.conf:3: [pool 2MB] is the pool of [pool 2M] (line 1) again: one section per "
+		"pool");
 }
 
 /*
@@ -750,7 +755,30 @@ static void test_one_pool_walk(void **state)
 	it = find(plan, "pool 2M overcommit", NULL);
 	assert_string_equal(it->value, "8");
 	hk_plan_unref(plan);
+	/*
+	 * A whole-pool demote's pages are on no node the plan knows: a per-node
+	 * minimum of the 2M pool keeps them (node 0 set to 10, node 1's 6 and
+	 * the 1024: 1040), where the nodes' sum alone said 16 and let a maximum
+	 * of 40 through.
+	 */
+	plan = plan_of(&t,
+		       "[pool 1G]\nminimum = 0\ndemote = yes\ndemote_size = 2M\n"
+		       "[pool 2M]\nminimum = 10@0\nmaximum = 40\n",
+		       &errs);
+	assert_null(plan);
+	assert_non_null(strstr(errs.buf, "maximum 40 is below the minimum 1040"));
 	tree_close(&t);
+}
+
+/* The tree's files of those names taken away. */
+static void unlink_all(const struct tree *t, const char *const *files, size_t n)
+{
+	char path[4096];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", t->dir, files[i]);
+		assert_int_equal(unlink(path), 0);
+	}
 }
 
 /* No demote file for 1G (a kernel before 5.16): refused even with the pool at its minimum. */
@@ -767,14 +795,10 @@ static void test_demote_no_files_at_minimum(void **state)
 	struct tree t;
 	struct errs errs;
 	struct hk_plan *plan;
-	char path[4096];
 
 	(void)state;
 	tree_open(&t, "x86-2node");
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", t.dir, files[i]);
-		assert_int_equal(unlink(path), 0);
-	}
+	unlink_all(&t, files, sizeof(files) / sizeof(files[0]));
 	/* Above the minimum: refused (as today). */
 	plan = plan_of(&t, "[pool 1G]\nminimum = 0\ndemote = yes\n", &errs);
 	assert_null(plan);
@@ -786,6 +810,35 @@ static void test_demote_no_files_at_minimum(void **state)
 		tree_close(&t);
 		fail_msg("demote = yes accepted on a kernel that cannot demote (pool at minimum)");
 	}
+	tree_close(&t);
+}
+
+/*
+ * From the review of the one pool walk: the demote files gone but the
+ * demote size there (the kernel says 1G pages split into 2M), a demote the
+ * kernel cannot make brings nothing into the 2M pool: one problem, not a
+ * second about its maximum.
+ */
+static void test_demote_impossible_brings_nothing(void **state)
+{
+	static const char *const files[] = {
+		"sys/kernel/mm/hugepages/hugepages-1048576kB/demote",
+		"sys/devices/system/node/node0/hugepages/hugepages-1048576kB/demote",
+		"sys/devices/system/node/node1/hugepages/hugepages-1048576kB/demote",
+	};
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	unlink_all(&t, files, sizeof(files) / sizeof(files[0]));
+	plan = plan_of(&t, "[pool 1G]\nminimum = 0\ndemote = yes\n[pool 2M]\nmaximum = 30\n",
+		       &errs);
+	assert_null(plan);
+	assert_non_null(strstr(errs.buf, "t.conf:3: demote: the kernel cannot demote"));
+	if (strstr(errs.buf, "maximum 30"))
+		fail_msg("the demote's pages counted all the same: %s", errs.buf);
 	tree_close(&t);
 }
 
@@ -844,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_demote_into_smaller_maximum),
 		cmocka_unit_test(test_demote_no_files_at_minimum),
 		cmocka_unit_test(test_one_pool_walk),
+		cmocka_unit_test(test_demote_impossible_brings_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

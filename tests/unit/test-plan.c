@@ -750,6 +750,16 @@ static void test_one_pool_walk(void **state)
 		       &errs);
 	assert_null(plan);
 	assert_non_null(strstr(errs.buf, "maximum 1049 is below the minimum 1050"));
+	/* Node 1 listed: its 6 + 1024 set to 10, so the pool has 30 (not 1054): a maximum of 31 holds. */
+	plan = plan_of(&t,
+		       "[pool 1G]\nminimum = 0@1\ndemote = yes\ndemote_size = 2M\n"
+		       "[pool 2M]\nminimum = 20@0, 10@1\nmaximum = 31\n",
+		       &errs);
+	if (!plan)
+		fail_msg("refused: %s", errs.buf);
+	it = find(plan, "pool 2M overcommit", NULL);
+	assert_string_equal(it->value, "1");
+	hk_plan_unref(plan);
 	plan = plan_of(&t, "[pool 2M]\nmaximum = 29\n", &errs);
 	assert_non_null(plan);
 	it = find(plan, "pool 2M overcommit", NULL);

@@ -3,8 +3,9 @@
  * Making a hugetlbfs mount where users may own some of the directories on
  * the way. hugeadm runs as root and the user of --create-user-mounts owns
  * .../user/USER (2.23's layout), so no name is trusted: the path is opened
- * one directory at a time from "/" with O_NOFOLLOW (lib/common's walk,
- * hkc_walk_dirs, the one hugeedit and the unmount use), each directory is checked
+ * one directory at a time from "/" with O_NOFOLLOW (lib/common's walk in
+ * its directories mode, hkc_walk_dirs; hugeedit and the unmount use its
+ * hkc_walk), each directory is checked
  * through its descriptor, new ones are made with mkdirat() and given their
  * owner with fchown()/fchmod() on the descriptor, and the mount goes onto
  * the descriptor of the last one. Then the path is walked again: the mount
@@ -40,12 +41,30 @@ struct level {
 	mode_t mode;
 };
 
-/* The level of the directory that ends at path[len]: the base or above it, or the request's. */
-static struct level level_of(const struct hk_mount_request *rq, size_t base_len, size_t len)
+/* The level of a directory depth names from "/": the base or above it, or the request's. */
+static struct level level_of(const struct hk_mount_request *rq, size_t base_depth, size_t depth)
 {
 	struct level root = {0, 0, 0755}, own = {rq->uid, rq->gid, rq->mode};
 
-	return len <= base_len ? root : own;
+	return depth <= base_depth ? root : own;
+}
+
+/* How many names p[0, len) has ("//" is one slash); false when one is "." or "..". */
+static bool names_in(const char *p, size_t len, size_t *ret)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len;) {
+		size_t k = strcspn(p + i, "/");
+
+		k = k > len - i ? len - i : k;
+		if ((k == 1 && p[i] == '.') || (k == 2 && p[i] == '.' && p[i + 1] == '.'))
+			return false;
+		n += k > 0;
+		i += k + 1;
+	}
+	*ret = n;
+	return true;
 }
 
 static const char *user_name(uid_t uid)
@@ -168,28 +187,30 @@ static int make_dir(struct hk_ctx *ctx, int dirfd, const char *name, const char 
 	return fd;
 }
 
-static bool request_ok(const struct hk_mount_request *rq)
+/*
+ * The base is a directory on the path: "/a/b" of "/a/b/c", not of "/a/bc";
+ * neither has a "." or ".." (levels are counted by name). *ret_depth: how
+ * far the root's levels go, the base or the mount point's parent.
+ */
+static bool request_ok(const struct hk_mount_request *rq, size_t *ret_depth)
 {
-	size_t n = rq && rq->base ? strlen(rq->base) : 0;
+	size_t n = rq && rq->base ? strlen(rq->base) : 0, depth;
 
-	/* The base is a directory on the path: "/a/b" of "/a/b/c", not of "/a/bc". */
-	return rq && rq->size >= sizeof(*rq) && rq->path && rq->path[0] == '/' &&
-	       (!rq->base || (strncmp(rq->path, rq->base, n) == 0 && rq->path[n] == '/'));
-}
-
-/* How far the root's levels go: the base, or the mount point's parent. */
-static size_t base_len(const struct hk_mount_request *rq)
-{
-	const char *slash = strrchr(rq->path, '/');
-
-	return rq->base ? strlen(rq->base) : (size_t)(slash - rq->path);
+	if (!rq || rq->size < sizeof(*rq) || !rq->path || rq->path[0] != '/' ||
+	    (rq->base && (strncmp(rq->path, rq->base, n) != 0 || rq->path[n] != '/')) ||
+	    !names_in(rq->path, strlen(rq->path), &depth))
+		return false;
+	if (rq->base)
+		return names_in(rq->base, n, ret_depth);
+	*ret_depth = depth ? depth - 1 : 0;
+	return true;
 }
 
 /* What the walk of hk_mount_dir_open keeps. */
 struct dir_walk {
 	struct hk_ctx *ctx;
 	const struct hk_mount_request *req;
-	size_t blen;
+	size_t base_depth;
 	bool create;
 	bool stopped; /* by dir_level: said there (or a missing one, not made) */
 };
@@ -198,8 +219,13 @@ struct dir_walk {
 static int dir_level(void *data, const struct hkc_walk_level *l)
 {
 	struct dir_walk *dw = data;
-	struct level lv = level_of(dw->req, dw->blen, strlen(l->path));
+	size_t depth = 0;
+	struct level lv;
 	int fd;
+
+	/* The walk's path is tidied: its names are the directories from "/". */
+	(void)names_in(l->path, strlen(l->path), &depth);
+	lv = level_of(dw->req, dw->base_depth, depth);
 
 	if (l->fd >= 0) {
 		fd = checked(dw->ctx, l->fd, l->path, &lv);
@@ -220,9 +246,8 @@ HK_EXPORT int hk_mount_dir_open(struct hk_ctx *ctx, const struct hk_mount_reques
 	struct dir_walk dw = {.ctx = ctx, .req = req, .create = create};
 	int fd;
 
-	if (!ctx || !request_ok(req))
+	if (!ctx || !request_ok(req, &dw.base_depth))
 		return -EINVAL;
-	dw.blen = base_len(req);
 	if (strlen(req->path) >= PATH_MAX) {
 		hkl_err(ctx, "Unable to open dir %s, error: %s", req->path, strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
@@ -347,9 +372,10 @@ static int check_empty(struct hk_ctx *ctx, const char *path, int fd)
 HK_EXPORT int hk_mount_make(struct hk_ctx *ctx, const struct hk_mount_request *req, int *ret_fd)
 {
 	uint64_t id;
+	size_t depth;
 	int fd, rc;
 
-	if (!ctx || !ret_fd || !request_ok(req) || (req->flags & ~(unsigned)HK_MOUNT_EMPTY))
+	if (!ctx || !ret_fd || !request_ok(req, &depth) || (req->flags & ~(unsigned)HK_MOUNT_EMPTY))
 		return -EINVAL;
 	*ret_fd = -1;
 	if (!hk_is_live(ctx))

@@ -13,7 +13,7 @@
  * the file is flock(2)ed. A later run removes the swapfile-<PID> of a run that
  * was killed (the flock is free and PID is not running), after swapoff, and
  * says so. With HK_SWAP_PERSIST the file is renamed swapfile-<PID>.persist
- * before swapon, so later runs leave it alone.
+ * (swapfile-<PID>-N.persist where that is taken) before swapon, so later runs leave it alone.
  *
  * Swap that cannot be set up is a warning, as with libhugetlbfs: the resize
  * goes on. Nothing here prints: what happens is logged through the context.
@@ -235,6 +235,19 @@ static void remove_stale(struct hk_ctx *ctx, int dirfd)
 	closedir(d);
 }
 
+/* from renamed to, never over a name there: 0, or -1 with errno (EEXIST: taken). */
+static int rename_new(int dirfd, const char *from, const char *to)
+{
+	if (renameat2(dirfd, from, dirfd, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* A filesystem without RENAME_NOREPLACE: link(2) refuses a name there the same way. */
+	if (linkat(dirfd, from, dirfd, to, 0) < 0)
+		return -1;
+	return unlinkat(dirfd, from, 0);
+}
+
 static int fill_zero(int fd, uint64_t bytes)
 {
 	static const char zero[1 << 16];
@@ -273,6 +286,40 @@ static void remove_own(struct hk_swap *s)
 	}
 	close(s->fd);
 	s->fd = -1;
+}
+
+/*
+ * Kept after this run: renamed swapfile-<PID>.persist, a name later runs do
+ * not take for a killed run's file; never over a name in use (the swap file
+ * of an earlier pool of this run, kept in use, would lose the only name it
+ * is known by): then swapfile-<PID>-2.persist, and on. 0, or -1 (said).
+ */
+static int persist_name(struct hk_ctx *ctx, struct hk_swap *s)
+{
+	char name[sizeof(s->name)];
+	int rc = -1;
+
+	for (int i = 1; rc < 0 && i <= 100; i++) {
+		if (i == 1)
+			snprintf(name, sizeof(name), SWAP_PREFIX "%ld" PERSIST_SUFFIX,
+				 (long)getpid());
+		else
+			snprintf(name, sizeof(name), SWAP_PREFIX "%ld-%d" PERSIST_SUFFIX,
+				 (long)getpid(), i);
+		rc = rename_new(s->dirfd, s->name, name);
+		if (rc < 0 && errno != EEXIST)
+			break;
+	}
+	if (rc < 0) {
+		hkl_warn(ctx, "cannot rename %s to %s: %m", s->path, name);
+		return -1;
+	}
+	memcpy(s->name, name, sizeof(name));
+	snprintf(s->path, sizeof(s->path), SWAP_DIR "/%s", s->name);
+	armed = 0;
+	memcpy(armed_path, s->path, sizeof(armed_path));
+	armed = 1;
+	return 0;
 }
 
 static int add_file(struct hk_swap *s, uint64_t bytes)
@@ -324,19 +371,8 @@ static int add_file(struct hk_swap *s, uint64_t bytes)
 	if (run_mkswap(ctx, s->path) < 0)
 		return -1;
 	if (s->flags & HK_SWAP_PERSIST) {
-		/* Kept after this run: a name later runs do not take for a killed run's file. */
-		char name[sizeof(s->name)];
-
-		snprintf(name, sizeof(name), SWAP_PREFIX "%ld" PERSIST_SUFFIX, (long)getpid());
-		if (renameat(s->dirfd, s->name, s->dirfd, name) < 0) {
-			hkl_warn(ctx, "cannot rename %s to %s: %m", s->path, name);
+		if (persist_name(ctx, s) < 0)
 			return -1;
-		}
-		memcpy(s->name, name, sizeof(name));
-		snprintf(s->path, sizeof(s->path), SWAP_DIR "/%s", s->name);
-		armed = 0;
-		memcpy(armed_path, s->path, sizeof(armed_path));
-		armed = 1;
 	}
 	if (swapon(s->path, 0) < 0) {
 		hkl_warn(ctx, "swapon on %s failed: %m", s->path);

@@ -171,3 +171,17 @@ in_swaps() {
 	# Nothing left: not persisted.
 	assert_equal "$(ls -A "$DIR" 2> /dev/null || true)" "$BEFORE"
 }
+
+@test "--persist with a pool grown twice: each swap file keeps a name of its own" {
+	local files f
+	run --separate-stderr hugeadm --add-temp-swap=1 --persist --pool-pages-min 2M:+1 --pool-pages-min 2M:+1
+	assert_success
+	mapfile -t files < <(ls "$DIR"/swapfile-*.persist)
+	MADE+=("${files[@]}")
+	# Before: the second file was renamed over the first, in use, which kept no name.
+	assert_equal "${#files[@]}" 2
+	for f in "${files[@]}"; do
+		in_swaps "$f" || fail "$f is not in use as swap: $(cat /proc/swaps)"
+	done
+	assert_equal "$(grep -c '^/var/lib/hugetlbfs/swap/temp/' /proc/swaps)" 2
+}

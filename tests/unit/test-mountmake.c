@@ -140,6 +140,16 @@ static void test_made(void **state)
 	snprintf(level, sizeof(level), "%s/user", s.base);
 	check_owned(level, 65534, 65534, 0750);
 	check_owned(path, 65534, 65534, 0750);
+	/* A base spelled with doubled slashes ends at the same level: user2 is nobody's. */
+	snprintf(level, sizeof(level), "/%s", s.base);
+	snprintf(path, sizeof(path), "/%s/user2/pagesize-2MB", s.base);
+	rq = request(path, level);
+	fd = hk_mount_dir_open(s.live, &rq, true);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(level, sizeof(level), "%s/user2", s.base);
+	check_owned(level, 65534, 65534, 0750);
+	snprintf(path, sizeof(path), "%s/user/nobody/pagesize-2MB", s.base);
 	/* Doubled slashes are one: the same levels, found. */
 	snprintf(level, sizeof(level), "%s//user//nobody/pagesize-2MB", s.base);
 	rq = request(level, s.base);
@@ -233,6 +243,13 @@ static void test_invalid(void **state)
 	rq = request("/var/lib/hugetlbfs2/mnt", "/var/lib/hugetlbfs");
 	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
 	rq = request(path, path);
+	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
+	/* Levels are counted by name: no "." or ".." in the path or the base. */
+	rq = request("/var/lib/hugetlbfs/../mnt", "/var/lib/hugetlbfs");
+	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
+	rq = request("/var/./lib/hugetlbfs/mnt", "/var/./lib");
+	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
+	rq = request("/var/lib/hugetlbfs/mnt/.", "/var/lib/hugetlbfs");
 	assert_int_equal(hk_mount_dir_open(s.live, &rq, false), -EINVAL);
 	rq = request(path, NULL);
 	rq.size = sizeof(rq) - 1;

@@ -927,10 +927,11 @@ enum hk_run_step_kind {
 	/*
 	 * hk_run_set_swap (HK_1.6), before the WRITE of a whole pool's minimum
 	 * that grows: swap added (swap: what was made, or in a dry run what
-	 * would be; NULL when none could be had); error: the -errno of
-	 * hk_swap_add_file() or hk_swap_add_ramdisks() (-EIO: it could not be
-	 * set up, logged; the run goes on without unless fn stops it). item: the
-	 * minimum's.
+	 * would be; after -EIO what was tried and taken down again; NULL when
+	 * nothing was tried); error: the -errno of hk_swap_add_file() or
+	 * hk_swap_add_ramdisks() (-EIO: it could not be set up, logged; the run
+	 * goes on without unless fn stops it). item: the minimum's. An UNSWAP
+	 * follows wherever swap is not NULL.
 	 */
 	HK_RUN_STEP_SWAP,
 	/* That swap is about to be taken away, where its unit ends (or the run stops); no item. */
@@ -1077,7 +1078,7 @@ int hk_shared_text_remove(const struct hk_shared_text *file);
  */
 struct hk_swap;
 
-/* Keep the swap after hk_swap_remove(), in use: a file renamed swapfile-PID.persist. */
+/* Keep the swap after hk_swap_remove(), in use: a file renamed swapfile-PID.persist (-2, -3 ... when taken). */
 #define HK_SWAP_PERSIST 0x1u
 
 int hk_swap_add_file(struct hk_ctx *ctx, uint64_t bytes, unsigned flags, struct hk_swap **ret_swap);

@@ -326,12 +326,19 @@ static struct hkl_pool_node_want *wants_for(const struct held *h)
 	return calloc(h->n_nodes ? h->n_nodes : 1, sizeof(struct hkl_pool_node_want));
 }
 
+/* What part i of the intent's Minimum (a listed node, or the pool's) asks of the have it has. */
+static uint64_t part_target(const struct hkl_pool_intent *in, size_t i, uint64_t have)
+{
+	return in->min == HKL_MIN_NODES ? hkp_adjust(in->nodes[i].sign, have, in->nodes[i].pages)
+					: hkp_adjust(in->min_sign, have, in->min_pages);
+}
+
 /* Node k's persistent pages after the intent: its target when listed, else as it is. */
 static uint64_t node_target(const struct held *h, const struct hkl_pool_intent *in, size_t k)
 {
 	for (size_t j = 0; in->min == HKL_MIN_NODES && j < in->n_nodes; j++)
 		if (in->nodes[j].node == h->ids[k])
-			return hkp_adjust(in->nodes[j].sign, h->node_min[k], in->nodes[j].pages);
+			return part_target(in, j, h->node_min[k]);
 	return h->node_min[k];
 }
 
@@ -355,7 +362,7 @@ static void targets(const struct held *h, const struct hkl_pool_intent *in, uint
 	if (in->max == HKL_MAX_SET)
 		max = hkp_adjust(in->max_sign, max0, in->max_pages);
 	if (in->min == HKL_MIN_POOL) {
-		min = hkp_adjust(in->min_sign, h->min, in->min_pages);
+		min = part_target(in, 0, h->min);
 	} else if (in->min == HKL_MIN_NODES) {
 		/* The pool's, each listed node moved: pages no node holds yet (demoted in) stay counted. */
 		for (size_t k = 0; k < h->n_nodes; k++)
@@ -473,6 +480,7 @@ struct walk {
 	const struct hkl_pool_intent *in;
 	hkl_pool_write_fn fn;
 	void *data;
+	uint64_t min, max; /* what the intent leaves (targets) */
 };
 
 /* Each part's demote down to its Minimum (told even when nothing is above it). */
@@ -486,9 +494,7 @@ static int demotes(const struct walk *w)
 		int node = in->min == HKL_MIN_NODES ? in->nodes[i].node : HK_NODE_ALL;
 		ssize_t k = node == HK_NODE_ALL ? -1 : node_index(w->h, node);
 		uint64_t have = node == HK_NODE_ALL ? w->h->min : k >= 0 ? w->h->node_min[k] : 0;
-		uint64_t want = in->min == HKL_MIN_NODES
-					? hkp_adjust(in->nodes[i].sign, have, in->nodes[i].pages)
-					: hkp_adjust(in->min_sign, have, in->min_pages);
+		uint64_t want = part_target(in, i, have);
 
 		rc = w->fn(w->data, node, HK_POOL_DEMOTE, want, have, 0);
 		if (rc == 0 && have > want)
@@ -516,7 +522,7 @@ static int minimums(const struct walk *w, uint64_t min)
 	for (size_t i = 0; i < in->n_nodes && rc == 0; i++) {
 		ssize_t k = node_index(h, in->nodes[i].node);
 		uint64_t have = k >= 0 ? h->node_min[k] : 0;
-		uint64_t want = hkp_adjust(in->nodes[i].sign, have, in->nodes[i].pages);
+		uint64_t want = part_target(in, i, have);
 
 		if (k >= 0) {
 			h->min = hkp_sat_add(hkp_sat_sub(h->min, have), want);
@@ -548,7 +554,9 @@ static int walk(struct walk *w)
 	bool oc_first;
 	int rc = 0;
 
-	targets(w->h, w->in, &min, &max, &oc_first);
+	targets(w->h, w->in, &w->min, &w->max, &oc_first);
+	min = w->min;
+	max = w->max;
 	if (oc_first)
 		rc = overcommit(w, min, max);
 	if (rc == 0 && w->in->demote && w->in->min != HKL_MIN_KEEP)
@@ -617,15 +625,15 @@ static int resolve(struct hk_pool_plan *pp, struct held *h, struct hk_plan *plan
 	struct group_walk gw = {.pp = pp, .plan = plan, .g = g};
 	struct walk w = {.pp = pp, .h = h, .fn = group_write, .data = &gw};
 	struct hkl_pool_intent in;
-	bool oc_first;
 	int rc;
 
 	if (!wants)
 		return -ENOMEM;
 	in = intent_of(h, &g->change, wants);
 	w.in = &in;
-	targets(h, &in, &g->min1, &g->max1, &oc_first);
 	rc = walk(&w);
+	g->min1 = w.min;
+	g->max1 = w.max;
 	free(wants);
 	return rc;
 }

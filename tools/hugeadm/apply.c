@@ -2,8 +2,9 @@
 /*
  * hugeadm changes the machine: after the whole plan has been validated and
  * resolved into libhugekit's plan items (plan.c, which leaves the actions in
- * the order they run: shared text, unmount, zone movable, THP, HVO, pools in
- * command-line order, demote, min_free_kbytes, shmmax, shm group, mounts),
+ * the order they run: shared text, unmount, then libhugekit's order of the
+ * intent: zone movable, THP, HVO, pools in command-line order, demote,
+ * min_free_kbytes, shmmax, shm group; then mounts),
  * libhugekit's executor runs the plan in one walk under the machine-wide
  * lock (hk_run_plan), reading every write back; this file words each step
  * and each unit (one action's items). The operations that are not plan

@@ -20,7 +20,7 @@ enum {
 /* Exit status of --strict when a pool came up short (and was put back). */
 #define HA_EXIT_SHORT 2
 
-/* What a change action does (plan.c's phase: where it runs, libhugekit's enum hk_setting). */
+/* What a change action does (plan.c's setting_of: what it asks of libhugekit's intent). */
 enum ha_kind {
 	HA_CLEAN_TEXT,	 /* shared text files; sub: of one user only (uid) */
 	HA_UNMOUNT_ALL,	 /* hugeadm's own mounts under /var/lib/hugetlbfs */
@@ -90,7 +90,7 @@ struct hugeadm_ctl {
 	size_t n_pn;
 	/*
 	 * Changes, validated whole before the first one runs; from validation on
-	 * in the order they run (plan.c's order_actions).
+	 * in the order they run (libhugekit's, hk_plan_from_intent).
 	 */
 	struct ha_action *actions;
 	size_t n_actions;
@@ -184,17 +184,15 @@ void ha_check_swap(struct hugeadm_ctl *ctl);
  * The pool of size in ctl->pools, the pools as the plan leaves them (read
  * from the kernel the first time): 0 or -errno.
  */
-/*
- * The action's SIZE: DEFAULT, or a page size (the pool options take
- * libhugetlbfs's grammar, legacy; the demote options the strict one), its
- * pool held by the planner (ctl->pools). 0, or -1 after a message.
- */
-int ha_resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a, bool legacy);
+int ha_pools_load(struct hugeadm_ctl *ctl, uint64_t size);
 /* The persistent pages of the pool (HK_NODE_ALL) or of one node; 0 when it has no such node. */
 uint64_t ha_pool_min_of(const struct hk_pool *pool, int node);
-int ha_pools_load(struct hugeadm_ctl *ctl, uint64_t size);
-/* The action's amount in pages (a memory amount divided by the page size, truncated). */
-uint64_t ha_action_pages(const struct ha_action *a, uint64_t size);
+/*
+ * verdict.c: libhugekit's verdict on an option's entry of the intent, said
+ * (warnings too): 0 when it was planned, -1 when not (said).
+ */
+int ha_say_verdict(struct hugeadm_ctl *ctl, const struct ha_action *a,
+		   const struct hk_intent_verdict *v);
 
 /* mounts.c: --create-*-mounts and --unmount-all. */
 int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who);
@@ -246,14 +244,12 @@ void ha_config_error(void *data, const char *file, unsigned line, const char *ms
 
 /*
  * kernel.c: the newer pool features. --pool-demote-size SIZE:TO, --pool-demote
- * SIZE:N[@NODES] and --vmemmap-optimize on|off (0, or -1 after a message);
- * their validation against the machine and their application (0, -1 after a
- * message, or 1 when fewer pages were demoted than asked: said).
+ * SIZE:N[@NODES] and --vmemmap-optimize on|off parsed (0, or -1 after a
+ * message); libhugekit judges and plans them (verdict.c words it).
  */
 int ha_plan_demote_size(struct hugeadm_ctl *ctl, const char *arg);
 int ha_plan_demote(struct hugeadm_ctl *ctl, const char *arg);
 int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg);
-int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a);
 /*
  * A --pool-demote's run, around its items: the pool read before them (NULL
  * where no kernel answers; 0, or -1 said), and after them what went, said

@@ -3,8 +3,8 @@
  * The newer pool features of the kernel: demote (Linux 5.16: split free pages
  * of one size into pages of a smaller one), the HugeTLB vmemmap optimization
  * (HVO, vm.hugetlb_optimize_vmemmap, Linux 5.19) and hugetlb_cma (a boot
- * parameter). Options, their checks and their application, and what
- * --explain says of them.
+ * parameter). Their options, what a demote did, and what --explain says
+ * of them (libhugekit judges and plans them).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,105 +82,6 @@ int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg)
 	else if (strcmp(arg, "off") != 0)
 		return plan_error(ctl, arg, "invalid value for --vmemmap-optimize (on or off)");
 	return 0;
-}
-
-/* libhugekit's verdict on a demote or a demote size (pages 0: only whether the pool can), as hugeadm says it. */
-static int judge_demote(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	struct hk_demote_verdict v = {.size = sizeof(v)};
-	char sz[32], to[32];
-	int rc = a->kind == HA_DEMOTE_SIZE
-			 ? hk_pool_demote_size_check(ctl->pools, a->size, a->u, &v)
-			 : hk_pool_demote_check(ctl->pools, a->size, a->nodes, a->n_nodes,
-						a->amount, &v);
-
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
-		return -1;
-	}
-	hk_format_size(sz, sizeof(sz), a->size);
-	switch (v.problem) {
-	case HK_DEMOTE_FITS:
-		return 0;
-	case HK_DEMOTE_NO_KERNEL:
-		ha_msg(ctl, HA_ERROR, "%s: the kernel has no demote (Linux 5.16 or later)", a->arg);
-		break;
-	case HK_DEMOTE_NO_SMALLER:
-		ha_msg(ctl, HA_ERROR, "%s: %s pages cannot be demoted: no smaller huge page size",
-		       a->arg, sz);
-		break;
-	case HK_DEMOTE_NOT_SMALLER:
-		hk_format_size(to, sizeof(to), a->u);
-		ha_msg(ctl, HA_ERROR, "%s: %s is not a huge page size smaller than %s", a->arg, to,
-		       sz);
-		break;
-	case HK_DEMOTE_NO_NODE:
-		ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)", a->arg,
-		       v.node, sz);
-		break;
-	case HK_DEMOTE_NO_NODE_FILE:
-		ha_msg(ctl, HA_ERROR, "%s: node %d has no demote file: %s", a->arg, v.node,
-		       strerror(-v.error));
-		break;
-	case HK_DEMOTE_NOT_FREE:
-		if (v.node == HK_NODE_ALL)
-			ha_msg(ctl, HA_ERROR,
-			       "%s: %" PRIu64 " pages to demote, but the %s pool has %" PRIu64
-			       " free",
-			       a->arg, a->amount, sz, v.free);
-		else
-			ha_msg(ctl, HA_ERROR,
-			       "%s: %" PRIu64 " pages to demote on node %d, but it has %" PRIu64
-			       " free %s pages",
-			       a->arg, a->amount, v.node, v.free, sz);
-		break;
-	}
-	return -1;
-}
-
-int ha_validate_kernel(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	char why[256];
-	uint64_t v;
-	int rc;
-
-	if (a->kind == HA_VMEMMAP) {
-		rc = hk_sysctl_read(ctl->ctx, HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, &v);
-		if (rc == -ENOENT) {
-			ha_msg(ctl, HA_ERROR,
-			       "--vmemmap-optimize: the kernel has no %s (Linux 5.19 or later, "
-			       "built with CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP)",
-			       hk_sysctl_path(HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP));
-			return -1;
-		}
-		if (rc < 0) {
-			ha_msg(ctl, HA_ERROR, "%s: %s",
-			       hk_sysctl_path(HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP), strerror(-rc));
-			return -1;
-		}
-		return ha_plan_added(ctl, a,
-				     hk_plan_add_sysctl(ctl->ctx, ctl->plan,
-							HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP, a->u,
-							ha_action_why(a, why, sizeof(why))));
-	}
-	if (ha_resolve_size(ctl, a, false) < 0)
-		return -1;
-	/* The demote's size: whether the pool can demote, to that size; a demote: its pages. */
-	rc = judge_demote(ctl, a);
-	if (rc == 0 && a->kind == HA_DEMOTE_SIZE) {
-		rc = ha_plan_added(ctl, a,
-				   hk_plan_add_pool(ctl->ctx, ctl->plan, a->size, HK_NODE_ALL,
-						    HK_POOL_DEMOTE_SIZE, a->u, 0,
-						    ha_action_why(a, why, sizeof(why))));
-	}
-	/* The demote's writes: N to the pool's demote file, or to each listed node's. */
-	for (size_t i = 0; rc == 0 && a->kind == HA_DEMOTE && i < (a->nodes ? a->n_nodes : 1); i++)
-		rc = ha_plan_added(ctl, a,
-				   hk_plan_add_pool_demote(ctl->ctx, ctl->plan, a->size,
-							   a->nodes ? a->nodes[i] : HK_NODE_ALL,
-							   a->amount,
-							   ha_action_why(a, why, sizeof(why))));
-	return rc;
 }
 
 /* Persistent pages of the pool, or of the listed nodes. */

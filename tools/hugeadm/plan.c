@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * hugeadm's plan: every change option becomes an action here, its argument
- * parsed at once; ha_plan_validate() then checks the whole list against the
- * machine (sizes, nodes, knobs, values) and resolves each action into
- * libhugekit's plan items (which file, which value, why), in the order they
- * run, before the first one runs. The pools are libhugekit's planner's
- * (ctl->pools, an hk_pool_plan): it decides what a pool option writes and
- * moves the pools as each write leaves them; this file turns its verdicts
- * into hugeadm's messages.
+ * parsed at once; ha_plan_validate() then hands the whole list to
+ * libhugekit as one intent (hk_plan_from_intent), which orders it, judges
+ * each entry against the machine and the pools as the entries before it
+ * leave them, and resolves it into plan items (which file, which value,
+ * why) before the first one runs; verdict.c words what it is told. The
+ * operations (shared text, unmount) are checked before, the mounts
+ * (mounts.c) after.
  */
 #include <errno.h>
 #include <grp.h>
@@ -244,154 +244,11 @@ int ha_plan_shm_group(struct hugeadm_ctl *ctl, const char *arg)
 	return 0;
 }
 
-static int validate_thp(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	char *line = NULL;
-	int rc = hk_thp_check(ctl->ctx, a->knob, a->value, &line);
-
-	if (rc == -ENOENT) {
-		if (a->size)
-			ha_msg(ctl, HA_ERROR, "%s: this kernel has no per-size THP setting for %s",
-			       a->arg, a->size_str);
-		else
-			ha_msg(ctl, HA_ERROR, "this kernel has no transparent_hugepage/%s",
-			       a->knob);
-		return -1;
-	}
-	/* A mode must be one the kernel lists in the file itself (libhugekit's rule). */
-	if (rc == 1)
-		ha_msg(ctl, HA_ERROR, "%s: not a mode of transparent_hugepage/%s (%s)", a->value,
-		       a->knob, line);
-	else if (rc < 0)
-		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: %s", a->knob, strerror(-rc));
-	free(line);
-	return rc != 0 ? -1 : 0;
-}
-
-int ha_resolve_size(struct hugeadm_ctl *ctl, struct ha_action *a, bool legacy)
-{
-	uint64_t size;
-	int rc;
-
-	if (strcmp(a->size_str, "DEFAULT") == 0)
-		rc = hk_default_page_size(ctl->ctx, &size);
-	else if (legacy)
-		rc = hk_parse_size_legacy(a->size_str, &size);
-	else
-		rc = hk_parse_size(a->size_str, &size);
-	if (rc == 0)
-		rc = ha_pools_load(ctl, size);
-	if (rc == 0) {
-		a->size = size;
-		return 0;
-	}
-	/* A size the kernel has no pool for, or a pool that cannot be read (EIO, EACCES). */
-	if (rc == -ENOENT || rc == -EINVAL || rc == -ERANGE)
-		ha_msg(ctl, HA_ERROR, "%s: unknown page size", a->size_str);
-	else
-		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->size_str, strerror(-rc));
-	return -1;
-}
-
 int ha_pools_load(struct hugeadm_ctl *ctl, uint64_t size)
 {
 	int rc = ctl->pools ? 0 : hk_pool_plan_new(ctl->ctx, &ctl->pools);
 
 	return rc < 0 ? rc : hk_pool_plan_load(ctl->pools, size);
-}
-
-uint64_t ha_action_pages(const struct ha_action *a, uint64_t size)
-{
-	return a->by_bytes ? a->amount / size : a->amount;
-}
-
-/* The change a pool option asks libhugekit's planner for. */
-static struct hk_pool_change pool_change(const struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	return (struct hk_pool_change){
-		.size = sizeof(struct hk_pool_change),
-		.page_size = a->size,
-		.field = a->kind == HA_POOL_MIN ? HK_POOL_MINIMUM : HK_POOL_MAXIMUM,
-		.sign = a->sign,
-		.pages = ha_action_pages(a, a->size),
-		.nodes = a->nodes,
-		.n_nodes = a->n_nodes,
-		.flags = ctl->obey_mempolicy && !a->nodes ? HK_POOL_SET_MEMPOLICY : 0,
-	};
-}
-
-/*
- * The planner's verdict as hugeadm says it. A memory amount that truncates
- * to no page is an error, unless it is 0; a count beyond MemTotal is an
- * error for a Minimum and for any decrease, a warning for a Maximum set or
- * raised (only a limit, which the kernel takes).
- */
-static int judge_pool(struct hugeadm_ctl *ctl, const struct ha_action *a)
-{
-	struct hk_pool_change ch = pool_change(ctl, a);
-	struct hk_pool_verdict v = {.size = sizeof(v)};
-	int rc = hk_pool_change_check(ctl->pools, &ch, &v);
-	char sz[32];
-
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg, strerror(-rc));
-		return -1;
-	}
-	hk_format_size(sz, sizeof(sz), a->size);
-	if (v.problem == HK_POOL_CHANGE_NO_NODE) {
-		ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)", a->arg,
-		       v.node, sz);
-		return -1;
-	}
-	if (a->by_bytes && a->amount && !ch.pages) {
-		ha_msg(ctl, HA_ERROR, "%s: %s is less than one %s page", a->arg, a->adj_str, sz);
-		return -1;
-	}
-	if (v.limit_beyond_memory)
-		ha_msg(ctl, HA_WARNING,
-		       "%s: %" PRIu64 " pages of %s are more than the memory holds "
-		       "(MemTotal %" PRIu64 " kB, %" PRIu64 " pages): the Maximum is only a limit",
-		       a->arg, ch.pages, sz, v.mem_kb, v.mem_pages);
-	switch (v.problem) {
-	case HK_POOL_CHANGE_BEYOND_MEMORY:
-		ha_msg(ctl, HA_ERROR,
-		       "%s: %" PRIu64
-		       " pages of %s are more than the memory holds (MemTotal %" PRIu64
-		       " kB, %" PRIu64 " pages)",
-		       a->arg, ch.pages, sz, v.mem_kb, v.mem_pages);
-		return -1;
-	case HK_POOL_CHANGE_MINIMUM_BEYOND_MEMORY:
-		ha_msg(ctl, HA_ERROR,
-		       "%s: a Minimum of %" PRIu64 " pages of %s is more than the memory holds "
-		       "(MemTotal %" PRIu64 " kB, %" PRIu64 " pages)",
-		       a->arg, v.minimum, sz, v.mem_kb, v.mem_pages);
-		return -1;
-	case HK_POOL_CHANGE_GIGANTIC:
-		ha_msg(ctl, HA_ERROR,
-		       "%s: %s pages are gigantic: the kernel cannot overcommit them, so their "
-		       "maximum is their minimum. Use --pool-pages-min, or reserve them at boot "
-		       "(hugepagesz=%s hugepages=N)",
-		       a->arg, sz, sz);
-		return -1;
-	default:
-		return 0;
-	}
-}
-
-/* The change as libhugekit's planner resolves it, from the pools the plan leaves so far. */
-static int resolve_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	struct hk_pool_change ch = pool_change(ctl, a);
-	char why[256];
-	size_t n = 0;
-	int rc = hk_plan_add_pool_change(ctl->plan, ctl->pools, &ch,
-					 ha_action_why(a, why, sizeof(why)), &n);
-
-	if (rc < 0)
-		return ha_plan_added(ctl, a, rc);
-	a->first = (size_t)rc;
-	a->n_items = n;
-	return 0;
 }
 
 bool ha_pool_planned(const struct hugeadm_ctl *ctl, const struct ha_action *a,
@@ -408,138 +265,11 @@ bool ha_pool_grows(const struct hugeadm_ctl *ctl, const struct ha_action *a)
 	return ha_pool_planned(ctl, a, &cp) && cp.grows;
 }
 
-static int validate_pool(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	if (ha_resolve_size(ctl, a, true) < 0)
-		return -1;
-	if (a->nodes && ctl->obey_mempolicy) {
-		ha_msg(ctl, HA_ERROR,
-		       "%s: --obey-mempolicy and @NODES both choose the nodes: use one", a->arg);
-		return -1;
-	}
-	if (judge_pool(ctl, a) < 0)
-		return -1;
-	return resolve_pool(ctl, a);
-}
-
-/*
- * --set-recommended-shmmax: the recommendation from the pools as the plan
- * leaves them in a->u, the current value in a->amount, and the item when
- * there is one to write (none when no pool has pages or shmmax is above:
- * never lowered). libhugekit computes it again from the pools the writes
- * leave when the plan runs.
- */
-static int resolve_shmmax(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	struct hk_shmmax_plan sp = {.size = sizeof(sp)};
-	char why[256];
-	int rc = ctl->pools ? 0 : hk_pool_plan_new(ctl->ctx, &ctl->pools);
-
-	if (rc == 0)
-		rc = hk_plan_add_recommended_shmmax(ctl->ctx, ctl->plan, ctl->pools,
-						    ha_action_why(a, why, sizeof(why)), &sp);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot compute the recommended shmmax: %s", strerror(-rc));
-		return -1;
-	}
-	a->u = sp.recommended;
-	a->amount = sp.current;
-	a->first = sp.index;
-	a->n_items = sp.added;
-	return 0;
-}
-
-/* The sysctl settings: their values computed now, from the plan's pools where they depend on them. */
-static int resolve_sysctl(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	enum hk_sysctl which;
-	uint64_t v, cur;
-	char why[256];
-	int rc;
-
-	ha_action_why(a, why, sizeof(why));
-	switch (a->kind) {
-	case HA_ZONE_MOVABLE:
-		which = HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE;
-		/* Removed from Linux: nothing to write (apply says so). */
-		if (hk_sysctl_read(ctl->ctx, which, &cur) == -ENOENT)
-			return 0;
-		v = a->u;
-		break;
-	case HA_MIN_FREE_KBYTES:
-		which = HK_SYSCTL_MIN_FREE_KBYTES;
-		rc = hk_recommended_min_free_kbytes(ctl->ctx, &v);
-		if (rc < 0) {
-			ha_msg(ctl, HA_ERROR, "cannot compute the recommended min_free_kbytes: %s",
-			       strerror(-rc));
-			return -1;
-		}
-		break;
-	case HA_SHMMAX:
-		return resolve_shmmax(ctl, a);
-	case HA_SHM_GROUP:
-		which = HK_SYSCTL_HUGETLB_SHM_GROUP;
-		v = a->u;
-		break;
-	default:
-		return -1;
-	}
-	return ha_plan_added(ctl, a, hk_plan_add_sysctl(ctl->ctx, ctl->plan, which, v, why));
-}
-
-static int validate_one(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	bool alive = hk_is_live(ctl->ctx);
-	char why[256];
-
-	switch (a->kind) {
-	case HA_POOL_MIN:
-	case HA_POOL_MAX:
-		return validate_pool(ctl, a);
-	case HA_VMEMMAP:
-	case HA_DEMOTE_SIZE:
-	case HA_DEMOTE:
-		return ha_validate_kernel(ctl, a);
-	case HA_THP:
-		if (validate_thp(ctl, a) < 0)
-			return -1;
-		return ha_plan_added(ctl, a,
-				     hk_plan_add_thp(ctl->ctx, ctl->plan, a->knob, a->value,
-						     ha_action_why(a, why, sizeof(why))));
-	case HA_MOUNTS:
-		return ha_validate_mounts(ctl, a);
-	case HA_CLEAN_TEXT:
-		/* The files are on the running system's mounts, never in a tree. */
-		if (!alive) {
-			ha_msg(ctl, HA_ERROR,
-			       "--clean-shared-text is not supported with --sysroot");
-			return -1;
-		}
-		return 0;
-	case HA_UNMOUNT_ALL:
-		if (!alive && !ctl->dry_run) {
-			ha_msg(ctl, HA_ERROR, "--unmount-all is not supported with --sysroot");
-			return -1;
-		}
-		return 0;
-	case HA_ZONE_MOVABLE:
-	case HA_MIN_FREE_KBYTES:
-	case HA_SHMMAX:
-	case HA_SHM_GROUP:
-		return resolve_sysctl(ctl, a);
-	}
-	return -1;
-}
-
-/*
- * When an action runs: the place libhugekit gives what it sets (enum
- * hk_setting, the order of every plan); the operations that are not plan
- * items (shared text, unmount) before all of them.
- */
-static int phase(enum ha_kind kind)
+/* What an action asks of libhugekit's intent, or -1: an operation, or mounts (planned after it). */
+static int setting_of(enum ha_kind kind)
 {
 	static const int setting[] = {
-		[HA_CLEAN_TEXT] = -2,
+		[HA_CLEAN_TEXT] = -1,
 		[HA_UNMOUNT_ALL] = -1,
 		[HA_ZONE_MOVABLE] = HK_SETTING_ZONE_MOVABLE,
 		[HA_THP] = HK_SETTING_THP,
@@ -551,46 +281,172 @@ static int phase(enum ha_kind kind)
 		[HA_MIN_FREE_KBYTES] = HK_SETTING_MIN_FREE_KBYTES,
 		[HA_SHMMAX] = HK_SETTING_SHMMAX,
 		[HA_SHM_GROUP] = HK_SETTING_SHM_GROUP,
-		[HA_MOUNTS] = HK_SETTING_MOUNT,
+		[HA_MOUNTS] = -1,
 	};
 
 	return setting[kind];
 }
 
-/*
- * The actions in the order they run, once, before they are validated: by
- * phase, and within one in command-line order (a stable insertion sort).
- * Validation, the plan, the dry run and the run all go through them in it.
- */
-static void order_actions(struct hugeadm_ctl *ctl)
+/* The option as an entry of the intent: what it sets, nothing resolved. */
+static struct hk_intent_entry entry_of(const struct hugeadm_ctl *ctl, const struct ha_action *a,
+				       char *why, size_t sz)
 {
-	for (size_t i = 1; i < ctl->n_actions; i++) {
-		struct ha_action a = ctl->actions[i];
-		size_t j = i;
+	bool pool = a->kind == HA_POOL_MIN || a->kind == HA_POOL_MAX;
+	struct hk_intent_entry e = {
+		.size = sizeof(e),
+		.setting = (enum hk_setting)setting_of(a->kind),
+		.number = a->u,
+		.knob = a->knob,
+		.value = a->value,
+		.why = ha_action_why(a, why, sz),
+	};
 
-		for (; j > 0 && phase(ctl->actions[j - 1].kind) > phase(a.kind); j--)
-			ctl->actions[j] = ctl->actions[j - 1];
-		ctl->actions[j] = a;
+	if (pool || a->kind == HA_DEMOTE || a->kind == HA_DEMOTE_SIZE)
+		e.page_size = a->size_str;
+	if (pool || a->kind == HA_DEMOTE) {
+		e.number = a->amount;
+		e.nodes = a->nodes;
+		e.n_nodes = a->n_nodes;
 	}
+	if (pool) {
+		e.field = a->kind == HA_POOL_MIN ? HK_POOL_MINIMUM : HK_POOL_MAXIMUM;
+		e.sign = a->sign;
+		e.flags = HK_INTENT_LEGACY_SIZE | (a->by_bytes ? HK_INTENT_BYTES : 0) |
+			  (ctl->obey_mempolicy ? HK_INTENT_MEMPOLICY : 0);
+	}
+	return e;
+}
+
+/* An operation, checked before the intent (the files are on the running system's mounts). */
+static int check_operation(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	bool alive = hk_is_live(ctl->ctx);
+
+	if (a->kind == HA_CLEAN_TEXT && !alive) {
+		ha_msg(ctl, HA_ERROR, "--clean-shared-text is not supported with --sysroot");
+		return -1;
+	}
+	if (a->kind == HA_UNMOUNT_ALL && !alive && !ctl->dry_run) {
+		ha_msg(ctl, HA_ERROR, "--unmount-all is not supported with --sysroot");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The actions as the plan runs them: the operations (shared text, then
+ * unmount), the intent's entries in the order libhugekit planned them,
+ * then the mounts.
+ */
+struct planning {
+	struct hugeadm_ctl *ctl;
+	size_t *of_entry; /* entry -> action */
+	size_t *order;	  /* actions, in the order they run */
+	size_t n_order;
+};
+
+static void run_in_order(struct planning *p, size_t action)
+{
+	p->order[p->n_order++] = action;
+}
+
+/* libhugekit's verdict on an entry: the action planned (warnings said), or why not said. */
+static int verdict(void *data, const struct hk_intent_verdict *v)
+{
+	struct planning *p = data;
+	struct ha_action *a = &p->ctl->actions[p->of_entry[v->entry]];
+
+	if (v->page_size)
+		a->size = v->page_size;
+	if (ha_say_verdict(p->ctl, a, v) < 0)
+		return -1;
+	a->first = v->first;
+	a->n_items = v->n;
+	if (a->kind == HA_SHMMAX) {
+		a->u = v->shmmax.recommended;
+		a->amount = v->shmmax.current;
+	}
+	run_in_order(p, p->of_entry[v->entry]);
+	return 0;
+}
+
+/* The change options as one intent, planned by libhugekit into ctl->plan: 0, or -1 said. */
+static int plan_intent(struct hugeadm_ctl *ctl, struct planning *p)
+{
+	struct hk_intent *in = NULL;
+	size_t n = 0;
+	int rc = hk_intent_new(ctl->ctx, &in);
+
+	if (rc == 0 && !ctl->pools)
+		rc = hk_pool_plan_new(ctl->ctx, &ctl->pools);
+	for (size_t i = 0; rc >= 0 && i < ctl->n_actions; i++) {
+		char why[256];
+		struct hk_intent_entry e;
+
+		if (setting_of(ctl->actions[i].kind) < 0)
+			continue;
+		e = entry_of(ctl, &ctl->actions[i], why, sizeof(why));
+		rc = hk_intent_add(in, &e);
+		if (rc >= 0)
+			p->of_entry[n++] = i;
+	}
+	if (rc >= 0)
+		rc = hk_plan_from_intent(in, ctl->plan, ctl->pools, verdict, p);
+	hk_intent_unref(in);
+	if (rc < -1)
+		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(-rc));
+	return rc == 0 ? 0 : -1;
+}
+
+/* The actions in the order they run, from now on: the plan, the dry run and the run. */
+static int reorder(struct hugeadm_ctl *ctl, const struct planning *p)
+{
+	struct ha_action *na = malloc((p->n_order ? p->n_order : 1) * sizeof(*na));
+
+	if (!na) {
+		ha_msg(ctl, HA_ERROR, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < p->n_order; i++)
+		na[i] = ctl->actions[p->order[i]];
+	free(ctl->actions);
+	ctl->actions = na;
+	return 0;
 }
 
 int ha_plan_validate(struct hugeadm_ctl *ctl)
 {
-	int rc;
+	size_t n = ctl->n_actions ? ctl->n_actions : 1;
+	struct planning p = {.ctl = ctl};
+	int rc = 0;
 
 	if (ha_swap_validate(ctl) < 0)
 		return -1;
-	rc = hk_plan_new(&ctl->plan);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(-rc));
-		return -1;
+	p.of_entry = calloc(n, sizeof(*p.of_entry));
+	p.order = calloc(n, sizeof(*p.order));
+	if (!p.of_entry || !p.order || hk_plan_new(&ctl->plan) < 0) {
+		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(ENOMEM));
+		rc = -1;
 	}
-	/* In the order they run: each sees the pools as the ones before leave them. */
-	order_actions(ctl);
-	for (size_t i = 0; i < ctl->n_actions; i++)
-		if (validate_one(ctl, &ctl->actions[i]) < 0)
-			return -1;
-	return 0;
+	for (int k = HA_CLEAN_TEXT; rc == 0 && k <= HA_UNMOUNT_ALL; k++)
+		for (size_t i = 0; rc == 0 && i < ctl->n_actions; i++)
+			if (ctl->actions[i].kind == (enum ha_kind)k) {
+				rc = check_operation(ctl, &ctl->actions[i]);
+				run_in_order(&p, i);
+			}
+	if (rc == 0)
+		rc = plan_intent(ctl, &p);
+	for (size_t i = 0; rc == 0 && i < ctl->n_actions; i++)
+		if (ctl->actions[i].kind == HA_MOUNTS) {
+			rc = ha_validate_mounts(ctl, &ctl->actions[i]);
+			run_in_order(&p, i);
+		}
+	/* Whole or not at all: n_order is n_actions here. */
+	if (rc == 0)
+		rc = reorder(ctl, &p);
+	free(p.of_entry);
+	free(p.order);
+	return rc;
 }
 
 int ha_plan_json(struct hugeadm_ctl *ctl)

@@ -1267,6 +1267,102 @@ int hk_plan_item_before(const struct hk_plan *plan, size_t index, uint64_t *ret)
 int hk_plan_pool_change_again(struct hk_ctx *ctx, const struct hk_plan *plan, size_t first,
 			      struct hk_plan **ret_again);
 
+/*
+ * An intent: what the administrator wants set, in the order it was asked
+ * (hugeadm's change options). libhugekit plans it into a plan: in the order
+ * of every plan (enum hk_setting, and in the order asked within one), each
+ * entry judged against the machine and the pools as the entries before it
+ * leave them, then its items added. The caller words what it is told.
+ */
+struct hk_intent;
+
+/* The entry's flags. */
+enum {
+	HK_INTENT_LEGACY_SIZE = 1 << 0, /* page_size in 2.23's grammar (hk_parse_size_legacy) */
+	HK_INTENT_BYTES = 1 << 1,	/* a pool's number is bytes: whole pages of the size */
+	HK_INTENT_MEMPOLICY = 1 << 2,	/* a pool's Minimum through nr_hugepages_mempolicy */
+};
+
+/*
+ * One entry; the caller sets size to sizeof(struct hk_intent_entry). What
+ * each setting reads:
+ * - HK_SETTING_POOL: page_size, field (HK_POOL_MINIMUM or HK_POOL_MAXIMUM),
+ *   sign, number (pages, or bytes with HK_INTENT_BYTES), nodes;
+ * - HK_SETTING_DEMOTE_SIZE: page_size, number (the size to demote to);
+ * - HK_SETTING_DEMOTE: page_size, number (pages, on each listed node), nodes;
+ * - HK_SETTING_THP: knob and value (hk_thp_check's);
+ * - HK_SETTING_HVO, HK_SETTING_ZONE_MOVABLE, HK_SETTING_SHM_GROUP: number;
+ * - HK_SETTING_MIN_FREE_KBYTES, HK_SETTING_SHMMAX: nothing (the recommended
+ *   values, computed from the pools the entries before leave).
+ * Strings and nodes are copied. why: the item's reason (hk_plan_item.why).
+ */
+struct hk_intent_entry {
+	size_t size;
+	enum hk_setting setting;
+	unsigned flags;
+	const char *page_size; /* "2M", "2MB", "DEFAULT" */
+	enum hk_pool_field field;
+	char sign; /* 0, '+' or '-' */
+	uint64_t number;
+	const int *nodes; /* NULL: the whole pool */
+	size_t n_nodes;
+	const char *knob, *value;
+	const char *why;
+};
+
+int hk_intent_new(struct hk_ctx *ctx, struct hk_intent **ret);
+struct hk_intent *hk_intent_unref(struct hk_intent *intent);
+/* Add an entry: its index (0, 1, ... in the order added), or -errno (-EINVAL: a setting not planned here). */
+int hk_intent_add(struct hk_intent *intent, const struct hk_intent_entry *entry);
+
+/* What an entry came to; the first that holds, in this order. */
+enum hk_intent_problem {
+	HK_INTENT_PLANNED,	       /* items [first, first + n) of the plan (n may be 0) */
+	HK_INTENT_UNKNOWN_SIZE,	       /* page_size is no pool's size here */
+	HK_INTENT_UNREAD,	       /* error: what the judgement needs could not be read */
+	HK_INTENT_NODES_AND_MEMPOLICY, /* nodes listed and HK_INTENT_MEMPOLICY */
+	HK_INTENT_POOL_NO_NODE,	       /* pool.node: a listed node the pool does not have */
+	HK_INTENT_LESS_THAN_A_PAGE,    /* HK_INTENT_BYTES: not 0, but less than one page */
+	HK_INTENT_POOL,		       /* pool.problem: the change does not fit */
+	HK_INTENT_DEMOTE,	       /* demote.problem */
+	HK_INTENT_NO_KERNEL,	       /* the kernel has no such file (THP knob, HVO) */
+	HK_INTENT_NOT_A_MODE,	       /* THP: value is not one of line's modes */
+	HK_INTENT_UNPLANNED,	       /* error: the items could not be planned */
+};
+
+/*
+ * The verdict on one entry, told once, in the order planned. pool is set
+ * for a pool entry past its page size (limit_beyond_memory: a warning),
+ * shmmax for HK_SETTING_SHMMAX. A zone movable setting the kernel lacks
+ * is planned with no item.
+ */
+struct hk_intent_verdict {
+	size_t size;
+	size_t entry;
+	enum hk_intent_problem problem;
+	int error;	    /* -errno, where the problem has one */
+	uint64_t page_size; /* the size resolved, for the entries that have one */
+	uint64_t pages;	    /* a pool entry's pages (bytes made whole pages) */
+	struct hk_pool_verdict pool;
+	struct hk_demote_verdict demote;
+	struct hk_shmmax_plan shmmax;
+	const char *line; /* HK_INTENT_NOT_A_MODE: the knob's modes */
+	size_t first, n;
+};
+
+/* Told each verdict: 0 goes on, anything else stops planning (returned). */
+typedef int hk_intent_fn(void *data, const struct hk_intent_verdict *v);
+
+/*
+ * Plan the intent into plan, over pools (the caller's, which later
+ * additions such as mounts then see as the entries leave them). Planning
+ * stops at the first entry that is not HK_INTENT_PLANNED: 0 when every
+ * entry was planned, 1 when one was not (fn told why), fn's value when it
+ * stopped, or -errno.
+ */
+int hk_plan_from_intent(struct hk_intent *intent, struct hk_plan *plan, struct hk_pool_plan *pools,
+			hk_intent_fn *fn, void *data);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The intent planner (lib/core/intent.c) on the two-node fixture tree: the
+ * entries planned in the order of every plan (by setting, then as added),
+ * each judged against the pools the entries before it leave; a memory
+ * amount made whole pages; each problem told once, in its order, and
+ * planning stopped there.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka.h needs the headers above first. */
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hugekit/hugekit.h>
+
+#include "tree.h"
+
+#define MIB (1024ULL * 1024)
+
+/* The verdicts told, in their order. */
+struct told {
+	struct hk_intent_verdict v[16];
+	char line[256];
+	size_t n;
+	int stop_at; /* the verdict (0, 1, ...) the callback stops at with 42; -1: never */
+};
+
+static int tell(void *data, const struct hk_intent_verdict *v)
+{
+	struct told *t = data;
+
+	assert_true(t->n < 16);
+	assert_int_equal(v->size, sizeof(*v));
+	t->v[t->n] = *v;
+	if (v->line)
+		snprintf(t->line, sizeof(t->line), "%s", v->line);
+	t->v[t->n].line = NULL;
+	return (int)t->n++ == t->stop_at ? 42 : 0;
+}
+
+static struct hk_intent_entry entry(enum hk_setting setting)
+{
+	return (struct hk_intent_entry){
+		.size = sizeof(struct hk_intent_entry), .setting = setting, .why = "test"};
+}
+
+static struct hk_intent_entry pool(const char *size, enum hk_pool_field field, char sign,
+				   uint64_t number)
+{
+	struct hk_intent_entry e = entry(HK_SETTING_POOL);
+
+	e.page_size = size;
+	e.field = field;
+	e.sign = sign;
+	e.number = number;
+	return e;
+}
+
+/* Plan the entries on the tree: hk_plan_from_intent's value, the plan in *ret_plan. */
+static int plan_entries(struct tree *t, const struct hk_intent_entry *e, size_t n,
+			struct told *told, struct hk_plan **ret_plan)
+{
+	struct hk_intent *in = NULL;
+	struct hk_pool_plan *pools = NULL;
+	int rc;
+
+	assert_int_equal(hk_intent_new(t->ctx, &in), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(hk_intent_add(in, &e[i]), (int)i);
+	assert_int_equal(hk_plan_new(ret_plan), 0);
+	assert_int_equal(hk_pool_plan_new(t->ctx, &pools), 0);
+	rc = hk_plan_from_intent(in, *ret_plan, pools, tell, told);
+	hk_pool_plan_unref(pools);
+	assert_null(hk_intent_unref(in));
+	return rc;
+}
+
+static const struct hk_plan_item *item(const struct hk_plan *plan, size_t i)
+{
+	const struct hk_plan_item *items;
+
+	assert_true(i < hk_plan_items(plan, &items));
+	return &items[i];
+}
+
+static void test_order(void **state)
+{
+	struct hk_intent_entry e[] = {
+		entry(HK_SETTING_SHMMAX),
+		pool("2MB", HK_POOL_MINIMUM, 0, 30),
+		entry(HK_SETTING_THP),
+		entry(HK_SETTING_SHM_GROUP),
+		pool("DEFAULT", HK_POOL_MAXIMUM, 0, 40),
+		entry(HK_SETTING_ZONE_MOVABLE),
+	};
+	static const size_t want[] = {5, 2, 1, 4, 0, 3};
+	struct told told = {.stop_at = -1};
+	struct tree t;
+	struct hk_plan *plan;
+	const struct hk_plan_item *items;
+	char shmmax[32];
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	fixture_write(t.dir, "proc/sys/kernel/shmmax", "1048576\n");
+	e[1].flags = HK_INTENT_LEGACY_SIZE;
+	e[2].knob = "enabled";
+	e[2].value = "never";
+	e[3].number = 7;
+	e[5].number = 1;
+	assert_int_equal(plan_entries(&t, e, 6, &told, &plan), 0);
+	assert_int_equal(told.n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(told.v[i].entry, want[i]);
+		assert_int_equal(told.v[i].problem, HK_INTENT_PLANNED);
+	}
+	/* This tree has no hugepages_treat_as_movable: planned, nothing to write. */
+	assert_int_equal(told.v[0].n, 0);
+	/*
+	 * THP; the Minimum (24 -> 30) and the overcommit that keeps the
+	 * Maximum; the Maximum (40): its overcommit and the Minimum again;
+	 * shmmax; the group.
+	 */
+	assert_int_equal(hk_plan_items(plan, &items), 7);
+	assert_int_equal(told.v[1].first, 0);
+	assert_int_equal(told.v[1].n, 1);
+	assert_string_equal(item(plan, 0)->item, "thp enabled");
+	assert_int_equal(told.v[2].page_size, 2 * MIB);
+	assert_int_equal(told.v[2].first, 1);
+	assert_int_equal(told.v[2].n, 2);
+	assert_int_equal(item(plan, 1)->field, HK_POOL_MINIMUM);
+	assert_string_equal(item(plan, 1)->value, "30");
+	assert_int_equal(told.v[3].first, 3);
+	assert_int_equal(item(plan, 3)->field, HK_POOL_OVERCOMMIT);
+	assert_string_equal(item(plan, 3)->value, "10");
+	/* shmmax from the pools the entries before it leave: 40 2M pages and the 2 1G ones. */
+	assert_int_equal(told.v[4].page_size, 0);
+	snprintf(shmmax, sizeof(shmmax), "%llu", 40 * 2 * MIB + 2 * 1024 * MIB);
+	assert_int_equal(told.v[4].shmmax.recommended, 40 * 2 * MIB + 2 * 1024 * MIB);
+	assert_true(told.v[4].shmmax.added);
+	assert_int_equal(told.v[4].first, 5);
+	assert_int_equal(told.v[4].n, 1);
+	assert_string_equal(item(plan, 5)->value, shmmax);
+	assert_int_equal(told.v[5].first, 6);
+	assert_string_equal(item(plan, 6)->value, "7");
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+/* One entry alone: the verdict told (the last one), and what planning returned. */
+static int one(struct tree *t, struct hk_intent_entry e, struct told *told)
+{
+	struct hk_plan *plan;
+	int rc;
+
+	*told = (struct told){.stop_at = -1};
+	rc = plan_entries(t, &e, 1, told, &plan);
+	assert_int_equal(told->n, 1);
+	hk_plan_unref(plan);
+	return rc;
+}
+
+static void test_pool_verdicts(void **state)
+{
+	struct hk_intent_entry e = pool("2M", HK_POOL_MINIMUM, 0, 5 * MIB);
+	static const int nodes[] = {0, 7};
+	struct told told;
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	/* A memory amount is whole pages: 5 MiB, two 2 MiB pages. */
+	e.flags = HK_INTENT_BYTES;
+	assert_int_equal(one(&t, e, &told), 0);
+	assert_int_equal(told.v[0].pages, 2);
+	assert_int_equal(told.v[0].n, 2); /* the Minimum, the overcommit that keeps the Maximum */
+	e.number = MIB;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_LESS_THAN_A_PAGE);
+	e.number = 0;
+	assert_int_equal(one(&t, e, &told), 0);
+	/* Without HK_INTENT_BYTES a number is pages. */
+	e.flags = 0;
+	e.number = 3;
+	assert_int_equal(one(&t, e, &told), 0);
+	assert_int_equal(told.v[0].pages, 3);
+	/* A node the pool does not have, before anything else about the change. */
+	e.nodes = nodes;
+	e.n_nodes = 2;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_POOL_NO_NODE);
+	assert_int_equal(told.v[0].pool.node, 7);
+	/* Nodes and the memory policy both choose the nodes. */
+	e.n_nodes = 1;
+	e.flags = HK_INTENT_MEMPOLICY;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NODES_AND_MEMPOLICY);
+	e.nodes = NULL;
+	e.n_nodes = 0;
+	assert_int_equal(one(&t, e, &told), 0);
+	assert_int_equal(told.v[0].n, 2);
+	/* Beyond MemTotal (49266176 kB: 24055 pages of 2 MiB). */
+	e.flags = 0;
+	e.number = 30000;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_POOL);
+	assert_int_equal(told.v[0].pool.problem, HK_POOL_CHANGE_BEYOND_MEMORY);
+	/* A Maximum beyond it is only a limit: planned, with the warning. */
+	e.field = HK_POOL_MAXIMUM;
+	assert_int_equal(one(&t, e, &told), 0);
+	assert_true(told.v[0].pool.limit_beyond_memory);
+	/* Sizes: none here, a grammar the entry does not use, DEFAULT. */
+	e.page_size = "3M";
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_UNKNOWN_SIZE);
+	assert_int_equal(told.v[0].page_size, 0);
+	e.page_size = "1GB";
+	e.number = 2;
+	e.field = HK_POOL_MINIMUM;
+	assert_int_equal(one(&t, e, &told), 0);
+	assert_int_equal(told.v[0].page_size, 1024 * MIB);
+	e.page_size = "2 M";
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_UNKNOWN_SIZE);
+	tree_close(&t);
+}
+
+static void test_other_verdicts(void **state)
+{
+	struct hk_intent_entry e = entry(HK_SETTING_THP);
+	static const int node1[] = {1};
+	struct told told;
+	struct tree t;
+	char path[4096];
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	e.knob = "enabled";
+	e.value = "sometimes";
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NOT_A_MODE);
+	assert_string_equal(told.line, "always [madvise] never");
+	e.knob = "no_such_knob";
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NO_KERNEL);
+	/* HVO: on this tree, then without its sysctl. */
+	e = entry(HK_SETTING_HVO);
+	e.number = 1;
+	assert_int_equal(one(&t, e, &told), 0);
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/hugetlb_optimize_vmemmap", t.dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NO_KERNEL);
+	/* A demote of more pages than the 1G pool has free (1), on the pool and on node 1. */
+	e = entry(HK_SETTING_DEMOTE);
+	e.page_size = "1G";
+	e.number = 2;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_DEMOTE);
+	assert_int_equal(told.v[0].demote.problem, HK_DEMOTE_NOT_FREE);
+	assert_int_equal(told.v[0].demote.free, 1);
+	e.number = 1;
+	assert_int_equal(one(&t, e, &told), 0);
+	assert_int_equal(told.v[0].n, 1);
+	e.nodes = node1;
+	e.n_nodes = 1;
+	assert_int_equal(one(&t, e, &told), 0);
+	/* A demote size that is no smaller huge page size. */
+	e = entry(HK_SETTING_DEMOTE_SIZE);
+	e.page_size = "1G";
+	e.number = 4096;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].demote.problem, HK_DEMOTE_NOT_SMALLER);
+	e.number = 2 * MIB;
+	assert_int_equal(one(&t, e, &told), 0);
+	tree_close(&t);
+}
+
+static void test_stops(void **state)
+{
+	struct hk_intent_entry e[] = {
+		pool("2M", HK_POOL_MINIMUM, '+', 1),
+		pool("3M", HK_POOL_MINIMUM, 0, 1),
+		entry(HK_SETTING_SHM_GROUP),
+	};
+	struct hk_intent *in = NULL;
+	struct told told = {.stop_at = -1};
+	struct tree t;
+	struct hk_plan *plan;
+	const struct hk_plan_item *items;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	/* The first entry that cannot be planned ends it: the group (after the pools) is never told. */
+	assert_int_equal(plan_entries(&t, e, 3, &told, &plan), 1);
+	assert_int_equal(told.n, 2);
+	assert_int_equal(told.v[1].problem, HK_INTENT_UNKNOWN_SIZE);
+	hk_plan_unref(plan);
+	/* The caller's word stops it too, and is returned. */
+	told = (struct told){.stop_at = 0};
+	e[1].page_size = "2M";
+	assert_int_equal(plan_entries(&t, e, 3, &told, &plan), 42);
+	assert_int_equal(told.n, 1);
+	assert_int_equal(hk_plan_items(plan, &items), 2);
+	hk_plan_unref(plan);
+	/* What the intent does not plan, and entries it cannot read. */
+	assert_int_equal(hk_intent_new(t.ctx, &in), 0);
+	e[0] = entry(HK_SETTING_MOUNT);
+	assert_int_equal(hk_intent_add(in, &e[0]), -EINVAL);
+	e[0] = pool("2M", HK_POOL_OVERCOMMIT, 0, 1);
+	assert_int_equal(hk_intent_add(in, &e[0]), -EINVAL);
+	e[0] = pool("2M", HK_POOL_MINIMUM, 0, 1);
+	e[0].size = sizeof(e[0]) - 1;
+	assert_int_equal(hk_intent_add(in, &e[0]), -EINVAL);
+	assert_int_equal(hk_plan_from_intent(in, NULL, NULL, tell, &told), -EINVAL);
+	assert_null(hk_intent_unref(in));
+	tree_close(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_pool_verdicts),
+		cmocka_unit_test(test_other_verdicts),
+		cmocka_unit_test(test_stops),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libhugekit's verdicts on the change options, as hugeadm says them: the
+ * library plans the options' intent (hk_plan_from_intent) and judges each
+ * entry against the machine; this file only words what it is told, in
+ * 2.23's words where 2.23 had them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "hugeadm.h"
+
+/* What could not be read for the entry's judgement. */
+static void say_unread(struct hugeadm_ctl *ctl, const struct ha_action *a,
+		       const struct hk_intent_verdict *v)
+{
+	const char *err = strerror(-v->error);
+
+	if (!v->page_size && a->size_str && a->kind != HA_THP)
+		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->size_str, err);
+	else if (a->kind == HA_DEMOTE || a->kind == HA_DEMOTE_SIZE)
+		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, err);
+	else if (a->kind == HA_THP)
+		ha_msg(ctl, HA_ERROR, "transparent_hugepage/%s: %s", a->knob, err);
+	else if (a->kind == HA_VMEMMAP)
+		ha_msg(ctl, HA_ERROR, "%s: %s", hk_sysctl_path(HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP),
+		       err);
+	else
+		ha_msg(ctl, HA_ERROR, "cannot compute the recommended %s: %s",
+		       a->kind == HA_SHMMAX ? "shmmax" : "min_free_kbytes", err);
+}
+
+/* A file the kernel lacks: a THP knob, HVO's sysctl. */
+static void say_no_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a)
+{
+	if (a->kind == HA_VMEMMAP)
+		ha_msg(ctl, HA_ERROR,
+		       "--vmemmap-optimize: the kernel has no %s (Linux 5.19 or later, "
+		       "built with CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP)",
+		       hk_sysctl_path(HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP));
+	else if (a->size)
+		ha_msg(ctl, HA_ERROR, "%s: this kernel has no per-size THP setting for %s", a->arg,
+		       a->size_str);
+	else
+		ha_msg(ctl, HA_ERROR, "this kernel has no transparent_hugepage/%s", a->knob);
+}
+
+/*
+ * A pool change that does not fit. A count beyond MemTotal is an error for
+ * a Minimum and for any decrease, a warning for a Maximum set or raised
+ * (only a limit, which the kernel takes): said before, with any verdict.
+ */
+static void say_pool(struct hugeadm_ctl *ctl, const struct ha_action *a,
+		     const struct hk_intent_verdict *v, const char *sz)
+{
+	const struct hk_pool_verdict *pv = &v->pool;
+
+	switch (pv->problem) {
+	case HK_POOL_CHANGE_BEYOND_MEMORY:
+		ha_msg(ctl, HA_ERROR,
+		       "%s: %" PRIu64
+		       " pages of %s are more than the memory holds (MemTotal %" PRIu64
+		       " kB, %" PRIu64 " pages)",
+		       a->arg, v->pages, sz, pv->mem_kb, pv->mem_pages);
+		break;
+	case HK_POOL_CHANGE_MINIMUM_BEYOND_MEMORY:
+		ha_msg(ctl, HA_ERROR,
+		       "%s: a Minimum of %" PRIu64 " pages of %s is more than the memory holds "
+		       "(MemTotal %" PRIu64 " kB, %" PRIu64 " pages)",
+		       a->arg, pv->minimum, sz, pv->mem_kb, pv->mem_pages);
+		break;
+	case HK_POOL_CHANGE_GIGANTIC:
+		ha_msg(ctl, HA_ERROR,
+		       "%s: %s pages are gigantic: the kernel cannot overcommit them, so their "
+		       "maximum is their minimum. Use --pool-pages-min, or reserve them at boot "
+		       "(hugepagesz=%s hugepages=N)",
+		       a->arg, sz, sz);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A demote, or a demote's size, the pool cannot have. */
+static void say_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
+		       const struct hk_demote_verdict *d, const char *sz)
+{
+	char to[32];
+
+	switch (d->problem) {
+	case HK_DEMOTE_NO_KERNEL:
+		ha_msg(ctl, HA_ERROR, "%s: the kernel has no demote (Linux 5.16 or later)", a->arg);
+		break;
+	case HK_DEMOTE_NO_SMALLER:
+		ha_msg(ctl, HA_ERROR, "%s: %s pages cannot be demoted: no smaller huge page size",
+		       a->arg, sz);
+		break;
+	case HK_DEMOTE_NOT_SMALLER:
+		hk_format_size(to, sizeof(to), a->u);
+		ha_msg(ctl, HA_ERROR, "%s: %s is not a huge page size smaller than %s", a->arg, to,
+		       sz);
+		break;
+	case HK_DEMOTE_NO_NODE:
+		ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)", a->arg,
+		       d->node, sz);
+		break;
+	case HK_DEMOTE_NO_NODE_FILE:
+		ha_msg(ctl, HA_ERROR, "%s: node %d has no demote file: %s", a->arg, d->node,
+		       strerror(-d->error));
+		break;
+	case HK_DEMOTE_NOT_FREE:
+		if (d->node == HK_NODE_ALL)
+			ha_msg(ctl, HA_ERROR,
+			       "%s: %" PRIu64 " pages to demote, but the %s pool has %" PRIu64
+			       " free",
+			       a->arg, a->amount, sz, d->free);
+		else
+			ha_msg(ctl, HA_ERROR,
+			       "%s: %" PRIu64 " pages to demote on node %d, but it has %" PRIu64
+			       " free %s pages",
+			       a->arg, a->amount, d->node, d->free, sz);
+		break;
+	case HK_DEMOTE_FITS:
+		break;
+	}
+}
+
+int ha_say_verdict(struct hugeadm_ctl *ctl, const struct ha_action *a,
+		   const struct hk_intent_verdict *v)
+{
+	char sz[32];
+
+	hk_format_size(sz, sizeof(sz), v->page_size);
+	if (v->pool.limit_beyond_memory &&
+	    (v->problem == HK_INTENT_PLANNED || v->problem == HK_INTENT_POOL))
+		ha_msg(ctl, HA_WARNING,
+		       "%s: %" PRIu64 " pages of %s are more than the memory holds "
+		       "(MemTotal %" PRIu64 " kB, %" PRIu64 " pages): the Maximum is only a limit",
+		       a->arg, v->pages, sz, v->pool.mem_kb, v->pool.mem_pages);
+	switch (v->problem) {
+	case HK_INTENT_PLANNED:
+		return 0;
+	case HK_INTENT_UNKNOWN_SIZE:
+		ha_msg(ctl, HA_ERROR, "%s: unknown page size", a->size_str);
+		break;
+	case HK_INTENT_UNREAD:
+		say_unread(ctl, a, v);
+		break;
+	case HK_INTENT_NODES_AND_MEMPOLICY:
+		ha_msg(ctl, HA_ERROR,
+		       "%s: --obey-mempolicy and @NODES both choose the nodes: use one", a->arg);
+		break;
+	case HK_INTENT_POOL_NO_NODE:
+		ha_msg(ctl, HA_ERROR, "%s: node %d has no %s pool (no such NUMA node)", a->arg,
+		       v->pool.node, sz);
+		break;
+	case HK_INTENT_LESS_THAN_A_PAGE:
+		ha_msg(ctl, HA_ERROR, "%s: %s is less than one %s page", a->arg, a->adj_str, sz);
+		break;
+	case HK_INTENT_POOL:
+		say_pool(ctl, a, v, sz);
+		break;
+	case HK_INTENT_DEMOTE:
+		say_demote(ctl, a, &v->demote, sz);
+		break;
+	case HK_INTENT_NO_KERNEL:
+		say_no_kernel(ctl, a);
+		break;
+	case HK_INTENT_NOT_A_MODE:
+		ha_msg(ctl, HA_ERROR, "%s: not a mode of transparent_hugepage/%s (%s)", a->value,
+		       a->knob, v->line ? v->line : "");
+		break;
+	case HK_INTENT_UNPLANNED:
+		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg,
+		       strerror(-v->error));
+		break;
+	}
+	return -1;
+}

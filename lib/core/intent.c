@@ -10,8 +10,12 @@
  * plan is all of the intent or is not run.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -28,6 +32,8 @@ struct step {
 	struct hk_pool_plan *pools;
 	const struct hk_intent_entry *e;
 	struct hk_intent_verdict v;
+	hk_intent_fn *fn;
+	void *data;
 };
 
 HK_EXPORT int hk_intent_new(struct hk_ctx *ctx, struct hk_intent **ret)
@@ -46,6 +52,8 @@ HK_EXPORT int hk_intent_new(struct hk_ctx *ctx, struct hk_intent **ret)
 
 static void entry_free(struct hk_intent_entry *e)
 {
+	free((char *)e->base);
+	free((char *)e->sub);
 	free((char *)e->page_size);
 	free((int *)e->nodes);
 	free((char *)e->knob);
@@ -77,9 +85,10 @@ static bool planned_here(enum hk_setting s)
 	case HK_SETTING_MIN_FREE_KBYTES:
 	case HK_SETTING_SHMMAX:
 	case HK_SETTING_SHM_GROUP:
+	case HK_SETTING_MOUNT:
 		return true;
 	default:
-		return false; /* mounts, cgroups, other sysctls: a configuration's (plan.c) */
+		return false; /* cgroups, other sysctls: a configuration's (plan.c) */
 	}
 }
 
@@ -96,7 +105,7 @@ static int entry_copy(struct hk_intent_entry *to, const struct hk_intent_entry *
 	int rc = 0;
 
 	*to = *from;
-	to->page_size = to->knob = to->value = to->why = NULL;
+	to->page_size = to->knob = to->value = to->why = to->base = to->sub = NULL;
 	to->nodes = NULL;
 	if (from->nodes && from->n_nodes) {
 		nodes = malloc(from->n_nodes * sizeof(*nodes));
@@ -113,6 +122,10 @@ static int entry_copy(struct hk_intent_entry *to, const struct hk_intent_entry *
 		rc = dup_opt(from->value, &to->value);
 	if (rc == 0)
 		rc = dup_opt(from->why, &to->why);
+	if (rc == 0)
+		rc = dup_opt(from->base, &to->base);
+	if (rc == 0)
+		rc = dup_opt(from->sub, &to->sub);
 	if (rc < 0)
 		entry_free(to);
 	return rc;
@@ -127,6 +140,8 @@ HK_EXPORT int hk_intent_add(struct hk_intent *intent, const struct hk_intent_ent
 		return -EINVAL;
 	if (entry->setting == HK_SETTING_POOL && entry->field != HK_POOL_MINIMUM &&
 	    entry->field != HK_POOL_MAXIMUM)
+		return -EINVAL;
+	if (entry->setting == HK_SETTING_MOUNT && (!entry->base || entry->base[0] != '/'))
 		return -EINVAL;
 	if (intent->n >= INT32_MAX)
 		return -ENOSPC;
@@ -327,18 +342,204 @@ static int plan_sysctl(struct step *s)
 	return added(s, hk_plan_add_sysctl(ctx, s->plan, which, v, s->e->why));
 }
 
+/* The verdict told: the caller's word when it stops, else planned (0, or 1: stop). */
+static int tell(struct step *s, int planned)
+{
+	int rc = s->fn(s->data, &s->v);
+
+	return rc ? rc : planned;
+}
+
+/* pagesize-2MB, pagesize-1GB, pagesize-64KB: 2.23's names (integer division). */
+static void mount_name(char *buf, size_t sz, uint64_t size)
+{
+	if (size >= (UINT64_C(1) << 30))
+		snprintf(buf, sz, "pagesize-%" PRIu64 "GB", size >> 30);
+	else if (size >= (UINT64_C(1) << 20))
+		snprintf(buf, sz, "pagesize-%" PRIu64 "MB", size >> 20);
+	else
+		snprintf(buf, sz, "pagesize-%" PRIu64 "KB", size >> 10);
+}
+
+/* A numeric mount option, as the kernel shows it; 0 when absent. */
+static uint64_t option_u64(const struct hk_mounts *ms, size_t i, const char *name)
+{
+	char *v = NULL;
+	uint64_t n = 0;
+
+	if (hk_mount_option(ms, i, name, &v) == 0)
+		hk_parse_size(v, &n);
+	free(v);
+	return n;
+}
+
+/*
+ * The mount at i is the one asked for: hugetlbfs of that page size, the
+ * same limits (the kernel keeps them in whole pages), the same owner and
+ * mode of its root (fd, opened safely, or < 0; a tree's mount points are
+ * not on this machine, so its options are all there is).
+ */
+static bool same_mount(const struct step *s, const struct hk_mounts *ms, size_t i, uint64_t size,
+		       int fd)
+{
+	const struct hk_intent_entry *e = s->e;
+	struct stat st;
+
+	if (hk_mount_page_size(ms, i) != size)
+		return false;
+	if (option_u64(ms, i, "size") != e->max_size / size * size ||
+	    option_u64(ms, i, "min_size") != e->min_size / size * size)
+		return false;
+	if (e->max_inodes && option_u64(ms, i, "nr_inodes") != e->max_inodes)
+		return false;
+	if (!hk_is_live(s->in->ctx))
+		return true;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return false;
+	return st.st_uid == e->uid && st.st_gid == e->gid && (st.st_mode & 07777) == e->mode;
+}
+
+/*
+ * The limits against the pool of the size as the entries before leave it.
+ * The kernel refuses a reservation above the limit, in whole pages, and
+ * one above the pool's Maximum (surplus pages count); --max-size is a
+ * limit, not a reservation (mounts made at boot come before the pool is
+ * sized): above the pool, or below one page, it is only a warning.
+ */
+static int mount_limits(struct step *s, uint64_t size)
+{
+	const struct hk_intent_entry *e = s->e;
+	int rc = hk_pool_plan_load(s->pools, size);
+
+	if (rc < 0) {
+		hkl_err(s->in->ctx, "%s: cannot read the pool: %s", s->v.target, strerror(-rc));
+		return stop(s, HK_INTENT_UNREAD, rc);
+	}
+	s->v.max_pages = e->max_size / size;
+	s->v.min_pages = e->min_size / size;
+	s->v.pool_maximum = hk_pool_plan_get(s->pools, size, HK_NODE_ALL, HK_POOL_MAXIMUM);
+	if (e->max_size && e->min_size && s->v.min_pages > s->v.max_pages)
+		return stop(s, HK_INTENT_MIN_OVER_MAX, 0);
+	if (e->min_size && s->v.min_pages > s->v.pool_maximum)
+		return stop(s, HK_INTENT_MIN_OVER_POOL, 0);
+	if (e->max_size && s->v.max_pages > s->v.pool_maximum)
+		s->v.warnings |= HK_INTENT_MAX_OVER_POOL;
+	else if (e->max_size && s->v.max_pages == 0)
+		s->v.warnings |= HK_INTENT_MAX_NO_PAGE;
+	return 0;
+}
+
+/* The mount's options: 2.23's, its root's owner and mode (nothing chowned after), nosuid,nodev. */
+static void mount_options(const struct hk_intent_entry *e, uint64_t size, char *buf, size_t sz)
+{
+	int n = snprintf(buf, sz, "pagesize=%" PRIu64, size);
+
+	if (e->max_size)
+		n += snprintf(buf + n, sz - (size_t)n, ",size=%" PRIu64, e->max_size);
+	if (e->min_size)
+		n += snprintf(buf + n, sz - (size_t)n, ",min_size=%" PRIu64, e->min_size);
+	if (e->max_inodes)
+		n += snprintf(buf + n, sz - (size_t)n, ",nr_inodes=%" PRIu64, e->max_inodes);
+	snprintf(buf + n, sz - (size_t)n, ",uid=%u,gid=%u,mode=0%o,nosuid,nodev", e->uid, e->gid,
+		 e->mode);
+}
+
+/*
+ * One mount, of one page size: its directories as they are now (no
+ * symlink, no stranger's: nothing is made yet), a mount there already
+ * (kept only when it is the same), its limits, then its item: made by the
+ * executor under base, one there kept (HK_MOUNT_KEEP), as 2.23 did.
+ */
+static int plan_mount(struct step *s, const struct hk_mounts *ms, uint64_t size, const char *target)
+{
+	const struct hk_intent_entry *e = s->e;
+	char opts[320];
+	struct hk_mount_request rq = {.size = sizeof(rq),
+				      .path = target,
+				      .base = e->base,
+				      .uid = e->uid,
+				      .gid = e->gid,
+				      .mode = e->mode,
+				      .options = opts,
+				      .flags = HK_MOUNT_KEEP};
+	int fd = -ENOENT, rc = 0;
+
+	if (hk_is_live(s->in->ctx))
+		fd = hk_mount_dir_open(s->in->ctx, &rq, false); /* logged */
+	if (fd < 0 && fd != -ENOENT)
+		return stop(s, HK_INTENT_UNREAD, fd);
+	for (size_t i = 0; ms && i < hk_mounts_count(ms); i++) {
+		if (strcmp(hk_mount_target(ms, i), target) != 0)
+			continue;
+		if (!(e->flags & HK_INTENT_UNMOUNTING) && !same_mount(s, ms, i, size, fd)) {
+			s->v.options = hk_mount_options(ms, i);
+			rc = stop(s, HK_INTENT_MOUNTED_OTHERWISE, 0);
+		}
+		break;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0)
+		rc = mount_limits(s, size);
+	if (rc)
+		return rc;
+	mount_options(e, size, opts, sizeof(opts));
+	return added(s, hk_plan_add_mount(s->plan, &rq, size, e->why));
+}
+
+/* A mount of each page size, each told: 0, or what stopped planning. */
+static int plan_mounts(struct step *s)
+{
+	const struct hk_intent_entry *e = s->e;
+	struct hk_mounts *ms = NULL;
+	uint64_t *sizes = NULL;
+	size_t n = 0;
+	int rc;
+
+	/* A tree can be planned for (a dry run), not mounted in. */
+	if (!hk_is_live(s->in->ctx) && !(e->flags & HK_INTENT_SHOW_ONLY))
+		return tell(s, stop(s, HK_INTENT_NOT_LIVE, 0));
+	rc = hk_page_sizes(s->in->ctx, &sizes, &n);
+	if (rc == 0)
+		rc = hk_mounts_read(s->in->ctx, &ms);
+	if (rc < 0)
+		rc = tell(s, stop(s, HK_INTENT_UNREAD, rc));
+	else if (n == 0)
+		rc = tell(s, 0); /* no page size: nothing to mount */
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		char name[64], target[4096];
+
+		mount_name(name, sizeof(name), sizes[k]);
+		if (e->sub)
+			snprintf(target, sizeof(target), "%s/%s/%s", e->base, e->sub, name);
+		else
+			snprintf(target, sizeof(target), "%s/%s", e->base, name);
+		s->v = (struct hk_intent_verdict){.size = sizeof(s->v),
+						  .entry = s->v.entry,
+						  .page_size = sizes[k],
+						  .target = target};
+		rc = tell(s, plan_mount(s, ms, sizes[k], target));
+	}
+	free(sizes);
+	hk_mounts_unref(ms);
+	return rc;
+}
+
+/* The entry planned and its verdicts told: 0 goes on; else what planning returns. */
 static int plan_entry(struct step *s)
 {
 	switch (s->e->setting) {
 	case HK_SETTING_POOL:
-		return plan_pool(s);
+		return tell(s, plan_pool(s));
 	case HK_SETTING_DEMOTE_SIZE:
 	case HK_SETTING_DEMOTE:
-		return plan_demote(s);
+		return tell(s, plan_demote(s));
 	case HK_SETTING_THP:
-		return plan_thp(s);
+		return tell(s, plan_thp(s));
+	case HK_SETTING_MOUNT:
+		return plan_mounts(s);
 	default:
-		return plan_sysctl(s);
+		return tell(s, plan_sysctl(s));
 	}
 }
 
@@ -369,15 +570,12 @@ HK_EXPORT int hk_plan_from_intent(struct hk_intent *intent, struct hk_plan *plan
 	if (!order)
 		return -ENOMEM;
 	for (size_t k = 0; k < intent->n && rc == 0; k++) {
-		struct step s = {.in = intent, .plan = plan, .pools = pools};
-		int planned;
+		struct step s = {
+			.in = intent, .plan = plan, .pools = pools, .fn = fn, .data = data};
 
 		s.e = &intent->e[order[k]];
 		s.v = (struct hk_intent_verdict){.size = sizeof(s.v), .entry = order[k]};
-		planned = plan_entry(&s);
-		rc = fn(data, &s.v);
-		if (rc == 0 && planned)
-			rc = 1;
+		rc = plan_entry(&s);
 		free((char *)s.v.line);
 	}
 	free(order);

@@ -30,6 +30,7 @@
 struct told {
 	struct hk_intent_verdict v[16];
 	char line[256];
+	char target[16][128], options[16][256];
 	size_t n;
 	int stop_at; /* the verdict (0, 1, ...) the callback stops at with 42; -1: never */
 };
@@ -44,6 +45,10 @@ static int tell(void *data, const struct hk_intent_verdict *v)
 	if (v->line)
 		snprintf(t->line, sizeof(t->line), "%s", v->line);
 	t->v[t->n].line = NULL;
+	snprintf(t->target[t->n], sizeof(t->target[0]), "%s", v->target ? v->target : "");
+	snprintf(t->options[t->n], sizeof(t->options[0]), "%s", v->options ? v->options : "");
+	t->v[t->n].target = t->target[t->n];
+	t->v[t->n].options = t->options[t->n];
 	return (int)t->n++ == t->stop_at ? 42 : 0;
 }
 
@@ -326,13 +331,107 @@ static void test_stops(void **state)
 	tree_close(&t);
 }
 
+static struct hk_intent_entry mount(const char *sub, uint64_t max_size, uint64_t min_size)
+{
+	struct hk_intent_entry e = entry(HK_SETTING_MOUNT);
+
+	e.base = "/var/lib/hugetlbfs/global";
+	e.sub = sub;
+	e.mode = 01777;
+	e.max_size = max_size;
+	e.min_size = min_size;
+	e.flags = HK_INTENT_SHOW_ONLY;
+	return e;
+}
+
+/* Plan one mount entry: what planning returned; the verdicts in *told, one per page size. */
+static int mounts(struct tree *t, struct hk_intent_entry e, struct told *told, size_t *ret_items)
+{
+	struct hk_plan *plan;
+	const struct hk_plan_item *items;
+	int rc;
+
+	*told = (struct told){.stop_at = -1};
+	rc = plan_entries(t, &e, 1, told, &plan);
+	*ret_items = hk_plan_items(plan, &items);
+	if (*ret_items)
+		assert_string_equal(items[0].path, "/var/lib/hugetlbfs/global/pagesize-2MB");
+	hk_plan_unref(plan);
+	return rc;
+}
+
+static void test_mounts(void **state)
+{
+	struct hk_intent_entry e = mount(NULL, 0, 0);
+	struct told told;
+	struct tree t;
+	size_t n;
+	char path[4096];
+	FILE *f;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	/* A tree can be planned for (shown), not mounted in. */
+	e.flags = 0;
+	assert_int_equal(mounts(&t, e, &told, &n), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NOT_LIVE);
+	assert_int_equal(n, 0);
+	/* One mount per page size, 2.23's names, each told. */
+	assert_int_equal(mounts(&t, mount(NULL, 0, 0), &told, &n), 0);
+	assert_int_equal(told.n, 2);
+	assert_int_equal(n, 2);
+	assert_int_equal(told.v[0].page_size, 2 * MIB);
+	assert_int_equal(told.v[1].page_size, 1024 * MIB);
+	assert_int_equal(told.v[1].first, 1);
+	assert_int_equal(told.v[1].n, 1);
+	/* Limits: --max-size 58 MiB is 29 2M pages (the pool's Maximum is 29) but no 1G page. */
+	assert_int_equal(mounts(&t, mount(NULL, 58 * MIB, 0), &told, &n), 0);
+	assert_int_equal(told.v[0].warnings, 0);
+	assert_int_equal(told.v[1].warnings, HK_INTENT_MAX_NO_PAGE);
+	assert_int_equal(mounts(&t, mount(NULL, 60 * MIB, 0), &told, &n), 0);
+	assert_int_equal(told.v[0].warnings, HK_INTENT_MAX_OVER_POOL);
+	assert_int_equal(told.v[0].max_pages, 30);
+	assert_int_equal(told.v[0].pool_maximum, 29);
+	/* A reservation of 2 1G pages (the pool has 2), but above the limit: refused. */
+	assert_int_equal(mounts(&t, mount(NULL, 1024 * MIB, 2048 * MIB), &told, &n), 1);
+	assert_int_equal(told.n, 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_MIN_OVER_MAX);
+	assert_int_equal(told.v[0].min_pages, 1024);
+	assert_int_equal(told.v[0].max_pages, 512);
+	/* 58 MiB: 29 2M pages, which the pool's Maximum holds; no 1G page. 60 MiB: 30. */
+	assert_int_equal(mounts(&t, mount(NULL, 0, 58 * MIB), &told, &n), 0);
+	assert_int_equal(mounts(&t, mount(NULL, 0, 60 * MIB), &told, &n), 1);
+	assert_int_equal(told.n, 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_MIN_OVER_POOL);
+	assert_int_equal(told.v[0].pool_maximum, 29);
+	assert_int_equal(mounts(&t, mount(NULL, 0, 3072 * MIB), &told, &n), 1);
+	/* Another mount at the 2M mount point: refused, unless the mounts are taken down first. */
+	snprintf(path, sizeof(path), "%s/proc/self/mountinfo", t.dir);
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fprintf(f, "90 27 0:50 / /var/lib/hugetlbfs/global/pagesize-2MB rw - hugetlbfs none "
+		   "rw,pagesize=2M,size=4194304\n");
+	fclose(f);
+	assert_int_equal(mounts(&t, mount(NULL, 0, 0), &told, &n), 1);
+	assert_int_equal(told.n, 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_MOUNTED_OTHERWISE);
+	assert_string_equal(told.v[0].target, "/var/lib/hugetlbfs/global/pagesize-2MB");
+	assert_non_null(strstr(told.v[0].options, "size=4194304"));
+	/* The same mount (size in whole pages) is kept; --unmount-all first takes any. */
+	assert_int_equal(mounts(&t, mount(NULL, 5 * MIB, 0), &told, &n), 0);
+	e = mount(NULL, 0, 0);
+	e.flags |= HK_INTENT_UNMOUNTING;
+	assert_int_equal(mounts(&t, e, &told, &n), 0);
+	assert_int_equal(n, 2);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_order),
-		cmocka_unit_test(test_pool_verdicts),
-		cmocka_unit_test(test_other_verdicts),
-		cmocka_unit_test(test_stops),
+		cmocka_unit_test(test_order),	       cmocka_unit_test(test_pool_verdicts),
+		cmocka_unit_test(test_other_verdicts), cmocka_unit_test(test_stops),
+		cmocka_unit_test(test_mounts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

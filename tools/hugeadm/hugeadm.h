@@ -158,8 +158,6 @@ int ha_plan_json(struct hugeadm_ctl *ctl);
 void ha_plan_notes(struct hugeadm_ctl *ctl);
 /* One item of a plan as a JSON object (confapply.c): item, path, value, why, file, line. */
 void ha_json_plan_item(struct hkt_json *j, const struct hk_plan_item *it);
-/* Add a write to the action's items: rc is hk_plan_add_*'s (-1 after a message when < 0). */
-int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc);
 /* Why an action's items are there: the option as given ("--pool-pages-min 2M:512"). */
 const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz);
 
@@ -196,7 +194,8 @@ int ha_say_verdict(struct hugeadm_ctl *ctl, const struct ha_action *a,
 
 /* mounts.c: --create-*-mounts and --unmount-all. */
 int ha_plan_mounts(struct hugeadm_ctl *ctl, const char *kind, const char *who);
-int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a);
+/* Whether --unmount-all was asked (it runs first: the mounts there now do not count). */
+bool ha_unmount_all_asked(const struct hugeadm_ctl *ctl);
 /*
  * A mounts action's unit, run by libhugekit's executor: what is said before
  * it (a dry run's base directory), and at each of its steps (a mount there

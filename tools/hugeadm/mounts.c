@@ -2,10 +2,12 @@
 /*
  * hugetlbfs mounts, in libhugetlbfs's layout: one mount per page size,
  * /var/lib/hugetlbfs[/user/USER|/group/GROUP|/global]/pagesize-2MB, with the
- * owner and mode 2.23 gave them. Validated first (users, groups, sizes, paths
- * already mounted), idempotent, and with 2.23's dry-run text. The directories
- * are walked and made, and the mounts made and checked, by libhugekit
- * (hk_mount_dir_open, hk_mount_make): this file chooses the layout.
+ * owner and mode 2.23 gave them. This file reads the options (users,
+ * groups, sizes) into an entry of the intent; libhugekit plans it
+ * (hk_plan_from_intent: the layout, a mount there already, the limits
+ * against the pool), walks and makes the directories and makes and checks
+ * the mounts (hk_mount_dir_open, hk_mount_make). Here: 2.23's dry-run text,
+ * what is said of a mount there already, and --unmount-all.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,28 +96,6 @@ int ha_parse_mount_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
-/* pagesize-2MB, pagesize-1GB, pagesize-64KB: 2.23's names (integer division). */
-static void mount_name(char *buf, size_t sz, uint64_t size)
-{
-	if (size >= (UINT64_C(1) << 30))
-		snprintf(buf, sz, "pagesize-%" PRIu64 "GB", size >> 30);
-	else if (size >= (UINT64_C(1) << 20))
-		snprintf(buf, sz, "pagesize-%" PRIu64 "MB", size >> 20);
-	else
-		snprintf(buf, sz, "pagesize-%" PRIu64 "KB", size >> 10);
-}
-
-static void mount_dir(const struct ha_action *a, uint64_t size, char *buf, size_t sz)
-{
-	char name[64];
-
-	mount_name(name, sizeof(name), size);
-	if (a->sub)
-		snprintf(buf, sz, "%s/%s/%s", a->base, a->sub, name);
-	else
-		snprintf(buf, sz, "%s/%s", a->base, name);
-}
-
 static ssize_t find_mount(const struct hk_mounts *ms, const char *target)
 {
 	for (size_t i = 0; ms && i < hk_mounts_count(ms); i++)
@@ -124,189 +104,13 @@ static ssize_t find_mount(const struct hk_mounts *ms, const char *target)
 	return -1;
 }
 
-/* A numeric mount option, as the kernel shows it; 0 when absent. */
-static uint64_t option_u64(const struct hk_mounts *ms, size_t i, const char *name)
-{
-	char *v = NULL;
-	uint64_t n = 0;
-
-	if (hk_mount_option(ms, i, name, &v) == 0)
-		hk_parse_size(v, &n);
-	free(v);
-	return n;
-}
-
-/*
- * The mount at target is what we would make: hugetlbfs of that page size, the
- * same limits (the kernel keeps them in whole pages), the same owner and mode.
- * fd is the mount's root directory, opened safely, or < 0.
- */
-static bool same_mount(const struct hugeadm_ctl *ctl, const struct ha_action *a,
-		       const struct hk_mounts *ms, size_t i, uint64_t size, int fd)
-{
-	struct stat st;
-
-	if (hk_mount_page_size(ms, i) != size)
-		return false;
-	if (option_u64(ms, i, "size") != ctl->max_size / size * size ||
-	    option_u64(ms, i, "min_size") != ctl->min_size / size * size)
-		return false;
-	if (ctl->max_inodes > 0 && option_u64(ms, i, "nr_inodes") != (uint64_t)ctl->max_inodes)
-		return false;
-	/* A tree's mount points are not on this machine: its options are all we have. */
-	if (!hk_is_live(ctl->ctx))
-		return true;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return false;
-	return st.st_uid == a->uid && st.st_gid == a->gid && (st.st_mode & 07777) == a->mode;
-}
-
-/*
- * The library's request for one of the action's mounts: the levels up to
- * the base directory are root's, the user or group directory and the mount
- * point the action's owner and mode (hk_mount_dir_open, hk_mount_make).
- */
-static struct hk_mount_request request(const struct ha_action *a, const char *target,
-				       const char *opts)
-{
-	return (struct hk_mount_request){.size = sizeof(struct hk_mount_request),
-					 .path = target,
-					 .base = a->base,
-					 .uid = (uint32_t)a->uid,
-					 .gid = (uint32_t)a->gid,
-					 .mode = (uint32_t)a->mode,
-					 .options = opts};
-}
-
 /* With --unmount-all, which runs first, the mounts there now do not matter. */
-static bool unmount_all_asked(const struct hugeadm_ctl *ctl)
+bool ha_unmount_all_asked(const struct hugeadm_ctl *ctl)
 {
 	for (size_t i = 0; i < ctl->n_actions; i++)
 		if (ctl->actions[i].kind == HA_UNMOUNT_ALL)
 			return true;
 	return false;
-}
-
-/* The limits against the pool of one size as this run leaves it: 0, or -1 after an error. */
-static int check_sizes(struct hugeadm_ctl *ctl, uint64_t size)
-{
-	uint64_t max, max_pages = ctl->max_size / size, min_pages = ctl->min_size / size;
-	char sz[32];
-
-	if (ha_pools_load(ctl, size) < 0)
-		return -1;
-	hk_format_size(sz, sizeof(sz), size);
-	max = hk_pool_plan_get(ctl->pools, size, HK_NODE_ALL, HK_POOL_MAXIMUM);
-	/* The kernel refuses a reservation above the limit, in whole pages. */
-	if (ctl->max_size && ctl->min_size && min_pages > max_pages) {
-		ha_msg(ctl, HA_ERROR,
-		       "--min-size %" PRIu64 " is more than --max-size %" PRIu64
-		       " for the %s mount (%" PRIu64 " pages against %" PRIu64 ")",
-		       ctl->min_size, ctl->max_size, sz, min_pages, max_pages);
-		return -1;
-	}
-	/* The reservation takes pages at mount time, surplus ones too, up to the Maximum. */
-	if (ctl->min_size && min_pages > max) {
-		ha_msg(ctl, HA_ERROR,
-		       "--min-size %" PRIu64 " reserves more than the %s pool can hold (%" PRIu64
-		       " pages)",
-		       ctl->min_size, sz, max);
-		return -1;
-	}
-	/*
-	 * --max-size is a limit, not a reservation: it may be above the pool (mounts
-	 * made at boot come before the pool is sized), and only a warning says so.
-	 */
-	if (ctl->max_size && max_pages > max)
-		ha_msg(ctl, HA_WARNING,
-		       "--max-size %" PRIu64 " is more than the %s pool holds now (%" PRIu64
-		       " pages): the mount is limited to %" PRIu64 " pages all the same",
-		       ctl->max_size, sz, max, max_pages);
-	else if (ctl->max_size && max_pages == 0)
-		ha_msg(ctl, HA_WARNING,
-		       "the %s mount can hold no page: --max-size %" PRIu64
-		       " is less than one %s page",
-		       sz, ctl->max_size, sz);
-	return 0;
-}
-
-static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t size,
-			  bool owner, char *buf, size_t sz);
-
-/*
- * One mount of the action as an item of the plan: where, the options, owner
- * and mode, made by libhugekit's executor under the action's base; one there
- * already is kept (HK_MOUNT_KEEP: validation made sure it is the one we would
- * make), as 2.23 did.
- */
-static int plan_mount(struct hugeadm_ctl *ctl, struct ha_action *a, uint64_t size,
-		      const char *target)
-{
-	char opts[320], why[256];
-	struct hk_mount_request rq;
-
-	mount_options(ctl, a, size, true, opts, sizeof(opts));
-	rq = request(a, target, opts);
-	rq.flags = HK_MOUNT_KEEP;
-	return ha_plan_added(
-		ctl, a,
-		hk_plan_add_mount(ctl->plan, &rq, size, ha_action_why(a, why, sizeof(why))));
-}
-
-int ha_validate_mounts(struct hugeadm_ctl *ctl, struct ha_action *a)
-{
-	struct hk_mounts *ms = NULL;
-	bool unmounting = unmount_all_asked(ctl);
-	uint64_t *sizes;
-	size_t n;
-	int rc;
-
-	/* A tree can be planned for (--dry-run), not mounted in. */
-	if (!hk_is_live(ctl->ctx) && !ctl->dry_run) {
-		ha_msg(ctl, HA_ERROR,
-		       "mounts cannot be created with --sysroot (--dry-run can plan them)");
-		return -1;
-	}
-	rc = hk_page_sizes(ctl->ctx, &sizes, &n);
-	if (rc == 0)
-		rc = hk_mounts_read(ctl->ctx, &ms);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot read the page sizes or mounts: %s", strerror(-rc));
-		return -1;
-	}
-	for (size_t k = 0; k < n && rc == 0; k++) {
-		char target[PATH_MAX];
-		ssize_t i;
-		int fd = -ENOENT;
-		struct hk_mount_request rq;
-
-		mount_dir(a, sizes[k], target, sizeof(target));
-		rq = request(a, target, NULL);
-		/* The directories as they are now: no symlink, no stranger's (nothing made yet). */
-		if (hk_is_live(ctl->ctx))
-			fd = hk_mount_dir_open(ctl->ctx, &rq, false);
-		if (fd < 0 && fd != -ENOENT) {
-			rc = -1;
-			break;
-		}
-		i = find_mount(ms, target);
-		if (i >= 0 && !unmounting && !same_mount(ctl, a, ms, (size_t)i, sizes[k], fd)) {
-			ha_msg(ctl, HA_ERROR,
-			       "%s is already mounted with other options (%s): left as it is; "
-			       "unmount it first (hugeadm --unmount-all)",
-			       target, hk_mount_options(ms, (size_t)i));
-			rc = -1;
-		}
-		if (fd >= 0)
-			close(fd);
-		if (rc == 0)
-			rc = check_sizes(ctl, sizes[k]);
-		if (rc == 0)
-			rc = plan_mount(ctl, a, sizes[k], target);
-	}
-	free(sizes);
-	hk_mounts_unref(ms);
-	return rc;
 }
 
 /* 2.23's dry-run text for a directory it would create. */
@@ -336,25 +140,24 @@ static void dry_dirs(const char *path, const char *owner, mode_t mode)
 }
 
 /*
- * The -o options of the mount of one page size. The owner and mode of the
- * mount's root are mount options: nothing is chowned by path after mounting.
- * Every mount is nosuid,nodev (2.23's were not): said last, after 2.23's options.
+ * The -o options of a dry run's mount line: the item's (libhugekit's)
+ * without the owner and mode of the root, as 2.23's, which chowned after
+ * mounting (nothing is chowned by path here).
  */
-static void mount_options(const struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t size,
-			  bool owner, char *buf, size_t sz)
+static void mount_options(const char *value, char *buf, size_t sz)
 {
-	int n = snprintf(buf, sz, "pagesize=%" PRIu64, size);
+	size_t n = 0;
 
-	if (ctl->max_size)
-		n += snprintf(buf + n, sz - (size_t)n, ",size=%" PRIu64, ctl->max_size);
-	if (ctl->min_size)
-		n += snprintf(buf + n, sz - (size_t)n, ",min_size=%" PRIu64, ctl->min_size);
-	if (ctl->max_inodes > 0)
-		n += snprintf(buf + n, sz - (size_t)n, ",nr_inodes=%ld", ctl->max_inodes);
-	if (owner)
-		n += snprintf(buf + n, sz - (size_t)n, ",uid=%u,gid=%u,mode=0%o", (unsigned)a->uid,
-			      (unsigned)a->gid, (unsigned)a->mode);
-	snprintf(buf + n, sz - (size_t)n, ",nosuid,nodev");
+	buf[0] = '\0';
+	for (const char *p = value; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (strncmp(p, "uid=", 4) != 0 && strncmp(p, "gid=", 4) != 0 &&
+		    strncmp(p, "mode=", 5) != 0 && n + len + 2 < sz) {
+			n += (size_t)snprintf(buf + n, sz - n, "%s%.*s", n ? "," : "", (int)len, p);
+		}
+		p += len + (p[len] == ',');
+	}
 }
 
 /* A mount left as it is that lacks nosuid or nodev: a warning naming it. */
@@ -376,7 +179,7 @@ static void dry_mount(const struct hugeadm_ctl *ctl, const struct ha_action *a,
 {
 	char opts[320];
 
-	mount_options(ctl, a, it->page_size, false, opts, sizeof(opts));
+	mount_options(it->value, opts, sizeof(opts));
 	dry_dirs(it->path, a->owner_label, a->mode);
 	printf("mount -t hugetlbfs none %s -o %s\n", it->path, opts);
 	printf("chown %s %s\nchmod %o %s\n", a->owner_label, it->path, (unsigned)a->mode, it->path);
@@ -409,7 +212,7 @@ int ha_mount_step(struct hugeadm_ctl *ctl, const struct ha_action *a, const stru
 	switch (st->kind) {
 	case HK_RUN_STEP_ALREADY:
 		/* A dry run's --unmount-all took nothing down: pretend it did. */
-		if (ctl->dry_run && unmount_all_asked(ctl))
+		if (ctl->dry_run && ha_unmount_all_asked(ctl))
 			dry_mount(ctl, a, it);
 		else
 			say_there(ctl, it->path);

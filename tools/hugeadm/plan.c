@@ -6,8 +6,7 @@
  * each entry against the machine and the pools as the entries before it
  * leave them, and resolves it into plan items (which file, which value,
  * why) before the first one runs; verdict.c words what it is told. The
- * operations (shared text, unmount) are checked before, the mounts
- * (mounts.c) after.
+ * operations (shared text, unmount) are checked before.
  */
 #include <errno.h>
 #include <grp.h>
@@ -112,18 +111,6 @@ const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz)
 	else
 		snprintf(buf, sz, "%s", a->arg); /* the option itself: "--thp-never" */
 	return buf;
-}
-
-int ha_plan_added(struct hugeadm_ctl *ctl, struct ha_action *a, int rc)
-{
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg, strerror(-rc));
-		return -1;
-	}
-	if (a->n_items == 0)
-		a->first = (size_t)rc;
-	a->n_items++;
-	return 0;
 }
 
 /*
@@ -265,7 +252,7 @@ bool ha_pool_grows(const struct hugeadm_ctl *ctl, const struct ha_action *a)
 	return ha_pool_planned(ctl, a, &cp) && cp.grows;
 }
 
-/* What an action asks of libhugekit's intent, or -1: an operation, or mounts (planned after it). */
+/* What an action asks of libhugekit's intent, or -1: an operation (shared text, unmount). */
 static int setting_of(enum ha_kind kind)
 {
 	static const int setting[] = {
@@ -281,7 +268,7 @@ static int setting_of(enum ha_kind kind)
 		[HA_MIN_FREE_KBYTES] = HK_SETTING_MIN_FREE_KBYTES,
 		[HA_SHMMAX] = HK_SETTING_SHMMAX,
 		[HA_SHM_GROUP] = HK_SETTING_SHM_GROUP,
-		[HA_MOUNTS] = -1,
+		[HA_MOUNTS] = HK_SETTING_MOUNT,
 	};
 
 	return setting[kind];
@@ -307,6 +294,18 @@ static struct hk_intent_entry entry_of(const struct hugeadm_ctl *ctl, const stru
 		e.number = a->amount;
 		e.nodes = a->nodes;
 		e.n_nodes = a->n_nodes;
+	}
+	if (a->kind == HA_MOUNTS) {
+		e.base = a->base;
+		e.sub = a->sub;
+		e.uid = (uint32_t)a->uid;
+		e.gid = (uint32_t)a->gid;
+		e.mode = (uint32_t)a->mode;
+		e.max_size = ctl->max_size;
+		e.min_size = ctl->min_size;
+		e.max_inodes = ctl->max_inodes > 0 ? (uint64_t)ctl->max_inodes : 0;
+		e.flags = (ctl->dry_run ? HK_INTENT_SHOW_ONLY : 0) |
+			  (ha_unmount_all_asked(ctl) ? HK_INTENT_UNMOUNTING : 0);
 	}
 	if (pool) {
 		e.field = a->kind == HA_POOL_MIN ? HK_POOL_MINIMUM : HK_POOL_MAXIMUM;
@@ -335,12 +334,12 @@ static int check_operation(struct hugeadm_ctl *ctl, const struct ha_action *a)
 
 /*
  * The actions as the plan runs them: the operations (shared text, then
- * unmount), the intent's entries in the order libhugekit planned them,
- * then the mounts.
+ * unmount), then the intent's entries in the order libhugekit planned them.
  */
 struct planning {
 	struct hugeadm_ctl *ctl;
 	size_t *of_entry; /* entry -> action */
+	bool *told;	  /* entry: a verdict came (a mount entry has one per mount) */
 	size_t *order;	  /* actions, in the order they run */
 	size_t n_order;
 };
@@ -360,13 +359,16 @@ static int verdict(void *data, const struct hk_intent_verdict *v)
 		a->size = v->page_size;
 	if (ha_say_verdict(p->ctl, a, v) < 0)
 		return -1;
-	a->first = v->first;
-	a->n_items = v->n;
+	if (!p->told[v->entry]) {
+		p->told[v->entry] = true;
+		a->first = v->first;
+		run_in_order(p, p->of_entry[v->entry]);
+	}
+	a->n_items += v->n;
 	if (a->kind == HA_SHMMAX) {
 		a->u = v->shmmax.recommended;
 		a->amount = v->shmmax.current;
 	}
-	run_in_order(p, p->of_entry[v->entry]);
 	return 0;
 }
 
@@ -423,8 +425,9 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 	if (ha_swap_validate(ctl) < 0)
 		return -1;
 	p.of_entry = calloc(n, sizeof(*p.of_entry));
+	p.told = calloc(n, sizeof(*p.told));
 	p.order = calloc(n, sizeof(*p.order));
-	if (!p.of_entry || !p.order || hk_plan_new(&ctl->plan) < 0) {
+	if (!p.of_entry || !p.told || !p.order || hk_plan_new(&ctl->plan) < 0) {
 		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(ENOMEM));
 		rc = -1;
 	}
@@ -436,15 +439,11 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 			}
 	if (rc == 0)
 		rc = plan_intent(ctl, &p);
-	for (size_t i = 0; rc == 0 && i < ctl->n_actions; i++)
-		if (ctl->actions[i].kind == HA_MOUNTS) {
-			rc = ha_validate_mounts(ctl, &ctl->actions[i]);
-			run_in_order(&p, i);
-		}
 	/* Whole or not at all: n_order is n_actions here. */
 	if (rc == 0)
 		rc = reorder(ctl, &p);
 	free(p.of_entry);
+	free(p.told);
 	free(p.order);
 	return rc;
 }

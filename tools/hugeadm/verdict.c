@@ -126,12 +126,73 @@ static void say_demote(struct hugeadm_ctl *ctl, const struct ha_action *a,
 	}
 }
 
+/* A mount's limits against the pool, and a mount there already: 2.23 had none of these. */
+static void say_mount(struct hugeadm_ctl *ctl, const struct hk_intent_verdict *v, const char *sz)
+{
+	switch (v->problem) {
+	case HK_INTENT_NOT_LIVE:
+		ha_msg(ctl, HA_ERROR,
+		       "mounts cannot be created with --sysroot (--dry-run can plan them)");
+		break;
+	case HK_INTENT_MOUNTED_OTHERWISE:
+		ha_msg(ctl, HA_ERROR,
+		       "%s is already mounted with other options (%s): left as it is; "
+		       "unmount it first (hugeadm --unmount-all)",
+		       v->target, v->options);
+		break;
+	case HK_INTENT_MIN_OVER_MAX:
+		ha_msg(ctl, HA_ERROR,
+		       "--min-size %" PRIu64 " is more than --max-size %" PRIu64
+		       " for the %s mount (%" PRIu64 " pages against %" PRIu64 ")",
+		       ctl->min_size, ctl->max_size, sz, v->min_pages, v->max_pages);
+		break;
+	case HK_INTENT_MIN_OVER_POOL:
+		ha_msg(ctl, HA_ERROR,
+		       "--min-size %" PRIu64 " reserves more than the %s pool can hold (%" PRIu64
+		       " pages)",
+		       ctl->min_size, sz, v->pool_maximum);
+		break;
+	case HK_INTENT_UNREAD:
+		/* The mount's directories and pool: said by libhugekit. */
+		if (!v->target)
+			ha_msg(ctl, HA_ERROR, "cannot read the page sizes or mounts: %s",
+			       strerror(-v->error));
+		break;
+	default:
+		break;
+	}
+}
+
+/* A mount's warnings: planned all the same. */
+static void warn_mount(struct hugeadm_ctl *ctl, const struct hk_intent_verdict *v, const char *sz)
+{
+	if (v->warnings & HK_INTENT_MAX_OVER_POOL)
+		ha_msg(ctl, HA_WARNING,
+		       "--max-size %" PRIu64 " is more than the %s pool holds now (%" PRIu64
+		       " pages): the mount is limited to %" PRIu64 " pages all the same",
+		       ctl->max_size, sz, v->pool_maximum, v->max_pages);
+	if (v->warnings & HK_INTENT_MAX_NO_PAGE)
+		ha_msg(ctl, HA_WARNING,
+		       "the %s mount can hold no page: --max-size %" PRIu64
+		       " is less than one %s page",
+		       sz, ctl->max_size, sz);
+}
+
 int ha_say_verdict(struct hugeadm_ctl *ctl, const struct ha_action *a,
 		   const struct hk_intent_verdict *v)
 {
 	char sz[32];
 
 	hk_format_size(sz, sizeof(sz), v->page_size);
+	if (a->kind == HA_MOUNTS) {
+		warn_mount(ctl, v, sz);
+		if (v->problem == HK_INTENT_PLANNED)
+			return 0;
+		if (v->problem != HK_INTENT_UNPLANNED) {
+			say_mount(ctl, v, sz);
+			return -1;
+		}
+	}
 	if (v->pool.limit_beyond_memory &&
 	    (v->problem == HK_INTENT_PLANNED || v->problem == HK_INTENT_POOL))
 		ha_msg(ctl, HA_WARNING,
@@ -174,6 +235,9 @@ int ha_say_verdict(struct hugeadm_ctl *ctl, const struct ha_action *a,
 	case HK_INTENT_UNPLANNED:
 		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", a->arg,
 		       strerror(-v->error));
+		break;
+	default:
+		say_mount(ctl, v, sz);
 		break;
 	}
 	return -1;

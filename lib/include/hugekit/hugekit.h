@@ -1281,6 +1281,8 @@ enum {
 	HK_INTENT_LEGACY_SIZE = 1 << 0, /* page_size in 2.23's grammar (hk_parse_size_legacy) */
 	HK_INTENT_BYTES = 1 << 1,	/* a pool's number is bytes: whole pages of the size */
 	HK_INTENT_MEMPOLICY = 1 << 2,	/* a pool's Minimum through nr_hugepages_mempolicy */
+	HK_INTENT_UNMOUNTING = 1 << 3,	/* mounts: the mounts there now are taken down first */
+	HK_INTENT_SHOW_ONLY = 1 << 4,	/* mounts: the plan is only shown (a tree can have one) */
 };
 
 /*
@@ -1293,7 +1295,11 @@ enum {
  * - HK_SETTING_THP: knob and value (hk_thp_check's);
  * - HK_SETTING_HVO, HK_SETTING_ZONE_MOVABLE, HK_SETTING_SHM_GROUP: number;
  * - HK_SETTING_MIN_FREE_KBYTES, HK_SETTING_SHMMAX: nothing (the recommended
- *   values, computed from the pools the entries before leave).
+ *   values, computed from the pools the entries before leave);
+ * - HK_SETTING_MOUNT: one hugetlbfs mount per page size of the machine, at
+ *   base[/sub]/pagesize-<N>{KB,MB,GB} (2.23's names), its root owned uid:gid
+ *   with mode, and the limits max_size and min_size (bytes) and max_inodes
+ *   where not 0; one there already is kept when it is the same mount.
  * Strings and nodes are copied. why: the item's reason (hk_plan_item.why).
  */
 struct hk_intent_entry {
@@ -1308,6 +1314,9 @@ struct hk_intent_entry {
 	size_t n_nodes;
 	const char *knob, *value;
 	const char *why;
+	const char *base, *sub;
+	uint32_t uid, gid, mode;
+	uint64_t max_size, min_size, max_inodes;
 };
 
 int hk_intent_new(struct hk_ctx *ctx, struct hk_intent **ret);
@@ -1328,10 +1337,21 @@ enum hk_intent_problem {
 	HK_INTENT_NO_KERNEL,	       /* the kernel has no such file (THP knob, HVO) */
 	HK_INTENT_NOT_A_MODE,	       /* THP: value is not one of line's modes */
 	HK_INTENT_UNPLANNED,	       /* error: the items could not be planned */
+	HK_INTENT_NOT_LIVE,	       /* a mount on a tree without HK_INTENT_SHOW_ONLY */
+	HK_INTENT_MOUNTED_OTHERWISE,   /* target: another mount there (options: its options) */
+	HK_INTENT_MIN_OVER_MAX,	       /* min_size is more whole pages than max_size */
+	HK_INTENT_MIN_OVER_POOL,       /* min_size reserves more than the pool's Maximum */
+};
+
+/* A mount's warnings (hk_intent_verdict.warnings): planned all the same. */
+enum {
+	HK_INTENT_MAX_OVER_POOL = 1 << 0, /* max_size is more than the pool's Maximum */
+	HK_INTENT_MAX_NO_PAGE = 1 << 1,	  /* max_size is less than one page */
 };
 
 /*
- * The verdict on one entry, told once, in the order planned. pool is set
+ * The verdict on one entry, told once, in the order planned; a mount
+ * entry's once per mount (page size), each with its target. pool is set
  * for a pool entry past its page size (limit_beyond_memory: a warning),
  * shmmax for HK_SETTING_SHMMAX. A zone movable setting the kernel lacks
  * is planned with no item.
@@ -1348,6 +1368,9 @@ struct hk_intent_verdict {
 	struct hk_shmmax_plan shmmax;
 	const char *line; /* HK_INTENT_NOT_A_MODE: the knob's modes */
 	size_t first, n;
+	const char *target, *options; /* a mount's */
+	uint64_t min_pages, max_pages, pool_maximum;
+	unsigned warnings;
 };
 
 /* Told each verdict: 0 goes on, anything else stops planning (returned). */

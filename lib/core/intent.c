@@ -23,6 +23,7 @@ struct hk_intent {
 	struct hk_ctx *ctx;
 	struct hk_intent_entry *e;
 	size_t n;
+	bool unmounted; /* an unmount entry was planned: the mounts after see none there */
 };
 
 /* What one entry is planned with, and the verdict being made on it. */
@@ -86,6 +87,7 @@ static bool planned_here(enum hk_setting s)
 	case HK_SETTING_SHMMAX:
 	case HK_SETTING_SHM_GROUP:
 	case HK_SETTING_MOUNT:
+	case HK_SETTING_UNMOUNT:
 		return true;
 	default:
 		return false; /* cgroups, other sysctls: a configuration's (plan.c) */
@@ -141,7 +143,8 @@ HK_EXPORT int hk_intent_add(struct hk_intent *intent, const struct hk_intent_ent
 	if (entry->setting == HK_SETTING_POOL && entry->field != HK_POOL_MINIMUM &&
 	    entry->field != HK_POOL_MAXIMUM)
 		return -EINVAL;
-	if (entry->setting == HK_SETTING_MOUNT && (!entry->base || entry->base[0] != '/'))
+	if ((entry->setting == HK_SETTING_MOUNT || entry->setting == HK_SETTING_UNMOUNT) &&
+	    (!entry->base || entry->base[0] != '/'))
 		return -EINVAL;
 	if (intent->n >= INT32_MAX)
 		return -ENOSPC;
@@ -471,7 +474,7 @@ static int plan_mount(struct step *s, const struct hk_mounts *ms, uint64_t size,
 	for (size_t i = 0; ms && i < hk_mounts_count(ms); i++) {
 		if (strcmp(hk_mount_target(ms, i), target) != 0)
 			continue;
-		if (!(e->flags & HK_INTENT_UNMOUNTING) && !same_mount(s, ms, i, size, fd)) {
+		if (!s->in->unmounted && !same_mount(s, ms, i, size, fd)) {
 			s->v.options = hk_mount_options(ms, i);
 			rc = stop(s, HK_INTENT_MOUNTED_OTHERWISE, 0);
 		}
@@ -525,6 +528,59 @@ static int plan_mounts(struct step *s)
 	return rc;
 }
 
+/* Whether target is below base: "/base/...", not "/base" itself nor "/basefoo". */
+static bool below(const char *target, const char *base)
+{
+	size_t len = strlen(base);
+
+	while (len > 1 && base[len - 1] == '/')
+		len--;
+	return strncmp(target, base, len) == 0 && target[len] == '/';
+}
+
+/*
+ * The mounts under base taken down, last mounted first (a mount below
+ * another comes off before it): those of 2.23's layout (.../pagesize-*),
+ * each an item; the others left mounted, each told. Once per intent.
+ */
+static int plan_unmounts(struct step *s)
+{
+	const struct hk_intent_entry *e = s->e;
+	struct hk_mounts *ms = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!hk_is_live(s->in->ctx) && !(e->flags & HK_INTENT_SHOW_ONLY))
+		return tell(s, stop(s, HK_INTENT_NOT_LIVE, 0));
+	if (s->in->unmounted)
+		return tell(s, 0);
+	s->in->unmounted = true;
+	rc = hk_mounts_read(s->in->ctx, &ms);
+	if (rc < 0)
+		return tell(s, stop(s, HK_INTENT_UNREAD, rc));
+	for (size_t i = hk_mounts_count(ms); rc == 0 && i-- > 0;) {
+		const char *t = hk_mount_target(ms, i), *last = strrchr(t, '/');
+
+		if (!below(t, e->base))
+			continue;
+		s->v = (struct hk_intent_verdict){.size = sizeof(s->v),
+						  .entry = s->v.entry,
+						  .page_size = hk_mount_page_size(ms, i),
+						  .target = t};
+		if (strncmp(last, "/pagesize-", strlen("/pagesize-")) != 0)
+			s->v.warnings = HK_INTENT_NOT_OURS;
+		else if ((rc = added(s, hk_plan_add_unmount(s->plan, ms, i, e->why))) != 0)
+			rc = tell(s, rc);
+		n++;
+		if (rc == 0)
+			rc = tell(s, 0);
+	}
+	if (rc == 0 && n == 0)
+		rc = tell(s, 0);
+	hk_mounts_unref(ms);
+	return rc;
+}
+
 /* The entry planned and its verdicts told: 0 goes on; else what planning returns. */
 static int plan_entry(struct step *s)
 {
@@ -538,6 +594,8 @@ static int plan_entry(struct step *s)
 		return tell(s, plan_thp(s));
 	case HK_SETTING_MOUNT:
 		return plan_mounts(s);
+	case HK_SETTING_UNMOUNT:
+		return plan_unmounts(s);
 	default:
 		return tell(s, plan_sysctl(s));
 	}

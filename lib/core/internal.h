@@ -174,3 +174,7 @@ int hkl_plan_keep_shmmax(struct hk_plan *plan, const char *why, const struct hk_
 const struct hkl_shmmax_mark *hkl_plan_shmmax(const struct hk_plan *plan, size_t k);
 /* The base of mount item index (hk_plan_add_mount's request), or NULL. */
 const char *hkl_plan_mount_base(const struct hk_plan *plan, size_t index);
+/* An HK_PLAN_UNMOUNT item (unmount.c): done when its mount is gone (1), else 0 and its options. */
+int hkl_unmount_check(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret);
+/* Take the mount at its path down (0 pretended in a dry run, or when none is there). */
+int hkl_unmount_apply(struct hk_ctx *ctx, const struct hk_plan_item *it);

@@ -1824,6 +1824,8 @@ HK_EXPORT int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *
 		return check_write(ctx, item, ret_current);
 	case HK_PLAN_MOUNT:
 		return check_mount(ctx, item, ret_current);
+	case HK_PLAN_UNMOUNT:
+		return hkl_unmount_check(ctx, item, ret_current);
 	case HK_PLAN_MKDIR:
 		rc = hkc_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", rel(item));
 		if (rc < 0)
@@ -1887,6 +1889,9 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 	switch (item->kind) {
 	case HK_PLAN_MOUNT:
 		return -EOPNOTSUPP;
+	case HK_PLAN_UNMOUNT:
+		rc = hkl_unmount_apply(ctx, item);
+		break;
 	case HK_PLAN_MKDIR:
 		if (hk_is_dry_run(ctx))
 			return 0;

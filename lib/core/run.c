@@ -334,6 +334,9 @@ static int run_apply(struct hk_run *run, const struct hk_plan_item *item, const 
 		return -EINVAL;
 	if (item->kind == HK_PLAN_MOUNT)
 		return hk_is_dry_run(run->ctx) ? -EOPNOTSUPP : run_mount(run, item, base);
+	/* Taken down for good: nothing kept to put back. */
+	if (item->kind == HK_PLAN_UNMOUNT)
+		return hk_plan_item_apply(run->ctx, item, ret_reached);
 	kept = run->n;
 	/* Kept before the write: a write that fails may still have changed the file. */
 	rc = 0;
@@ -417,6 +420,8 @@ static int put_back_one(struct hk_run *run, const struct undo *u, char **ret_rea
 		snprintf(minus, sizeof(minus), "-%s", u->it.value);
 		rc = hkc_path_write_stringf(&run->ctx->path, minus, "%s", rel(u->it.path));
 		return rc < 0 ? rc : 1;
+	case HK_PLAN_UNMOUNT:
+		return 0; /* never kept: what is taken down stays down */
 	case HK_PLAN_WRITE:
 		break;
 	}
@@ -565,7 +570,7 @@ static int pretend(struct walk *w, const struct hk_plan_item *it)
 		w->made[w->n_made++] = it->path;
 		return 0;
 	}
-	if (it->kind == HK_PLAN_MOUNT)
+	if (it->kind == HK_PLAN_MOUNT || it->kind == HK_PLAN_UNMOUNT)
 		return 0;
 	if (!under_made(w, it))
 		return 1;
@@ -688,11 +693,16 @@ static int write_step(struct walk *w, struct hk_run_step *st)
 
 	if (hk_is_dry_run(w->run->ctx) && pretend(w, it) == 0)
 		return tell(w, st, HK_RUN_STEP_DONE);
-	if (it->kind == HK_PLAN_MOUNT && !hk_is_live(w->run->ctx))
+	if ((it->kind == HK_PLAN_MOUNT || it->kind == HK_PLAN_UNMOUNT) && !hk_is_live(w->run->ctx))
 		return failed(w, st, -EOPNOTSUPP);
 	/* A mount item's base is its plan's (hk_run_items: no plan, none). */
 	rc = apply_policy(w->run, it, hkl_plan_mount_base(w->unit.plan, st->index), &reached);
 	st->reached = reached;
+	/* A path that no longer leads to the mount: left mounted, not reached (SHORT, error set). */
+	if (it->kind == HK_PLAN_UNMOUNT && rc == -EXDEV) {
+		st->error = rc;
+		rc = -EAGAIN;
+	}
 	if (rc < 0 && rc != -EAGAIN)
 		rc = failed(w, st, rc);
 	else
@@ -756,7 +766,8 @@ static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
 	st.index = i;
 	st.item = it;
 	/* A mount is never made twice: compared whatever the flags. */
-	if (!(w->run->flags & HK_RUN_ALWAYS) || it->kind == HK_PLAN_MOUNT)
+	if (!(w->run->flags & HK_RUN_ALWAYS) || it->kind == HK_PLAN_MOUNT ||
+	    it->kind == HK_PLAN_UNMOUNT)
 		rc = hk_plan_item_check(w->run->ctx, it, &cur);
 	st.before = cur;
 	if (rc == 1)
@@ -824,8 +835,10 @@ static bool same_unit(const struct hk_plan *plan, const struct hk_plan_item *ite
 {
 	if ((m && m->at == j) || starts_change(plan, j) || !same_why(items[i].why, items[j].why))
 		return false;
+	/* Mounts stacked on one path are each one unmount. */
 	for (size_t k = i; k < j; k++)
-		if (items[k].kind == items[j].kind && strcmp(items[k].path, items[j].path) == 0)
+		if (items[k].kind == items[j].kind && strcmp(items[k].path, items[j].path) == 0 &&
+		    items[j].kind != HK_PLAN_UNMOUNT)
 			return false;
 	return true;
 }

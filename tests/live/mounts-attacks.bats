@@ -300,6 +300,24 @@ for _ in range(300000):
 	assert_line "$M/user/nobody/d/pagesize-2MB"
 }
 
+@test "(7f) an unmount planned for hugeadm's mount leaves what is put in its place between plan and run" {
+	# The instant between hugeadm's plan of --unmount-all and its run, replayed
+	# through libhugekit's own calls (tests/live/unmount-race.c): the mount
+	# planned for goes, and another file system is mounted at the same path.
+	# The executor takes down a hugetlbfs mount there, nothing else.
+	run --separate-stderr in_ns '
+		hugeadm --create-mounts
+		P='"$M"'/pagesize-2MB
+		'"$HK_BUILD_DIR"'/tests/unmount-race $P "umount $P && mount -t tmpfs other $P"
+		findmnt -rn -S other -o TARGET'
+	assert_success
+	assert_line "ALREADY"
+	refute_line "DONE"
+	assert_line "rc=0"
+	assert_line "$M/pagesize-2MB"
+	assert_equal "$stderr" ""
+}
+
 @test "(7b) --unmount-all takes down hugeadm's own layout only (pagesize-*)" {
 	# Where ns-e2e2's first stage put root's mount: a name of the user's choosing.
 	run --separate-stderr in_ns '

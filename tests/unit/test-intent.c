@@ -417,12 +417,80 @@ static void test_mounts(void **state)
 	assert_int_equal(told.v[0].problem, HK_INTENT_MOUNTED_OTHERWISE);
 	assert_string_equal(told.v[0].target, "/var/lib/hugetlbfs/global/pagesize-2MB");
 	assert_non_null(strstr(told.v[0].options, "size=4194304"));
-	/* The same mount (size in whole pages) is kept; --unmount-all first takes any. */
+	/* The same mount (size in whole pages) is kept. */
 	assert_int_equal(mounts(&t, mount(NULL, 5 * MIB, 0), &told, &n), 0);
-	e = mount(NULL, 0, 0);
-	e.flags |= HK_INTENT_UNMOUNTING;
-	assert_int_equal(mounts(&t, e, &told, &n), 0);
-	assert_int_equal(n, 2);
+	tree_close(&t);
+}
+
+static struct hk_intent_entry unmount(void)
+{
+	struct hk_intent_entry e = entry(HK_SETTING_UNMOUNT);
+
+	e.base = "/var/lib/hugetlbfs/";
+	e.flags = HK_INTENT_SHOW_ONLY;
+	return e;
+}
+
+static void test_unmounts(void **state)
+{
+	struct hk_intent_entry e[3] = {mount(NULL, 0, 0), unmount(), unmount()};
+	struct told told = {.stop_at = -1};
+	struct tree t;
+	struct hk_plan *plan;
+	char path[4096];
+	FILE *f;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	/* Nothing below the base: told once, without a target. */
+	assert_int_equal(plan_entries(&t, &e[1], 1, &told, &plan), 0);
+	assert_int_equal(told.n, 1);
+	assert_string_equal(told.v[0].target, "");
+	assert_int_equal(hk_plan_items(plan, NULL), 0);
+	hk_plan_unref(plan);
+	snprintf(path, sizeof(path), "%s/proc/self/mountinfo", t.dir);
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fprintf(f, "90 27 0:50 / /var/lib/hugetlbfs/global/pagesize-2MB rw - hugetlbfs none "
+		   "rw,pagesize=2M,size=4194304\n"
+		   "91 27 0:51 / /var/lib/hugetlbfs/user/x/d2/victim rw - hugetlbfs none "
+		   "rw,pagesize=2M\n"
+		   "92 27 0:52 / /var/lib/hugetlbfsX/pagesize-2MB rw - hugetlbfs none "
+		   "rw,pagesize=2M\n"
+		   "93 27 0:53 / /var/lib/hugetlbfs/pagesize-1GB rw - hugetlbfs none "
+		   "rw,pagesize=1024M\n");
+	fclose(f);
+	/*
+	 * Planned after the mounts are asked for, run before them: last mounted
+	 * first, hugeadm's own layout only; the mount then sees none there, and
+	 * a second --unmount-all plans nothing.
+	 */
+	told = (struct told){.stop_at = -1};
+	assert_int_equal(plan_entries(&t, e, 3, &told, &plan), 0);
+	assert_int_equal(told.n, 6);
+	assert_int_equal(told.v[0].entry, 1);
+	assert_string_equal(told.v[0].target, "/var/lib/hugetlbfs/pagesize-1GB");
+	assert_int_equal(told.v[0].n, 1);
+	assert_string_equal(told.v[1].target, "/var/lib/hugetlbfs/user/x/d2/victim");
+	assert_int_equal(told.v[1].warnings, HK_INTENT_NOT_OURS);
+	assert_int_equal(told.v[1].n, 0);
+	assert_string_equal(told.v[2].target, "/var/lib/hugetlbfs/global/pagesize-2MB");
+	assert_int_equal(told.v[3].entry, 2);
+	assert_int_equal(told.v[3].n, 0);
+	assert_int_equal(told.v[4].problem, HK_INTENT_PLANNED);
+	assert_int_equal(hk_plan_items(plan, NULL), 4);
+	assert_int_equal(item(plan, 0)->kind, HK_PLAN_UNMOUNT);
+	assert_string_equal(item(plan, 0)->value, "rw,pagesize=1024M");
+	assert_string_equal(item(plan, 1)->item, "unmount /var/lib/hugetlbfs/global/pagesize-2MB");
+	assert_int_equal(item(plan, 1)->page_size, 2 * MIB);
+	assert_int_equal(item(plan, 2)->kind, HK_PLAN_MOUNT);
+	hk_plan_unref(plan);
+	/* A tree's mounts can be shown taken down, not taken down. */
+	e[1].flags = 0;
+	told = (struct told){.stop_at = -1};
+	assert_int_equal(plan_entries(&t, &e[1], 1, &told, &plan), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NOT_LIVE);
+	hk_plan_unref(plan);
 	tree_close(&t);
 }
 
@@ -431,7 +499,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),	       cmocka_unit_test(test_pool_verdicts),
 		cmocka_unit_test(test_other_verdicts), cmocka_unit_test(test_stops),
-		cmocka_unit_test(test_mounts),
+		cmocka_unit_test(test_mounts),	       cmocka_unit_test(test_unmounts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,8 +7,8 @@
  * min_free_kbytes, shmmax, shm group; then mounts),
  * libhugekit's executor runs the plan in one walk under the machine-wide
  * lock (hk_run_plan), reading every write back; this file words each step
- * and each unit (one action's items). The operations that are not plan
- * items run before the plan (shared text, unmount) and after it (mounts).
+ * and each unit (one action's items). --clean-shared-text, which is no
+ * plan item, runs before the plan.
  * A dry run runs the same plan through libhugekit's dry-run hook, which
  * prints its items as 2.23's shell commands and writes nothing.
  */
@@ -217,7 +217,8 @@ struct option_run {
 	struct hk_pool *before; /* a demote: the pool before its writes */
 	struct hk_shmmax_plan sp;
 	bool is_short;
-	bool written; /* the last step was the item's WRITE */
+	bool written;	   /* the last step was the item's WRITE */
+	bool left_mounted; /* --unmount-all left one mounted: the run fails when its unit ends */
 	/* Where the run stopped: failed (said), or came up short with --strict. */
 	const struct ha_action *stopped;
 	bool failed, stopped_short;
@@ -342,7 +343,6 @@ static bool has_unit(const struct ha_action *a)
 {
 	switch (a->kind) {
 	case HA_CLEAN_TEXT:
-	case HA_UNMOUNT_ALL:
 		return false;
 	case HA_SHMMAX:
 		return true; /* the library computes it again, item or not */
@@ -461,6 +461,10 @@ static void unit_said(struct option_run *r, int error)
 	case HA_POOL_MAX:
 		pool_end(r, error);
 		return;
+	case HA_UNMOUNT_ALL:
+		/* The others taken down all the same; nothing after them runs. */
+		r->failed |= r->left_mounted;
+		return;
 	case HA_DEMOTE:
 		if (error == 0 && !r->failed) {
 			int rc = ha_demote_after(ctl, a, r->before);
@@ -548,6 +552,10 @@ static int run_step(void *data, const struct hk_run_step *st)
 			r->written = st->kind == HK_RUN_STEP_WRITE;
 			return rc;
 		}
+		if (r->a && r->a->kind == HA_UNMOUNT_ALL) {
+			r->left_mounted |= ha_unmount_step(r->ctl, st) > 0;
+			return 0;
+		}
 		return option_step(r->ctl, st);
 	}
 }
@@ -616,9 +624,9 @@ static unsigned run_flags(const struct hugeadm_ctl *ctl)
 }
 
 /*
- * The operations before the plan, in the order validation left them: shared
- * text, unmount, a zone movable setting the kernel lacks. 0, or -1 after a
- * message (*stopped: the action).
+ * Before the plan, in the order validation left them: shared text removed,
+ * what --unmount-all and a zone movable setting found nothing to do for.
+ * 0, or -1 after a message (*stopped: the action).
  */
 static int run_operations(struct hugeadm_ctl *ctl, const struct ha_action **stopped)
 {
@@ -628,8 +636,8 @@ static int run_operations(struct hugeadm_ctl *ctl, const struct ha_action **stop
 
 		if (a->kind == HA_CLEAN_TEXT)
 			rc = ha_apply_clean_text(ctl, a);
-		else if (a->kind == HA_UNMOUNT_ALL)
-			rc = ha_apply_unmount_all(ctl);
+		else if (a->kind == HA_UNMOUNT_ALL && a->n_items == 0)
+			ha_msg(ctl, HA_INFO, "no hugetlbfs mounts under %s", HA_MOUNT_DIR);
 		else if (a->kind == HA_ZONE_MOVABLE && a->n_items == 0)
 			say_unwritten(ctl, a);
 		if (rc < 0) {

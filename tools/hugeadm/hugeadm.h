@@ -62,9 +62,10 @@ struct ha_action {
 	mode_t mode;
 	/*
 	 * What it resolved to (plan.c): items [first, first + n_items) of
-	 * ctl->plan, the writes it makes in the order it makes them; none for
-	 * the operations (mounts, demote, shared text, unmount) and for a
-	 * setting with nothing to write (shmmax above the recommendation).
+	 * ctl->plan, the writes, mounts and unmounts it makes in the order it
+	 * makes them; none for --clean-shared-text and for a setting with
+	 * nothing to write (shmmax above the recommendation, no mount to take
+	 * down).
 	 */
 	size_t first, n_items;
 };
@@ -150,8 +151,8 @@ void ha_plan_free(struct hugeadm_ctl *ctl);
 int ha_plan_validate(struct hugeadm_ctl *ctl);
 /*
  * --dry-run --json: the plan as one JSON document ("plan": its items, with
- * why each is there; "operations": the options that act rather than write
- * a value: demote, unmount, clean shared text). An exit code.
+ * why each is there; "operations": what acts rather than writes a value:
+ * shared text removed, swap added while a pool grows). An exit code.
  */
 int ha_plan_json(struct hugeadm_ctl *ctl);
 /* The warnings of the settings that resolved to no write (shmmax kept, no zone movable setting). */
@@ -205,7 +206,12 @@ bool ha_unmount_all_asked(const struct hugeadm_ctl *ctl);
 void ha_mounts_begin(struct hugeadm_ctl *ctl, const struct ha_action *a);
 int ha_mount_step(struct hugeadm_ctl *ctl, const struct ha_action *a, const struct hk_run_step *st,
 		  bool written);
-int ha_apply_unmount_all(struct hugeadm_ctl *ctl);
+/*
+ * An --unmount-all unit's step, run by libhugekit's executor (HK_PLAN_UNMOUNT):
+ * a dry run's umount line, what was taken down; 1 when a mount was left
+ * mounted (said), else 0.
+ */
+int ha_unmount_step(struct hugeadm_ctl *ctl, const struct hk_run_step *st);
 /* --max-size, --min-size: 0, or -EINVAL, -EOVERFLOW. */
 int ha_parse_mount_size(const char *s, uint64_t *ret);
 /* The directory hugeadm's mounts live under. */

@@ -236,77 +236,33 @@ int ha_mount_step(struct hugeadm_ctl *ctl, const struct ha_action *a, const stru
 	}
 }
 
-static bool under_mount_dir(const char *target)
+int ha_unmount_step(struct hugeadm_ctl *ctl, const struct hk_run_step *st)
 {
-	size_t len = strlen(HA_MOUNT_DIR);
+	const char *t = st->item->path;
 
-	return strncmp(target, HA_MOUNT_DIR, len) == 0 && target[len] == '/';
-}
-
-/*
- * One of hugeadm's mounts (i in ms) taken down by libhugekit, which walks its
- * path without following a link and unmounts only the mount the table shows
- * there: a user who owns a level of the path can swap a directory for a
- * symlink under our feet.
- */
-static int unmount_one(struct hugeadm_ctl *ctl, const struct hk_mounts *ms, size_t i)
-{
-	int rc = hk_mount_unmount(ctl->ctx, ms, i);
-
-	if (rc == -EXDEV)
-		ha_msg(ctl, HA_WARNING,
-		       "%s is not the mount the mount table shows there (a symbolic link or "
-		       "moved): not unmounting it",
-		       hk_mount_target(ms, i));
-	return rc;
-}
-
-int ha_apply_unmount_all(struct hugeadm_ctl *ctl)
-{
-	struct hk_mounts *ms = NULL;
-	bool skipped = false;
-	int rc, n = 0;
-
-	if (!hk_is_live(ctl->ctx) && !ctl->dry_run) {
-		ha_msg(ctl, HA_ERROR, "--unmount-all is not supported with --sysroot");
-		return -1;
-	}
-	rc = hk_mounts_read(ctl->ctx, &ms);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "cannot read the mount table: %s", strerror(-rc));
-		return -1;
-	}
-	/* Last mounted first: a mount below another comes off before it. */
-	for (size_t i = hk_mounts_count(ms); i-- > 0 && rc == 0;) {
-		const char *t = hk_mount_target(ms, i), *last = strrchr(t, '/');
-
-		if (!under_mount_dir(t))
-			continue;
-		/* hugeadm's own layout only: .../pagesize-2MB. */
-		if (strncmp(last, "/pagesize-", strlen("/pagesize-")) != 0) {
-			ha_msg(ctl, HA_WARNING, "%s is not one of hugeadm's mounts: left mounted",
-			       t);
-			continue;
-		}
-		n++;
-		if (ctl->dry_run) {
+	switch (st->kind) {
+	case HK_RUN_STEP_WRITE:
+		if (ctl->dry_run)
 			printf("umount %s\n", t);
-			continue;
-		}
-		rc = unmount_one(ctl, ms, i);
-		/* Left mounted, the others taken down all the same; the run fails. */
-		if (rc == -EXDEV) {
-			skipped = true;
-			rc = 0;
-			continue;
-		}
-		if (rc < 0)
-			ha_msg(ctl, HA_ERROR, "Unable to unmount %s, error: %s", t, strerror(-rc));
-		else
+		return 0;
+	case HK_RUN_STEP_DONE:
+		if (!ctl->dry_run)
 			ha_msg(ctl, HA_INFO, "unmounted %s", t);
+		return 0;
+	case HK_RUN_STEP_SHORT:
+		/* libhugekit walked the path and did not find that mount at its end. */
+		if (st->error == -EXDEV)
+			ha_msg(ctl, HA_WARNING,
+			       "%s is not the mount the mount table shows there (a symbolic link "
+			       "or moved): not unmounting it",
+			       t);
+		else
+			ha_msg(ctl, HA_ERROR, "Unable to unmount %s: it is still mounted", t);
+		return 1;
+	case HK_RUN_STEP_FAILED:
+		ha_msg(ctl, HA_ERROR, "Unable to unmount %s, error: %s", t, strerror(-st->error));
+		return 0;
+	default:
+		return 0;
 	}
-	if (n == 0)
-		ha_msg(ctl, HA_INFO, "no hugetlbfs mounts under %s", HA_MOUNT_DIR);
-	hk_mounts_unref(ms);
-	return rc < 0 || skipped ? -1 : 0;
 }

@@ -5,8 +5,8 @@
  * libhugekit as one intent (hk_plan_from_intent), which orders it, judges
  * each entry against the machine and the pools as the entries before it
  * leave them, and resolves it into plan items (which file, which value,
- * why) before the first one runs; verdict.c words what it is told. The
- * operations (shared text, unmount) are checked before.
+ * why) before the first one runs; verdict.c words what it is told.
+ * --clean-shared-text, which is no plan item, is checked before.
  */
 #include <errno.h>
 #include <grp.h>
@@ -252,12 +252,12 @@ bool ha_pool_grows(const struct hugeadm_ctl *ctl, const struct ha_action *a)
 	return ha_pool_planned(ctl, a, &cp) && cp.grows;
 }
 
-/* What an action asks of libhugekit's intent, or -1: an operation (shared text, unmount). */
+/* What an action asks of libhugekit's intent, or -1: an operation (shared text). */
 static int setting_of(enum ha_kind kind)
 {
 	static const int setting[] = {
 		[HA_CLEAN_TEXT] = -1,
-		[HA_UNMOUNT_ALL] = -1,
+		[HA_UNMOUNT_ALL] = HK_SETTING_UNMOUNT,
 		[HA_ZONE_MOVABLE] = HK_SETTING_ZONE_MOVABLE,
 		[HA_THP] = HK_SETTING_THP,
 		[HA_VMEMMAP] = HK_SETTING_HVO,
@@ -304,9 +304,11 @@ static struct hk_intent_entry entry_of(const struct hugeadm_ctl *ctl, const stru
 		e.max_size = ctl->max_size;
 		e.min_size = ctl->min_size;
 		e.max_inodes = ctl->max_inodes > 0 ? (uint64_t)ctl->max_inodes : 0;
-		e.flags = (ctl->dry_run ? HK_INTENT_SHOW_ONLY : 0) |
-			  (ha_unmount_all_asked(ctl) ? HK_INTENT_UNMOUNTING : 0);
 	}
+	if (a->kind == HA_UNMOUNT_ALL)
+		e.base = HA_MOUNT_DIR;
+	if (a->kind == HA_MOUNTS || a->kind == HA_UNMOUNT_ALL)
+		e.flags = ctl->dry_run ? HK_INTENT_SHOW_ONLY : 0;
 	if (pool) {
 		e.field = a->kind == HA_POOL_MIN ? HK_POOL_MINIMUM : HK_POOL_MAXIMUM;
 		e.sign = a->sign;
@@ -316,25 +318,19 @@ static struct hk_intent_entry entry_of(const struct hugeadm_ctl *ctl, const stru
 	return e;
 }
 
-/* An operation, checked before the intent (the files are on the running system's mounts). */
-static int check_operation(struct hugeadm_ctl *ctl, const struct ha_action *a)
+/* Shared text, checked before the intent: the files are on the running system's mounts. */
+static int check_clean_text(struct hugeadm_ctl *ctl)
 {
-	bool alive = hk_is_live(ctl->ctx);
-
-	if (a->kind == HA_CLEAN_TEXT && !alive) {
+	if (!hk_is_live(ctl->ctx)) {
 		ha_msg(ctl, HA_ERROR, "--clean-shared-text is not supported with --sysroot");
-		return -1;
-	}
-	if (a->kind == HA_UNMOUNT_ALL && !alive && !ctl->dry_run) {
-		ha_msg(ctl, HA_ERROR, "--unmount-all is not supported with --sysroot");
 		return -1;
 	}
 	return 0;
 }
 
 /*
- * The actions as the plan runs them: the operations (shared text, then
- * unmount), then the intent's entries in the order libhugekit planned them.
+ * The actions as the plan runs them: the operation (shared text), then the
+ * intent's entries in the order libhugekit planned them.
  */
 struct planning {
 	struct hugeadm_ctl *ctl;
@@ -431,12 +427,11 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(ENOMEM));
 		rc = -1;
 	}
-	for (int k = HA_CLEAN_TEXT; rc == 0 && k <= HA_UNMOUNT_ALL; k++)
-		for (size_t i = 0; rc == 0 && i < ctl->n_actions; i++)
-			if (ctl->actions[i].kind == (enum ha_kind)k) {
-				rc = check_operation(ctl, &ctl->actions[i]);
-				run_in_order(&p, i);
-			}
+	for (size_t i = 0; rc == 0 && i < ctl->n_actions; i++)
+		if (ctl->actions[i].kind == HA_CLEAN_TEXT) {
+			rc = check_clean_text(ctl);
+			run_in_order(&p, i);
+		}
 	if (rc == 0)
 		rc = plan_intent(ctl, &p);
 	/* Whole or not at all: n_order is n_actions here. */
@@ -464,7 +459,7 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 	hkt_json_close_array(&j);
 	hkt_json_open_array(&j, "operations");
 	for (size_t i = 0; i < ctl->n_actions; i++)
-		if (ctl->actions[i].kind == HA_UNMOUNT_ALL || ctl->actions[i].kind == HA_CLEAN_TEXT)
+		if (ctl->actions[i].kind == HA_CLEAN_TEXT)
 			hkt_json_string(&j, NULL,
 					ha_action_why(&ctl->actions[i], why, sizeof(why)));
 	/* The swap a pool that grows gets (dd, mkswap, swapon; swapoff and rm unless --persist). */

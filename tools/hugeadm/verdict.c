@@ -178,12 +178,30 @@ static void warn_mount(struct hugeadm_ctl *ctl, const struct hk_intent_verdict *
 		       sz, ctl->max_size, sz);
 }
 
+/* --unmount-all's: the mounts under hugeadm's directory that are not its own, left mounted. */
+static int say_unmount(struct hugeadm_ctl *ctl, const struct hk_intent_verdict *v)
+{
+	if (v->warnings & HK_INTENT_NOT_OURS)
+		ha_msg(ctl, HA_WARNING, "%s is not one of hugeadm's mounts: left mounted",
+		       v->target);
+	if (v->problem == HK_INTENT_NOT_LIVE)
+		ha_msg(ctl, HA_ERROR, "--unmount-all is not supported with --sysroot");
+	else if (v->problem == HK_INTENT_UNREAD)
+		ha_msg(ctl, HA_ERROR, "cannot read the mount table: %s", strerror(-v->error));
+	else if (v->problem == HK_INTENT_UNPLANNED)
+		ha_msg(ctl, HA_ERROR, "%s: cannot plan the change: %s", v->target,
+		       strerror(-v->error));
+	return v->problem == HK_INTENT_PLANNED ? 0 : -1;
+}
+
 int ha_say_verdict(struct hugeadm_ctl *ctl, const struct ha_action *a,
 		   const struct hk_intent_verdict *v)
 {
 	char sz[32];
 
 	hk_format_size(sz, sizeof(sz), v->page_size);
+	if (a->kind == HA_UNMOUNT_ALL)
+		return say_unmount(ctl, v);
 	if (a->kind == HA_MOUNTS) {
 		warn_mount(ctl, v, sz);
 		if (v->problem == HK_INTENT_PLANNED)

@@ -306,6 +306,7 @@ enum hk_sysctl {
  * (a recommended shmmax is counted from them), mounts and cgroups last.
  */
 enum hk_setting {
+	HK_SETTING_UNMOUNT,	 /* --unmount-all: hugetlbfs mounts taken down, before anything */
 	HK_SETTING_ZONE_MOVABLE, /* vm.hugepages_treat_as_movable: where the pools grow */
 	HK_SETTING_THP,
 	HK_SETTING_HVO, /* vm.hugetlb_optimize_vmemmap */
@@ -686,6 +687,11 @@ enum hk_plan_kind {
 	HK_PLAN_CONTROLLER, /* path is a cgroup.subtree_control that must list value ("hugetlb") */
 	HK_PLAN_MKDIR,	    /* a cgroup directory at path */
 	HK_PLAN_MOUNT, /* hugetlbfs on path (made as needed), options in value, owner and mode */
+	/*
+	 * The hugetlbfs mount on path taken down (HK_1.6, hk_plan_add_unmount;
+	 * value: its options when planned); not put back.
+	 */
+	HK_PLAN_UNMOUNT,
 };
 
 /*
@@ -813,6 +819,15 @@ int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl 
  */
 int hk_plan_add_mount(struct hk_plan *plan, const struct hk_mount_request *req, uint64_t page_size,
 		      const char *why);
+/*
+ * The hugetlbfs mount at mount i's path taken down when the plan runs: the
+ * one the table shows there then (on top), through hk_mount_unmount
+ * (-EXDEV, told as SHORT, when the path does not lead to it). Mount ids are
+ * reused at once, so the item names the path; a mount of another type put
+ * there is left. The item's index, or -errno.
+ */
+int hk_plan_add_unmount(struct hk_plan *plan, const struct hk_mounts *mounts, size_t i,
+			const char *why);
 
 /*
  * Running a plan with put-back (HK_1.5): the executor's journal. Every item
@@ -957,7 +972,7 @@ struct hk_run_step {
 	enum hk_run_step_kind kind;
 	const char *before;  /* NULL: nothing there, or not read (HK_RUN_ALWAYS) */
 	const char *reached; /* DONE, SHORT: what the item reads after the write, or NULL */
-	int error;	     /* FAILED: -errno */
+	int error;	     /* FAILED: -errno; SHORT of an unmount: -EXDEV (left mounted) */
 	/* hk_run_plan (HK_1.6), on every step: the unit the step is in. */
 	enum hk_run_unit unit;
 	const struct hk_plan *plan; /* the plan its items are in: the one run, or planned again */
@@ -1281,8 +1296,8 @@ enum {
 	HK_INTENT_LEGACY_SIZE = 1 << 0, /* page_size in 2.23's grammar (hk_parse_size_legacy) */
 	HK_INTENT_BYTES = 1 << 1,	/* a pool's number is bytes: whole pages of the size */
 	HK_INTENT_MEMPOLICY = 1 << 2,	/* a pool's Minimum through nr_hugepages_mempolicy */
-	HK_INTENT_UNMOUNTING = 1 << 3,	/* mounts: the mounts there now are taken down first */
-	HK_INTENT_SHOW_ONLY = 1 << 4,	/* mounts: the plan is only shown (a tree can have one) */
+	HK_INTENT_SHOW_ONLY =
+		1 << 3, /* mounts, unmounts: the plan is only shown (a tree can have one) */
 };
 
 /*
@@ -1296,6 +1311,10 @@ enum {
  * - HK_SETTING_HVO, HK_SETTING_ZONE_MOVABLE, HK_SETTING_SHM_GROUP: number;
  * - HK_SETTING_MIN_FREE_KBYTES, HK_SETTING_SHMMAX: nothing (the recommended
  *   values, computed from the pools the entries before leave);
+ * - HK_SETTING_UNMOUNT: the hugetlbfs mounts under base (absolute) taken
+ *   down, last mounted first: those named pagesize-* (2.23's layout); the
+ *   others are left mounted (HK_INTENT_NOT_OURS). One entry is enough: a
+ *   second plans nothing. The mounts planned after see them gone;
  * - HK_SETTING_MOUNT: one hugetlbfs mount per page size of the machine, at
  *   base[/sub]/pagesize-<N>{KB,MB,GB} (2.23's names), its root owned uid:gid
  *   with mode, and the limits max_size and min_size (bytes) and max_inodes
@@ -1343,15 +1362,18 @@ enum hk_intent_problem {
 	HK_INTENT_MIN_OVER_POOL,       /* min_size reserves more than the pool's Maximum */
 };
 
-/* A mount's warnings (hk_intent_verdict.warnings): planned all the same. */
+/* A mount's or an unmount's warnings (hk_intent_verdict.warnings): planned all the same. */
 enum {
 	HK_INTENT_MAX_OVER_POOL = 1 << 0, /* max_size is more than the pool's Maximum */
 	HK_INTENT_MAX_NO_PAGE = 1 << 1,	  /* max_size is less than one page */
+	HK_INTENT_NOT_OURS = 1 << 2,	  /* an unmount's: target is not pagesize-*: left mounted */
 };
 
 /*
  * The verdict on one entry, told once, in the order planned; a mount
- * entry's once per mount (page size), each with its target. pool is set
+ * entry's once per mount (page size), each with its target, an unmount
+ * entry's once per mount under its base (once, without a target, when
+ * there is none). pool is set
  * for a pool entry past its page size (limit_beyond_memory: a warning),
  * shmmax for HK_SETTING_SHMMAX. A zone movable setting the kernel lacks
  * is planned with no item.

@@ -88,6 +88,7 @@ static bool planned_here(enum hk_setting s)
 	case HK_SETTING_SHM_GROUP:
 	case HK_SETTING_MOUNT:
 	case HK_SETTING_UNMOUNT:
+	case HK_SETTING_SHARED_TEXT:
 		return true;
 	default:
 		return false; /* cgroups, other sysctls: a configuration's (plan.c) */
@@ -581,6 +582,29 @@ static int plan_unmounts(struct step *s)
 	return rc;
 }
 
+/* A file of the walk, an item of the entry. */
+static int add_text(void *data, const struct hk_shared_text *f)
+{
+	struct step *s = data;
+
+	return added(s, hk_plan_add_shared_text(s->plan, f, s->e->why));
+}
+
+/*
+ * The files of shared text removed, every user's or one uid's: each an item,
+ * one verdict. They are the running system's: a tree has none.
+ */
+static int plan_shared_text(struct step *s)
+{
+	int64_t uid = s->e->flags & HK_INTENT_ONE_UID ? (int64_t)s->e->uid : -1;
+	int rc;
+
+	if (!hk_is_live(s->in->ctx)) /* the files are the running system's */
+		return stop(s, HK_INTENT_NOT_LIVE, 0);
+	rc = hk_shared_text_walk(s->in->ctx, uid, add_text, s);
+	return rc < 0 ? stop(s, HK_INTENT_UNREAD, rc) : rc;
+}
+
 /* The entry planned and its verdicts told: 0 goes on; else what planning returns. */
 static int plan_entry(struct step *s)
 {
@@ -596,6 +620,8 @@ static int plan_entry(struct step *s)
 		return plan_mounts(s);
 	case HK_SETTING_UNMOUNT:
 		return plan_unmounts(s);
+	case HK_SETTING_SHARED_TEXT:
+		return tell(s, plan_shared_text(s));
 	default:
 		return tell(s, plan_sysctl(s));
 	}

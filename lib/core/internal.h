@@ -178,3 +178,6 @@ const char *hkl_plan_mount_base(const struct hk_plan *plan, size_t index);
 int hkl_unmount_check(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret);
 /* Take the mount at its path down (0 pretended in a dry run, or when none is there). */
 int hkl_unmount_apply(struct hk_ctx *ctx, const struct hk_plan_item *it);
+/* An HK_PLAN_REMOVE item (sharedtext.c): done when its file is gone (1), else 0 and its pages. */
+int hkl_text_check(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret);
+int hkl_text_apply(struct hk_ctx *ctx, const struct hk_plan_item *it);

@@ -1826,6 +1826,8 @@ HK_EXPORT int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *
 		return check_mount(ctx, item, ret_current);
 	case HK_PLAN_UNMOUNT:
 		return hkl_unmount_check(ctx, item, ret_current);
+	case HK_PLAN_REMOVE:
+		return hkl_text_check(ctx, item, ret_current);
 	case HK_PLAN_MKDIR:
 		rc = hkc_path_openf(&ctx->path, O_RDONLY | O_DIRECTORY, "%s", rel(item));
 		if (rc < 0)
@@ -1891,6 +1893,9 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 		return -EOPNOTSUPP;
 	case HK_PLAN_UNMOUNT:
 		rc = hkl_unmount_apply(ctx, item);
+		break;
+	case HK_PLAN_REMOVE:
+		rc = hkl_text_apply(ctx, item);
 		break;
 	case HK_PLAN_MKDIR:
 		if (hk_is_dry_run(ctx))

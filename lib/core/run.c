@@ -319,6 +319,12 @@ static int run_mount(struct hk_run *run, const struct hk_plan_item *it, const ch
 	return 0;
 }
 
+/* An unmount or a removed file: done once, never put back, always compared first. */
+static bool gone_for_good(const struct hk_plan_item *it)
+{
+	return it->kind == HK_PLAN_UNMOUNT || it->kind == HK_PLAN_REMOVE;
+}
+
 /* hk_run_apply, a mount item made under base (its plan's, or NULL). */
 static int run_apply(struct hk_run *run, const struct hk_plan_item *item, const char *base,
 		     char **ret_reached)
@@ -334,8 +340,8 @@ static int run_apply(struct hk_run *run, const struct hk_plan_item *item, const 
 		return -EINVAL;
 	if (item->kind == HK_PLAN_MOUNT)
 		return hk_is_dry_run(run->ctx) ? -EOPNOTSUPP : run_mount(run, item, base);
-	/* Taken down for good: nothing kept to put back. */
-	if (item->kind == HK_PLAN_UNMOUNT)
+	/* Taken down or removed for good: nothing kept to put back. */
+	if (gone_for_good(item))
 		return hk_plan_item_apply(run->ctx, item, ret_reached);
 	kept = run->n;
 	/* Kept before the write: a write that fails may still have changed the file. */
@@ -421,7 +427,8 @@ static int put_back_one(struct hk_run *run, const struct undo *u, char **ret_rea
 		rc = hkc_path_write_stringf(&run->ctx->path, minus, "%s", rel(u->it.path));
 		return rc < 0 ? rc : 1;
 	case HK_PLAN_UNMOUNT:
-		return 0; /* never kept: what is taken down stays down */
+	case HK_PLAN_REMOVE:
+		return 0; /* never kept: what is taken down or removed stays so */
 	case HK_PLAN_WRITE:
 		break;
 	}
@@ -570,7 +577,7 @@ static int pretend(struct walk *w, const struct hk_plan_item *it)
 		w->made[w->n_made++] = it->path;
 		return 0;
 	}
-	if (it->kind == HK_PLAN_MOUNT || it->kind == HK_PLAN_UNMOUNT)
+	if (it->kind == HK_PLAN_MOUNT || gone_for_good(it))
 		return 0;
 	if (!under_made(w, it))
 		return 1;
@@ -693,13 +700,15 @@ static int write_step(struct walk *w, struct hk_run_step *st)
 
 	if (hk_is_dry_run(w->run->ctx) && pretend(w, it) == 0)
 		return tell(w, st, HK_RUN_STEP_DONE);
-	if ((it->kind == HK_PLAN_MOUNT || it->kind == HK_PLAN_UNMOUNT) && !hk_is_live(w->run->ctx))
+	if ((it->kind == HK_PLAN_MOUNT || gone_for_good(it)) && !hk_is_live(w->run->ctx))
 		return failed(w, st, -EOPNOTSUPP);
 	/* A mount item's base is its plan's (hk_run_items: no plan, none). */
 	rc = apply_policy(w->run, it, hkl_plan_mount_base(w->unit.plan, st->index), &reached);
 	st->reached = reached;
 	/* A path that no longer leads to the mount: left mounted, not reached (SHORT, error set). */
-	if (it->kind == HK_PLAN_UNMOUNT && rc == -EXDEV) {
+	/* A file that cannot be removed: told, and the others still are. */
+	if ((it->kind == HK_PLAN_UNMOUNT && rc == -EXDEV) ||
+	    (it->kind == HK_PLAN_REMOVE && rc < 0 && rc != -EAGAIN)) {
 		st->error = rc;
 		rc = -EAGAIN;
 	}
@@ -766,8 +775,7 @@ static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
 	st.index = i;
 	st.item = it;
 	/* A mount is never made twice: compared whatever the flags. */
-	if (!(w->run->flags & HK_RUN_ALWAYS) || it->kind == HK_PLAN_MOUNT ||
-	    it->kind == HK_PLAN_UNMOUNT)
+	if (!(w->run->flags & HK_RUN_ALWAYS) || it->kind == HK_PLAN_MOUNT || gone_for_good(it))
 		rc = hk_plan_item_check(w->run->ctx, it, &cur);
 	st.before = cur;
 	if (rc == 1)

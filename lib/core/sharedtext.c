@@ -46,7 +46,15 @@ struct text_walk {
 	uid_t only_uid;
 	hk_shared_text_fn fn;
 	void *data;
+	bool quiet; /* a plan's walk again: what is skipped was told when it was planned */
 };
+
+/* What the walk skips, told unless it is quiet. */
+#define say(w, level, ...)                                                                         \
+	do {                                                                                       \
+		if (!(w)->quiet)                                                                   \
+			hkl_log((w)->ctx, (level), __VA_ARGS__);                                   \
+	} while (0)
 
 /* What a file's name says: <exe>.<key>.<offset hex>, or a file being made. */
 struct text_name {
@@ -173,11 +181,11 @@ static int tell_file(const struct text_walk *w, struct text_file *f, const char 
 
 	if (fstatat(f->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT)
-			hkl_warn(w->ctx, "%s/%s: %m: skipped", f->pub.dir, name);
+			say(w, LOG_WARNING, "%s/%s: %m: skipped", f->pub.dir, name);
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		hkl_warn(w->ctx, "%s/%s is not a regular file: left alone", f->pub.dir, name);
+		say(w, LOG_WARNING, "%s/%s is not a regular file: left alone", f->pub.dir, name);
 		return 0;
 	}
 	parse_name(name, &tn);
@@ -211,26 +219,26 @@ static int walk_dir(const struct text_walk *w, int mntfd, const char *mnt, const
 	fd = openat(mntfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		/* Another user's directory, for a user who is not root: not theirs to see. */
-		hkl_log(w->ctx, errno == EACCES ? LOG_INFO : LOG_WARNING, "%s: %s: skipped", dir,
-			errno == ELOOP || errno == ENOTDIR ? "not a directory (a symbolic link?)"
-							   : strerror(errno));
+		say(w, errno == EACCES ? LOG_INFO : LOG_WARNING, "%s: %s: skipped", dir,
+		    errno == ELOOP || errno == ENOTDIR ? "not a directory (a symbolic link?)"
+						       : strerror(errno));
 		free(dir);
 		return 0;
 	}
 	if (fstat(fd, &st) < 0) {
-		hkl_warn(w->ctx, "%s: %m: skipped", dir);
+		say(w, LOG_WARNING, "%s: %m: skipped", dir);
 		rc = 0;
 		goto out;
 	}
 	if (st.st_uid != uid) {
-		hkl_warn(w->ctx, "%s is owned by uid %u, not %u: skipped", dir, (unsigned)st.st_uid,
-			 (unsigned)uid);
+		say(w, LOG_WARNING, "%s is owned by uid %u, not %u: skipped", dir,
+		    (unsigned)st.st_uid, (unsigned)uid);
 		rc = 0;
 		goto out;
 	}
 	rc = read_names(fd, NULL, &names, &n);
 	if (rc < 0) {
-		hkl_err(w->ctx, "cannot read %s: %s", dir, strerror(-rc));
+		say(w, LOG_ERR, "cannot read %s: %s", dir, strerror(-rc));
 		goto out;
 	}
 	f.pub.dir = dir;
@@ -257,7 +265,7 @@ static int walk(const struct text_walk *w)
 
 	rc = hk_mounts_read(w->ctx, &ms);
 	if (rc < 0) {
-		hkl_err(w->ctx, "cannot read the mount table: %s", strerror(-rc));
+		say(w, LOG_ERR, "cannot read the mount table: %s", strerror(-rc));
 		return rc;
 	}
 	seen = calloc(hk_mounts_count(ms) + 1, sizeof(*seen));
@@ -273,12 +281,12 @@ static int walk(const struct text_walk *w)
 		int mntfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		if (mntfd < 0) {
-			hkl_warn(w->ctx, "cannot open %s: %m: skipped", mnt);
+			say(w, LOG_WARNING, "cannot open %s: %m: skipped", mnt);
 			continue;
 		}
 		if (fstatfs(mntfd, &sf) < 0 || (uint32_t)sf.f_type != (uint32_t)HUGETLBFS_MAGIC ||
 		    fstat(mntfd, &st) < 0) {
-			hkl_warn(w->ctx, "%s is not a hugetlbfs mount now: skipped", mnt);
+			say(w, LOG_WARNING, "%s is not a hugetlbfs mount now: skipped", mnt);
 			close(mntfd);
 			continue;
 		}
@@ -291,7 +299,7 @@ static int walk(const struct text_walk *w)
 		seen[n_seen++] = st.st_dev;
 		rc = read_names(mntfd, is_text_dir, &names, &n);
 		if (rc < 0)
-			hkl_err(w->ctx, "cannot read %s: %s", mnt, strerror(-rc));
+			say(w, LOG_ERR, "cannot read %s: %s", mnt, strerror(-rc));
 		for (size_t k = 0; k < n && rc == 0; k++) {
 			uid_t uid = 0;
 
@@ -307,14 +315,20 @@ static int walk(const struct text_walk *w)
 	return rc;
 }
 
-HK_EXPORT int hk_shared_text_walk(struct hk_ctx *ctx, int64_t uid, hk_shared_text_fn fn, void *data)
+static int walk_uid(struct hk_ctx *ctx, int64_t uid, bool quiet, hk_shared_text_fn fn, void *data)
 {
-	struct text_walk w = {.ctx = ctx, .any_uid = uid < 0, .fn = fn, .data = data};
+	struct text_walk w = {
+		.ctx = ctx, .any_uid = uid < 0, .fn = fn, .data = data, .quiet = quiet};
 
 	if (!ctx || !fn || uid > (int64_t)UINT32_MAX - 1)
 		return -EINVAL;
 	w.only_uid = uid < 0 ? 0 : (uid_t)uid;
 	return walk(&w);
+}
+
+HK_EXPORT int hk_shared_text_walk(struct hk_ctx *ctx, int64_t uid, hk_shared_text_fn fn, void *data)
+{
+	return walk_uid(ctx, uid, false, fn, data);
 }
 
 HK_EXPORT int hk_shared_text_remove(const struct hk_shared_text *file)
@@ -323,4 +337,97 @@ HK_EXPORT int hk_shared_text_remove(const struct hk_shared_text *file)
 	if (!file || !current || file != &current->pub)
 		return -EINVAL;
 	return unlinkat(current->dirfd, file->name, 0) < 0 ? -errno : 0;
+}
+
+/* ---- a file removed as an item of a plan (HK_PLAN_REMOVE) ---------------- */
+
+HK_EXPORT int hk_plan_add_shared_text(struct hk_plan *plan, const struct hk_shared_text *file,
+				      const char *why)
+{
+	struct hk_plan_item it = {.kind = HK_PLAN_REMOVE, .why = why, .node = HK_NODE_ALL};
+	char *path = NULL, *item = NULL, pages[32];
+	int rc = -ENOMEM;
+
+	if (!plan || !file || !file->dir || !file->name || file->dir[0] != '/')
+		return -EINVAL;
+	snprintf(pages, sizeof(pages), "%" PRIu64, file->pages);
+	if (asprintf(&path, "%s/%s", file->dir, file->name) >= 0 &&
+	    asprintf(&item, "remove %s", path) >= 0) {
+		it.path = path;
+		it.item = item;
+		it.value = pages;
+		it.page_size = file->page_size;
+		rc = hk_plan_add(plan, &it);
+	}
+	free(path);
+	free(item);
+	return rc;
+}
+
+/* The item's file, found again by a quiet walk of its user's directories. */
+struct text_find {
+	const char *path;
+	bool remove;
+	uint64_t pages;
+	int rc; /* the removal's */
+};
+
+static int find_text(void *data, const struct hk_shared_text *f)
+{
+	struct text_find *tf = data;
+	size_t n = strlen(f->dir);
+
+	if (strncmp(tf->path, f->dir, n) != 0 || tf->path[n] != '/' ||
+	    strcmp(tf->path + n + 1, f->name) != 0)
+		return 0;
+	tf->pages = f->pages;
+	if (tf->remove)
+		tf->rc = hk_shared_text_remove(f);
+	return 1;
+}
+
+/* The walk that finds the item's file: that of the uid its directory is named for. */
+static int find_walk(struct hk_ctx *ctx, struct text_find *tf)
+{
+	const char *end = strrchr(tf->path, '/'), *start = end;
+	char name[64];
+	uid_t uid;
+
+	while (start && start > tf->path && start[-1] != '/')
+		start--;
+	if (!end || !start || start == end || (size_t)(end - start) >= sizeof(name))
+		return 0;
+	memcpy(name, start, (size_t)(end - start));
+	name[end - start] = '\0';
+	if (!text_dir_uid(name, &uid))
+		return 0;
+	return walk_uid(ctx, uid, true, find_text, tf);
+}
+
+int hkl_text_check(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret)
+{
+	struct text_find tf = {.path = it->path};
+	int rc = find_walk(ctx, &tf);
+
+	if (rc == 1 && ret && asprintf(ret, "%" PRIu64, tf.pages) < 0) {
+		*ret = NULL;
+		return -ENOMEM;
+	}
+	return rc < 0 ? rc : rc == 0; /* 1: gone */
+}
+
+int hkl_text_apply(struct hk_ctx *ctx, const struct hk_plan_item *it)
+{
+	struct text_find tf = {.path = it->path, .remove = true};
+	int rc;
+
+	if (hk_is_dry_run(ctx))
+		return 0;
+	if (!hk_is_live(ctx))
+		return -EOPNOTSUPP;
+	rc = find_walk(ctx, &tf);
+	if (rc < 0)
+		return rc;
+	/* Gone since the check (or by another's hand meanwhile): done. */
+	return rc == 0 || tf.rc == -ENOENT ? 0 : tf.rc;
 }

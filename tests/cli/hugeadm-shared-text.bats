@@ -34,11 +34,11 @@ load helpers
 	done
 }
 
-@test "--dry-run --json names --clean-shared-text as an operation, cleans nothing; not with a report" {
+@test "--dry-run --json: --clean-shared-text's files are items of the plan (none here), no operation; not with a report" {
 	run --separate-stderr "$HUGEADM" --json --dry-run --clean-shared-text
 	assert_success
 	assert_equal "$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(d["plan"], d["operations"])' "$output")" \
-		"[] ['--clean-shared-text']"
+		"[] []"
 	run --separate-stderr "$HUGEADM" --json --dry-run --clean-shared-text --list-shared-text
 	assert_failure 1
 	assert_equal "$stderr" "hugeadm: --dry-run --json prints the plan of changes, no report

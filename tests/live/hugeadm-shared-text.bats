@@ -61,6 +61,59 @@ unchanged
 pages freed 0"
 }
 
+@test "--dry-run --json: each file is an item of the plan (its pages), before the pools; nothing removed" {
+	run --separate-stderr in_ns '
+		files > /mnt/before
+		hugeadm --dry-run --json --clean-shared-text=nobody --pool-pages-min 2M:+1 |
+			jq -c ".plan[] | [.item, .value]"
+		files | diff /mnt/before - && echo unchanged'
+	assert_success
+	assert_line --index 0 "[\"remove /mnt/h/hugekit-text-65534/it's.k1.400000\",\"1\"]"
+	assert_line --index 1 '["remove /mnt/h/hugekit-text-65534/prog.k1.200000","2"]'
+	assert_line --index 2 --regexp '^\["pool 2M minimum","[0-9]+"\]$'
+	assert_line --index 3 "unchanged"
+}
+
+@test "planned, then swapped before the run for a FIFO or another user's directory: nothing removed" {
+	hk_need_built "$HK_BUILD_DIR/tests/plan-race"
+	# What was planned is nobody's two files; between the plan and the run
+	# nobody puts a FIFO in place of one (hugetlbfs makes no symbolic link)
+	# and moves its directory away, and daemon makes a directory of that name
+	# with a file of the other's name (tests/live/plan-race.c runs the plan
+	# through libhugekit, as hugeadm does).
+	run --separate-stderr in_ns '
+		cat > /mnt/swap.sh <<"EOS"
+D=/mnt/h/hugekit-text-65534
+as() { u=$1; shift; setpriv --reuid "$u" --regid "$(id -g "$u")" --clear-groups -- "$@"; }
+as nobody sh -c "rm $D/prog.k1.200000 && mkfifo $D/prog.k1.200000 && mv $D /mnt/h/moved"
+as daemon mkdir $D
+as daemon touch "$D/$(ls /mnt/h/moved | grep k1.400000)"
+EOS
+		'"$HK_BUILD_DIR"'/tests/plan-race text 65534 "bash /mnt/swap.sh"
+		ls -n /mnt/h/hugekit-text-65534 | awk "NR > 1 { print \$3, \$9 }"
+		ls /mnt/h/moved'
+	assert_success
+	assert_output "ALREADY /mnt/h/hugekit-text-65534/it's.k1.400000
+ALREADY /mnt/h/hugekit-text-65534/prog.k1.200000
+rc=0
+1 it's.k1.400000
+it's.k1.400000
+prog.k1.200000"
+}
+
+@test "files that cannot be removed (a mount made read-only meanwhile): each told with its error, none stops the others, the run is short (1)" {
+	hk_need_built "$HK_BUILD_DIR/tests/plan-race"
+	run --separate-stderr in_ns '
+		'"$HK_BUILD_DIR"'/tests/plan-race text 65534 "mount -o remount,ro,bind /mnt/h"
+		ls /mnt/h/hugekit-text-65534'
+	assert_success
+	assert_output "SHORT Read-only file system /mnt/h/hugekit-text-65534/it's.k1.400000
+SHORT Read-only file system /mnt/h/hugekit-text-65534/prog.k1.200000
+rc=1
+it's.k1.400000
+prog.k1.200000"
+}
+
 @test "a file name with a newline and an escape: one table line, one rm word, removed" {
 	run --separate-stderr in_ns '
 		as nobody touch "/mnt/h/hugekit-text-65534/x
@@ -143,6 +196,8 @@ pages freed 4"
 	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h2/hugekit-text-65534 is owned by uid 1, not 65534: skipped"* ]]
 	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h/hugekit-text-65534/sub is not a regular file: left alone"* ]]
 	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h/hugekit-text-65534/fifo is not a regular file: left alone"* ]]
+	# Told once, when planned: the run's walks to each file are quiet.
+	assert_equal "$(grep -c "fifo is not a regular file" <<< "$stderr")" 1
 }
 
 @test "a user: --list-shared-text shows their own files; --clean-shared-text needs root" {

@@ -302,13 +302,13 @@ for _ in range(300000):
 
 @test "(7f) an unmount planned for hugeadm's mount leaves what is put in its place between plan and run" {
 	# The instant between hugeadm's plan of --unmount-all and its run, replayed
-	# through libhugekit's own calls (tests/live/unmount-race.c): the mount
+	# through libhugekit's own calls (tests/live/plan-race.c): the mount
 	# planned for goes, and another file system is mounted at the same path.
 	# The executor takes down a hugetlbfs mount there, nothing else.
 	run --separate-stderr in_ns '
 		hugeadm --create-mounts
 		P='"$M"'/pagesize-2MB
-		'"$HK_BUILD_DIR"'/tests/unmount-race $P "umount $P && mount -t tmpfs other $P"
+		'"$HK_BUILD_DIR"'/tests/plan-race unmount $P "umount $P && mount -t tmpfs other $P"
 		findmnt -rn -S other -o TARGET'
 	assert_success
 	assert_line "ALREADY"

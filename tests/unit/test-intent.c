@@ -494,12 +494,48 @@ static void test_unmounts(void **state)
 	tree_close(&t);
 }
 
+/* Shared text: planned first, the running system's only; its item names the file and its pages. */
+static void test_shared_text(void **state)
+{
+	struct hk_intent_entry e[2] = {unmount(), entry(HK_SETTING_SHARED_TEXT)};
+	struct hk_shared_text f = {.size = sizeof(f),
+				   .dir = "/mnt/h/hugekit-text-0",
+				   .name = "prog.k1.200000",
+				   .page_size = 2 * MIB,
+				   .pages = 3};
+	struct told told = {.stop_at = -1};
+	struct tree t;
+	struct hk_plan *plan;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	e[1].flags = HK_INTENT_SHOW_ONLY | HK_INTENT_ONE_UID;
+	assert_int_equal(plan_entries(&t, e, 2, &told, &plan), 1);
+	assert_int_equal(told.n, 1);
+	assert_int_equal(told.v[0].entry, 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NOT_LIVE);
+	assert_int_equal(hk_plan_items(plan, NULL), 0);
+	assert_int_equal(hk_plan_add_shared_text(plan, NULL, "x"), -EINVAL);
+	f.dir = "relative";
+	assert_int_equal(hk_plan_add_shared_text(plan, &f, "x"), -EINVAL);
+	f.dir = "/mnt/h/hugekit-text-0";
+	assert_int_equal(hk_plan_add_shared_text(plan, &f, "x"), 0);
+	assert_int_equal(item(plan, 0)->kind, HK_PLAN_REMOVE);
+	assert_string_equal(item(plan, 0)->item, "remove /mnt/h/hugekit-text-0/prog.k1.200000");
+	assert_string_equal(item(plan, 0)->path, "/mnt/h/hugekit-text-0/prog.k1.200000");
+	assert_string_equal(item(plan, 0)->value, "3");
+	assert_int_equal(item(plan, 0)->page_size, 2 * MIB);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),	       cmocka_unit_test(test_pool_verdicts),
 		cmocka_unit_test(test_other_verdicts), cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_mounts),	       cmocka_unit_test(test_unmounts),
+		cmocka_unit_test(test_shared_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

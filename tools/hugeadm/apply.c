@@ -7,8 +7,7 @@
  * min_free_kbytes, shmmax, shm group; then mounts),
  * libhugekit's executor runs the plan in one walk under the machine-wide
  * lock (hk_run_plan), reading every write back; this file words each step
- * and each unit (one action's items). --clean-shared-text, which is no
- * plan item, runs before the plan.
+ * and each unit (one action's items).
  * A dry run runs the same plan through libhugekit's dry-run hook, which
  * prints its items as 2.23's shell commands and writes nothing.
  */
@@ -219,6 +218,7 @@ struct option_run {
 	bool is_short;
 	bool written;	   /* the last step was the item's WRITE */
 	bool left_mounted; /* --unmount-all left one mounted: the run fails when its unit ends */
+	struct ha_cleaned cleaned; /* --clean-shared-text */
 	/* Where the run stopped: failed (said), or came up short with --strict. */
 	const struct ha_action *stopped;
 	bool failed, stopped_short;
@@ -342,8 +342,6 @@ static int pool_step(struct option_run *r, const struct hk_run_step *st)
 static bool has_unit(const struct ha_action *a)
 {
 	switch (a->kind) {
-	case HA_CLEAN_TEXT:
-		return false;
 	case HA_SHMMAX:
 		return true; /* the library computes it again, item or not */
 	default:
@@ -465,6 +463,9 @@ static void unit_said(struct option_run *r, int error)
 		/* The others taken down all the same; nothing after them runs. */
 		r->failed |= r->left_mounted;
 		return;
+	case HA_CLEAN_TEXT:
+		r->failed |= ha_clean_said(ctl, &r->cleaned) < 0;
+		return;
 	case HA_DEMOTE:
 		if (error == 0 && !r->failed) {
 			int rc = ha_demote_after(ctl, a, r->before);
@@ -552,6 +553,8 @@ static int run_step(void *data, const struct hk_run_step *st)
 			r->written = st->kind == HK_RUN_STEP_WRITE;
 			return rc;
 		}
+		if (r->a && r->a->kind == HA_CLEAN_TEXT)
+			return ha_clean_step(r->ctl, st, &r->cleaned);
 		if (r->a && r->a->kind == HA_UNMOUNT_ALL) {
 			r->left_mounted |= ha_unmount_step(r->ctl, st) > 0;
 			return 0;
@@ -624,8 +627,9 @@ static unsigned run_flags(const struct hugeadm_ctl *ctl)
 }
 
 /*
- * Before the plan, in the order validation left them: shared text removed,
- * what --unmount-all and a zone movable setting found nothing to do for.
+ * Before the plan, in the order validation left them: what
+ * --clean-shared-text, --unmount-all and a zone movable setting found
+ * nothing to do for.
  * 0, or -1 after a message (*stopped: the action).
  */
 static int run_operations(struct hugeadm_ctl *ctl, const struct ha_action **stopped)
@@ -634,8 +638,8 @@ static int run_operations(struct hugeadm_ctl *ctl, const struct ha_action **stop
 		struct ha_action *a = &ctl->actions[i];
 		int rc = 0;
 
-		if (a->kind == HA_CLEAN_TEXT)
-			rc = ha_apply_clean_text(ctl, a);
+		if (a->kind == HA_CLEAN_TEXT && a->n_items == 0)
+			rc = ha_clean_said(ctl, &(struct ha_cleaned){0});
 		else if (a->kind == HA_UNMOUNT_ALL && a->n_items == 0)
 			ha_msg(ctl, HA_INFO, "no hugetlbfs mounts under %s", HA_MOUNT_DIR);
 		else if (a->kind == HA_ZONE_MOVABLE && a->n_items == 0)

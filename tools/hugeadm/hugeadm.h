@@ -225,7 +225,19 @@ int ha_parse_mount_size(const char *s, uint64_t *ret);
 int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hkt_json *j);
 /* --clean-shared-text[=USER]: 0, or -1 after a message (no such user). */
 int ha_plan_clean_text(struct hugeadm_ctl *ctl, const char *user);
-int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a);
+/* What a --clean-shared-text unit removed so far. */
+struct ha_cleaned {
+	size_t files;
+	uint64_t pages, pages_now;
+	int errors;
+};
+/*
+ * Its step, run by libhugekit's executor (HK_PLAN_REMOVE): a dry run's rm
+ * line, each file removed or not (said, counted); 0 goes on. Said once the
+ * unit ends: the files and pages removed; -1 when one could not be.
+ */
+int ha_clean_step(struct hugeadm_ctl *ctl, const struct hk_run_step *st, struct ha_cleaned *c);
+int ha_clean_said(struct hugeadm_ctl *ctl, const struct ha_cleaned *c);
 
 /*
  * usage.c: --usage and --pages-needed, as text or into j (keys "usage",

@@ -6,7 +6,6 @@
  * each entry against the machine and the pools as the entries before it
  * leave them, and resolves it into plan items (which file, which value,
  * why) before the first one runs; verdict.c words what it is told.
- * --clean-shared-text, which is no plan item, is checked before.
  */
 #include <errno.h>
 #include <grp.h>
@@ -252,11 +251,11 @@ bool ha_pool_grows(const struct hugeadm_ctl *ctl, const struct ha_action *a)
 	return ha_pool_planned(ctl, a, &cp) && cp.grows;
 }
 
-/* What an action asks of libhugekit's intent, or -1: an operation (shared text). */
-static int setting_of(enum ha_kind kind)
+/* What an action asks of libhugekit's intent. */
+static enum hk_setting setting_of(enum ha_kind kind)
 {
-	static const int setting[] = {
-		[HA_CLEAN_TEXT] = -1,
+	static const enum hk_setting setting[] = {
+		[HA_CLEAN_TEXT] = HK_SETTING_SHARED_TEXT,
 		[HA_UNMOUNT_ALL] = HK_SETTING_UNMOUNT,
 		[HA_ZONE_MOVABLE] = HK_SETTING_ZONE_MOVABLE,
 		[HA_THP] = HK_SETTING_THP,
@@ -281,7 +280,7 @@ static struct hk_intent_entry entry_of(const struct hugeadm_ctl *ctl, const stru
 	bool pool = a->kind == HA_POOL_MIN || a->kind == HA_POOL_MAX;
 	struct hk_intent_entry e = {
 		.size = sizeof(e),
-		.setting = (enum hk_setting)setting_of(a->kind),
+		.setting = setting_of(a->kind),
 		.number = a->u,
 		.knob = a->knob,
 		.value = a->value,
@@ -307,6 +306,10 @@ static struct hk_intent_entry entry_of(const struct hugeadm_ctl *ctl, const stru
 	}
 	if (a->kind == HA_UNMOUNT_ALL)
 		e.base = HA_MOUNT_DIR;
+	if (a->kind == HA_CLEAN_TEXT) {
+		e.uid = (uint32_t)a->uid;
+		e.flags = a->sub ? HK_INTENT_ONE_UID : 0;
+	}
 	if (a->kind == HA_MOUNTS || a->kind == HA_UNMOUNT_ALL)
 		e.flags = ctl->dry_run ? HK_INTENT_SHOW_ONLY : 0;
 	if (pool) {
@@ -318,20 +321,7 @@ static struct hk_intent_entry entry_of(const struct hugeadm_ctl *ctl, const stru
 	return e;
 }
 
-/* Shared text, checked before the intent: the files are on the running system's mounts. */
-static int check_clean_text(struct hugeadm_ctl *ctl)
-{
-	if (!hk_is_live(ctl->ctx)) {
-		ha_msg(ctl, HA_ERROR, "--clean-shared-text is not supported with --sysroot");
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * The actions as the plan runs them: the operation (shared text), then the
- * intent's entries in the order libhugekit planned them.
- */
+/* The actions as the plan runs them: the intent's entries in the order libhugekit planned them. */
 struct planning {
 	struct hugeadm_ctl *ctl;
 	size_t *of_entry; /* entry -> action */
@@ -381,8 +371,6 @@ static int plan_intent(struct hugeadm_ctl *ctl, struct planning *p)
 		char why[256];
 		struct hk_intent_entry e;
 
-		if (setting_of(ctl->actions[i].kind) < 0)
-			continue;
 		e = entry_of(ctl, &ctl->actions[i], why, sizeof(why));
 		rc = hk_intent_add(in, &e);
 		if (rc >= 0)
@@ -427,11 +415,6 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 		ha_msg(ctl, HA_ERROR, "cannot plan the changes: %s", strerror(ENOMEM));
 		rc = -1;
 	}
-	for (size_t i = 0; rc == 0 && i < ctl->n_actions; i++)
-		if (ctl->actions[i].kind == HA_CLEAN_TEXT) {
-			rc = check_clean_text(ctl);
-			run_in_order(&p, i);
-		}
 	if (rc == 0)
 		rc = plan_intent(ctl, &p);
 	/* Whole or not at all: n_order is n_actions here. */
@@ -447,7 +430,6 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 {
 	const struct hk_plan_item *items;
 	struct hkt_json j;
-	char why[256];
 
 	ha_plan_notes(ctl);
 	hkt_json_init(&j, stdout);
@@ -458,10 +440,6 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 		ha_json_plan_item(&j, &items[i]);
 	hkt_json_close_array(&j);
 	hkt_json_open_array(&j, "operations");
-	for (size_t i = 0; i < ctl->n_actions; i++)
-		if (ctl->actions[i].kind == HA_CLEAN_TEXT)
-			hkt_json_string(&j, NULL,
-					ha_action_why(&ctl->actions[i], why, sizeof(why)));
 	/* The swap a pool that grows gets (dd, mkswap, swapon; swapoff and rm unless --persist). */
 	for (size_t i = 0; i < ctl->n_actions && (ctl->temp_swap || ctl->ramdisk_swap); i++) {
 		char opt[64];

@@ -173,56 +173,52 @@ static void print_quoted(const char *s)
 	putchar('\'');
 }
 
-struct clean_ctx {
-	struct hugeadm_ctl *ctl;
-	size_t files;
-	uint64_t pages;
-	int errors;
-};
-
-static int clean_one(void *data, const struct hk_shared_text *f)
+/* The pages a removed file held: when the run compared it, else when it was planned. */
+static uint64_t text_pages(const struct hk_run_step *st)
 {
-	struct clean_ctx *cc = data;
-	struct hugeadm_ctl *ctl = cc->ctl;
-	uint64_t pages = f->pages;
-	int rc;
+	const char *v = st->before ? st->before : st->item->value;
 
-	if (ctl->dry_run) {
-		char *path = NULL;
-
-		if (asprintf(&path, "%s/%s", f->dir, f->name) < 0)
-			return -ENOMEM;
-		printf("rm -f -- ");
-		print_quoted(path);
-		putchar('\n');
-		free(path);
-	} else if ((rc = hk_shared_text_remove(f)) < 0) {
-		if (rc == -ENOENT)
-			return 0;
-		ha_msg(ctl, HA_ERROR, "cannot remove %s/%s: %s", f->dir, f->name, strerror(-rc));
-		cc->errors++;
-		return 0;
-	} else {
-		ha_msg(ctl, HA_INFO, "removed %s/%s (%" PRIu64 " %s)", f->dir, f->name, pages,
-		       hkt_plural(pages, "page", "pages"));
-	}
-	cc->files++;
-	cc->pages += pages;
-	return 0;
+	return v ? strtoull(v, NULL, 10) : 0;
 }
 
-int ha_apply_clean_text(struct hugeadm_ctl *ctl, const struct ha_action *a)
+int ha_clean_step(struct hugeadm_ctl *ctl, const struct hk_run_step *st, struct ha_cleaned *c)
 {
-	struct clean_ctx cc = {.ctl = ctl};
-	int rc = hk_shared_text_walk(ctl->ctx, a->sub ? (int64_t)a->uid : -1, clean_one, &cc);
+	const char *path = st->item->path;
+	uint64_t pages = text_pages(st);
 
-	if (rc < 0)
-		return -1;
+	switch (st->kind) {
+	case HK_RUN_STEP_WRITE:
+		if (ctl->dry_run) {
+			printf("rm -f -- ");
+			print_quoted(path);
+			putchar('\n');
+		}
+		c->pages_now = pages;
+		return 0;
+	case HK_RUN_STEP_DONE:
+		if (!ctl->dry_run)
+			ha_msg(ctl, HA_INFO, "removed %s (%" PRIu64 " %s)", path, c->pages_now,
+			       hkt_plural(c->pages_now, "page", "pages"));
+		c->files++;
+		c->pages += c->pages_now;
+		return 0;
+	case HK_RUN_STEP_SHORT:
+	case HK_RUN_STEP_FAILED:
+		ha_msg(ctl, HA_ERROR, "cannot remove %s: %s", path, strerror(-st->error));
+		c->errors++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int ha_clean_said(struct hugeadm_ctl *ctl, const struct ha_cleaned *c)
+{
 	if (!ctl->dry_run)
 		ha_msg(ctl, HA_INFO,
 		       "%zu %s of shared text removed, %" PRIu64
 		       " huge %s freed (when no program maps them any more)",
-		       cc.files, hkt_plural(cc.files, "file", "files"), cc.pages,
-		       hkt_plural(cc.pages, "page", "pages"));
-	return cc.errors ? -1 : 0;
+		       c->files, hkt_plural(c->files, "file", "files"), c->pages,
+		       hkt_plural(c->pages, "page", "pages"));
+	return c->errors ? -1 : 0;
 }

@@ -178,6 +178,20 @@ static void warn_mount(struct hugeadm_ctl *ctl, const struct hk_intent_verdict *
 		       sz, ctl->max_size, sz);
 }
 
+/* --clean-shared-text's: the files are the running system's; a walk that failed. */
+static int say_clean(struct hugeadm_ctl *ctl, const struct hk_intent_verdict *v)
+{
+	if (v->problem == HK_INTENT_NOT_LIVE)
+		ha_msg(ctl, HA_ERROR, "--clean-shared-text is not supported with --sysroot");
+	else if (v->problem == HK_INTENT_UNREAD)
+		ha_msg(ctl, HA_ERROR, "cannot read the files of shared text: %s",
+		       strerror(-v->error));
+	else if (v->problem == HK_INTENT_UNPLANNED)
+		ha_msg(ctl, HA_ERROR, "--clean-shared-text: cannot plan the change: %s",
+		       strerror(-v->error));
+	return v->problem == HK_INTENT_PLANNED ? 0 : -1;
+}
+
 /* --unmount-all's: the mounts under hugeadm's directory that are not its own, left mounted. */
 static int say_unmount(struct hugeadm_ctl *ctl, const struct hk_intent_verdict *v)
 {
@@ -202,6 +216,8 @@ int ha_say_verdict(struct hugeadm_ctl *ctl, const struct ha_action *a,
 	hk_format_size(sz, sizeof(sz), v->page_size);
 	if (a->kind == HA_UNMOUNT_ALL)
 		return say_unmount(ctl, v);
+	if (a->kind == HA_CLEAN_TEXT)
+		return say_clean(ctl, v);
 	if (a->kind == HA_MOUNTS) {
 		warn_mount(ctl, v, sz);
 		if (v->problem == HK_INTENT_PLANNED)

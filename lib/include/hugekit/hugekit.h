@@ -306,6 +306,7 @@ enum hk_sysctl {
  * (a recommended shmmax is counted from them), mounts and cgroups last.
  */
 enum hk_setting {
+	HK_SETTING_SHARED_TEXT,	 /* --clean-shared-text: files of shared text removed, first */
 	HK_SETTING_UNMOUNT,	 /* --unmount-all: hugetlbfs mounts taken down, before anything */
 	HK_SETTING_ZONE_MOVABLE, /* vm.hugepages_treat_as_movable: where the pools grow */
 	HK_SETTING_THP,
@@ -692,6 +693,11 @@ enum hk_plan_kind {
 	 * value: its options when planned); not put back.
 	 */
 	HK_PLAN_UNMOUNT,
+	/*
+	 * A file of shared text removed (HK_1.6, hk_plan_add_shared_text; path:
+	 * the file, value: the huge pages it held when planned); not put back.
+	 */
+	HK_PLAN_REMOVE,
 };
 
 /*
@@ -828,6 +834,18 @@ int hk_plan_add_mount(struct hk_plan *plan, const struct hk_mount_request *req, 
  */
 int hk_plan_add_unmount(struct hk_plan *plan, const struct hk_mounts *mounts, size_t i,
 			const char *why);
+
+struct hk_shared_text;
+/*
+ * A file of shared text (hk_shared_text_walk's) removed when the plan runs:
+ * found again by a walk of its directory (nothing followed, owner and type
+ * checked as the walk does) and removed by the directory's descriptor
+ * (hk_shared_text_remove). A file gone since is done; one that cannot be
+ * removed is told as SHORT with its error, and the other items still run.
+ * The item's index, or -errno.
+ */
+int hk_plan_add_shared_text(struct hk_plan *plan, const struct hk_shared_text *file,
+			    const char *why);
 
 /*
  * Running a plan with put-back (HK_1.5): the executor's journal. Every item
@@ -1298,6 +1316,7 @@ enum {
 	HK_INTENT_MEMPOLICY = 1 << 2,	/* a pool's Minimum through nr_hugepages_mempolicy */
 	HK_INTENT_SHOW_ONLY =
 		1 << 3, /* mounts, unmounts: the plan is only shown (a tree can have one) */
+	HK_INTENT_ONE_UID = 1 << 4, /* shared text: uid's files only (else every user's) */
 };
 
 /*
@@ -1311,6 +1330,9 @@ enum {
  * - HK_SETTING_HVO, HK_SETTING_ZONE_MOVABLE, HK_SETTING_SHM_GROUP: number;
  * - HK_SETTING_MIN_FREE_KBYTES, HK_SETTING_SHMMAX: nothing (the recommended
  *   values, computed from the pools the entries before leave);
+ * - HK_SETTING_SHARED_TEXT: every file of shared text (hk_shared_text_walk),
+ *   or uid's with HK_INTENT_ONE_UID, removed: one item each, one verdict
+ *   (HK_INTENT_NOT_LIVE on a tree: the files are the running system's);
  * - HK_SETTING_UNMOUNT: the hugetlbfs mounts under base (absolute) taken
  *   down, last mounted first: those named pagesize-* (2.23's layout); the
  *   others are left mounted (HK_INTENT_NOT_OURS). One entry is enough: a
@@ -1356,7 +1378,7 @@ enum hk_intent_problem {
 	HK_INTENT_NO_KERNEL,	       /* the kernel has no such file (THP knob, HVO) */
 	HK_INTENT_NOT_A_MODE,	       /* THP: value is not one of line's modes */
 	HK_INTENT_UNPLANNED,	       /* error: the items could not be planned */
-	HK_INTENT_NOT_LIVE,	       /* a mount on a tree without HK_INTENT_SHOW_ONLY */
+	HK_INTENT_NOT_LIVE,	       /* a tree: a mount without SHOW_ONLY, shared text */
 	HK_INTENT_MOUNTED_OTHERWISE,   /* target: another mount there (options: its options) */
 	HK_INTENT_MIN_OVER_MAX,	       /* min_size is more whole pages than max_size */
 	HK_INTENT_MIN_OVER_POOL,       /* min_size reserves more than the pool's Maximum */

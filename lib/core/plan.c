@@ -1891,12 +1891,15 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 	switch (item->kind) {
 	case HK_PLAN_MOUNT:
 		return -EOPNOTSUPP;
+	/*
+	 * Taken down or removed: done when the call says so, not read back (a
+	 * mount below the one taken down, a file of that name made again since,
+	 * is another one).
+	 */
 	case HK_PLAN_UNMOUNT:
-		rc = hkl_unmount_apply(ctx, item);
-		break;
+		return hkl_unmount_apply(ctx, item);
 	case HK_PLAN_REMOVE:
-		rc = hkl_text_apply(ctx, item);
-		break;
+		return hkl_text_apply(ctx, item);
 	case HK_PLAN_MKDIR:
 		if (hk_is_dry_run(ctx))
 			return 0;

@@ -47,6 +47,8 @@ struct text_walk {
 	hk_shared_text_fn fn;
 	void *data;
 	bool quiet; /* a plan's walk again: what is skipped was told when it was planned */
+	/* One file only (a plan's item): the mount's target, the directory's name, the file's. */
+	const char *only_mnt, *only_dir, *only_file;
 };
 
 /* What the walk skips, told unless it is quiet. */
@@ -236,13 +238,17 @@ static int walk_dir(const struct text_walk *w, int mntfd, const char *mnt, const
 		rc = 0;
 		goto out;
 	}
+	f.pub.dir = dir;
+	f.dirfd = fd;
+	if (w->only_file) {
+		rc = tell_file(w, &f, w->only_file);
+		goto out;
+	}
 	rc = read_names(fd, NULL, &names, &n);
 	if (rc < 0) {
 		say(w, LOG_ERR, "cannot read %s: %s", dir, strerror(-rc));
 		goto out;
 	}
-	f.pub.dir = dir;
-	f.dirfd = fd;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = tell_file(w, &f, names[i]);
 	free_names(names, n);
@@ -278,8 +284,11 @@ static int walk(const struct text_walk *w)
 		struct statfs sf;
 		struct stat st;
 		bool dup = false;
-		int mntfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int mntfd;
 
+		if (w->only_mnt && strcmp(mnt, w->only_mnt) != 0)
+			continue;
+		mntfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (mntfd < 0) {
 			say(w, LOG_WARNING, "cannot open %s: %m: skipped", mnt);
 			continue;
@@ -297,7 +306,11 @@ static int walk(const struct text_walk *w)
 			continue;
 		}
 		seen[n_seen++] = st.st_dev;
-		rc = read_names(mntfd, is_text_dir, &names, &n);
+		if (w->only_dir)
+			rc = walk_dir(w, mntfd, mnt, w->only_dir, w->only_uid,
+				      (uint64_t)sf.f_bsize);
+		else
+			rc = read_names(mntfd, is_text_dir, &names, &n);
 		if (rc < 0)
 			say(w, LOG_ERR, "cannot read %s: %s", mnt, strerror(-rc));
 		for (size_t k = 0; k < n && rc == 0; k++) {
@@ -348,7 +361,8 @@ HK_EXPORT int hk_plan_add_shared_text(struct hk_plan *plan, const struct hk_shar
 	char *path = NULL, *item = NULL, pages[32];
 	int rc = -ENOMEM;
 
-	if (!plan || !file || !file->dir || !file->name || file->dir[0] != '/')
+	if (!plan || !file || !file->dir || !file->name || file->dir[0] != '/' || !file->name[0] ||
+	    strchr(file->name, '/'))
 		return -EINVAL;
 	snprintf(pages, sizeof(pages), "%" PRIu64, file->pages);
 	if (asprintf(&path, "%s/%s", file->dir, file->name) >= 0 &&
@@ -386,22 +400,35 @@ static int find_text(void *data, const struct hk_shared_text *f)
 	return 1;
 }
 
-/* The walk that finds the item's file: that of the uid its directory is named for. */
+/*
+ * The walk that finds the item's file: <mount>/hugekit-text-<uid>/<name>,
+ * that one name of that directory of that mount only (each check and
+ * removal costs the same however many files there are), checked as every
+ * walk checks it. 0 (not there), 1 (found), or -errno (-EINVAL: not
+ * such a path).
+ */
 static int find_walk(struct hk_ctx *ctx, struct text_find *tf)
 {
-	const char *end = strrchr(tf->path, '/'), *start = end;
-	char name[64];
-	uid_t uid;
+	struct text_walk w = {.ctx = ctx, .fn = find_text, .data = tf, .quiet = true};
+	char *path = strdup(tf->path), *name, *dir;
+	int rc = -EINVAL;
 
-	while (start && start > tf->path && start[-1] != '/')
-		start--;
-	if (!end || !start || start == end || (size_t)(end - start) >= sizeof(name))
-		return 0;
-	memcpy(name, start, (size_t)(end - start));
-	name[end - start] = '\0';
-	if (!text_dir_uid(name, &uid))
-		return 0;
-	return walk_uid(ctx, uid, true, find_text, tf);
+	if (!path)
+		return -ENOMEM;
+	name = strrchr(path, '/');
+	if (name && name > path) {
+		*name++ = '\0';
+		dir = strrchr(path, '/');
+		if (dir && *name && text_dir_uid(dir + 1, &w.only_uid)) {
+			*dir++ = '\0';
+			w.only_mnt = *path ? path : "/";
+			w.only_dir = dir;
+			w.only_file = name;
+			rc = walk(&w);
+		}
+	}
+	free(path);
+	return rc;
 }
 
 int hkl_text_check(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret)

@@ -114,6 +114,35 @@ it's.k1.400000
 prog.k1.200000"
 }
 
+@test "two --clean-shared-text options, one user each: both run, each file once" {
+	run --separate-stderr in_ns '
+		hugeadm -v --clean-shared-text=nobody --clean-shared-text=root --clean-shared-text=nobody
+		echo "rc=$? left: $(files | wc -l)"'
+	assert_success
+	assert_line "rc=0 left: 0"
+	assert_equal "$(grep -c "INFO: removed " <<< "$stderr")" 3
+	[[ "$stderr" != *"internal error"* ]] || fail "$stderr"
+}
+
+@test "many files: the directory read once to plan, each removal looks up one name (strace counts getdents64)" {
+	hk_need_cmd strace strace
+	run --separate-stderr in_ns '
+		for i in $(seq 1 300); do echo "/mnt/h/hugekit-text-65534/f$i.k1.0"; done |
+			as nobody xargs touch
+		strace -f -qq -y -o /mnt/trace -e trace=getdents64,unlinkat hugeadm --clean-shared-text=nobody
+		echo "unlinkat $(grep -c "^[0-9]* *unlinkat(.*= 0$" /mnt/trace)"
+		echo "reads of the directory $(grep -c "getdents64([0-9]*</mnt/h/hugekit-text-65534>" /mnt/trace)"
+		echo "left: $(files | wc -l)"'
+	assert_success
+	assert_line "unlinkat 302"
+	assert_line "left: 1"
+	# Planning reads the directory once (getdents64 until it returns 0); each
+	# removal looks up its one name, however many files there are.
+	local n
+	n=$(sed -n 's/^reads of the directory //p' <<< "$output")
+	[ "$n" -ge 1 ] && [ "$n" -le 4 ] || fail "the directory was read $n times for 302 files"
+}
+
 @test "a file name with a newline and an escape: one table line, one rm word, removed" {
 	run --separate-stderr in_ns '
 		as nobody touch "/mnt/h/hugekit-text-65534/x

@@ -206,6 +206,18 @@ PY
 	umount "$BATS_TEST_TMPDIR/other"
 }
 
+@test "--unmount-all: two mounts stacked on one path come off one after the other, exit 0" {
+	run --separate-stderr hugeadm --create-mounts
+	assert_success
+	mount -t hugetlbfs -o pagesize=2M none "$M/pagesize-2MB"
+	assert_equal "$(findmnt -rn -t hugetlbfs -o TARGET | grep -cx "$M/pagesize-2MB")" 2
+	run --separate-stderr hugeadm -v --unmount-all
+	assert_success
+	assert_equal "$(grep -c "INFO: unmounted $M/pagesize-2MB" <<< "$stderr")" 2
+	[[ "$stderr" != *"still mounted"* ]] || fail "$stderr"
+	assert_equal "$(findmnt -rn -t hugetlbfs -o TARGET | grep -c "^$M/")" 0
+}
+
 # Issue 19: the mounts of --create-*-mounts are nosuid,nodev, as the generated
 # units make them. hugetlbfs files cannot be written with write(2), so no
 # setuid program can be put there; a device node can (hugetlbfs has mknod), and

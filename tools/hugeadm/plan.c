@@ -95,6 +95,13 @@ const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz)
 		opt = strcmp(a->base, HA_MOUNT_DIR "/user") == 0 ? "--create-user-mounts"
 								 : "--create-group-mounts";
 		break;
+	case HA_CLEAN_TEXT:
+		/* One user's: its own unit, apart from another --clean-shared-text. */
+		if (a->sub) {
+			snprintf(buf, sz, "%s=%s", a->arg, a->sub);
+			return buf;
+		}
+		break;
 	case HA_THP:
 		if (a->size)
 			opt = "--thp-size";

@@ -204,7 +204,8 @@ int ha_clean_step(struct hugeadm_ctl *ctl, const struct hk_run_step *st, struct 
 		return 0;
 	case HK_RUN_STEP_SHORT:
 	case HK_RUN_STEP_FAILED:
-		ha_msg(ctl, HA_ERROR, "cannot remove %s: %s", path, strerror(-st->error));
+		ha_msg(ctl, HA_ERROR, "cannot remove %s: %s", path,
+		       st->error ? strerror(-st->error) : "it is still there");
 		c->errors++;
 		return 0;
 	default:

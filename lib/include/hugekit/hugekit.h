@@ -776,7 +776,9 @@ int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *item, char
  * kernel took the write but reached less (a pool that came up short:
  * *ret_reached says what it reached), or -errno of the write. Honours the
  * context's dry run. HK_PLAN_MOUNT is the caller's (its directories must be
- * made through descriptors): -EOPNOTSUPP.
+ * made through descriptors): -EOPNOTSUPP. An unmount or a removed file is
+ * not read back: done when the call succeeds (a mount stacked below, a file
+ * of the name made again since, is another one).
  */
 int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *item, char **ret_reached);
 

@@ -378,7 +378,7 @@ HK_EXPORT int hk_plan_add_shared_text(struct hk_plan *plan, const struct hk_shar
 	return rc;
 }
 
-/* The item's file, found again by a quiet walk of its user's directories. */
+/* The item's file, looked up again by its one name (find_walk). */
 struct text_find {
 	const char *path;
 	bool remove;

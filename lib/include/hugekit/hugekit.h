@@ -840,7 +840,7 @@ int hk_plan_add_unmount(struct hk_plan *plan, const struct hk_mounts *mounts, si
 struct hk_shared_text;
 /*
  * A file of shared text (hk_shared_text_walk's) removed when the plan runs:
- * found again by a walk of its directory (nothing followed, owner and type
+ * looked up again by its name alone (nothing followed, owner and type
  * checked as the walk does) and removed by the directory's descriptor
  * (hk_shared_text_remove). A file gone since is done; one that cannot be
  * removed is told as SHORT with its error, and the other items still run.

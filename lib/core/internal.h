@@ -176,7 +176,10 @@ const struct hkl_shmmax_mark *hkl_plan_shmmax(const struct hk_plan *plan, size_t
 const char *hkl_plan_mount_base(const struct hk_plan *plan, size_t index);
 /* An HK_PLAN_UNMOUNT item (unmount.c): done when its mount is gone (1), else 0 and its options. */
 int hkl_unmount_check(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret);
-/* Take the mount at its path down (0 pretended in a dry run, or when none is there). */
+/*
+ * Take the mount at its path down (0 when none is there); remove the file.
+ * Both on the running system only, never in a dry run (hk_plan_item_apply).
+ */
 int hkl_unmount_apply(struct hk_ctx *ctx, const struct hk_plan_item *it);
 /* An HK_PLAN_REMOVE item (sharedtext.c): done when its file is gone (1), else 0 and its pages. */
 int hkl_text_check(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret);

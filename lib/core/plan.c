@@ -1897,9 +1897,14 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 	 * is another one).
 	 */
 	case HK_PLAN_UNMOUNT:
-		return hkl_unmount_apply(ctx, item);
 	case HK_PLAN_REMOVE:
-		return hkl_text_apply(ctx, item);
+		if (hk_is_dry_run(ctx))
+			return 0;
+		if (!hk_is_live(ctx))
+			return -EOPNOTSUPP; /* the running system's mounts and files only */
+		if (item->kind == HK_PLAN_REMOVE)
+			return hkl_text_apply(ctx, item);
+		return hkl_unmount_apply(ctx, item);
 	case HK_PLAN_MKDIR:
 		if (hk_is_dry_run(ctx))
 			return 0;

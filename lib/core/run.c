@@ -705,8 +705,10 @@ static int write_step(struct walk *w, struct hk_run_step *st)
 	/* A mount item's base is its plan's (hk_run_items: no plan, none). */
 	rc = apply_policy(w->run, it, hkl_plan_mount_base(w->unit.plan, st->index), &reached);
 	st->reached = reached;
-	/* A path that no longer leads to the mount: left mounted, not reached (SHORT, error set). */
-	/* A file that cannot be removed: told, and the others still are. */
+	/*
+	 * SHORT with the error set, and the run goes on: a path that no longer
+	 * leads to the mount (left mounted), a file that cannot be removed.
+	 */
 	if ((it->kind == HK_PLAN_UNMOUNT && rc == -EXDEV) ||
 	    (it->kind == HK_PLAN_REMOVE && rc < 0 && rc != -EAGAIN)) {
 		st->error = rc;

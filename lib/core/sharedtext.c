@@ -448,10 +448,6 @@ int hkl_text_apply(struct hk_ctx *ctx, const struct hk_plan_item *it)
 	struct text_find tf = {.path = it->path, .remove = true};
 	int rc;
 
-	if (hk_is_dry_run(ctx))
-		return 0;
-	if (!hk_is_live(ctx))
-		return -EOPNOTSUPP;
 	rc = find_walk(ctx, &tf);
 	if (rc < 0)
 		return rc;

@@ -72,10 +72,6 @@ int hkl_unmount_apply(struct hk_ctx *ctx, const struct hk_plan_item *it)
 	ssize_t i;
 	int rc;
 
-	if (hk_is_dry_run(ctx))
-		return 0;
-	if (!hk_is_live(ctx))
-		return -EOPNOTSUPP;
 	rc = hk_mounts_read(ctx, &ms);
 	if (rc < 0)
 		return rc;

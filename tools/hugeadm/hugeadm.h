@@ -228,7 +228,7 @@ int ha_plan_clean_text(struct hugeadm_ctl *ctl, const char *user);
 /* What a --clean-shared-text unit removed so far. */
 struct ha_cleaned {
 	size_t files;
-	uint64_t pages, pages_now;
+	uint64_t pages;
 	int errors;
 };
 /*

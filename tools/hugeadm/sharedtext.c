@@ -193,14 +193,13 @@ int ha_clean_step(struct hugeadm_ctl *ctl, const struct hk_run_step *st, struct 
 			print_quoted(path);
 			putchar('\n');
 		}
-		c->pages_now = pages;
 		return 0;
 	case HK_RUN_STEP_DONE:
 		if (!ctl->dry_run)
-			ha_msg(ctl, HA_INFO, "removed %s (%" PRIu64 " %s)", path, c->pages_now,
-			       hkt_plural(c->pages_now, "page", "pages"));
+			ha_msg(ctl, HA_INFO, "removed %s (%" PRIu64 " %s)", path, pages,
+			       hkt_plural(pages, "page", "pages"));
 		c->files++;
-		c->pages += c->pages_now;
+		c->pages += pages;
 		return 0;
 	case HK_RUN_STEP_SHORT:
 	case HK_RUN_STEP_FAILED:

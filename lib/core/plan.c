@@ -1861,16 +1861,35 @@ static const char *v1_value(const struct hk_plan_item *item)
 	return item->value;
 }
 
+/*
+ * --pool-demote: the count itself, read back where a kernel answers as the
+ * persistent pages the pool (or its node) lost: *ret_reached (may be NULL),
+ * -EAGAIN when fewer.
+ */
+static int demote_count(struct hk_ctx *ctx, const struct hk_plan_item *item, char **ret_reached)
+{
+	bool answers = hk_is_live(ctx) && !hk_is_dry_run(ctx);
+	uint64_t before = 0, after = 0, done;
+	int rc = answers ? pool_have(ctx, item, &before) : 0;
+
+	if (rc == 0)
+		rc = hk_pool_demote(ctx, item->page_size, item->node, item->number);
+	if (rc < 0 || !answers)
+		return rc;
+	rc = pool_have(ctx, item, &after);
+	if (rc < 0)
+		return rc;
+	done = before > after ? before - after : 0;
+	if (ret_reached && (rc = u64_out(done, ret_reached)) < 0)
+		return rc;
+	return done < item->number ? -EAGAIN : 0;
+}
+
 /* The pages above the item's minimum, demoted; the kernel demotes fewer when it cannot find them free. */
 static int demote_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
 {
 	uint64_t have = 0;
-	int rc;
-
-	/* --pool-demote: the count itself. */
-	if (item->flags & HK_POOL_DEMOTE_PAGES)
-		return hk_pool_demote(ctx, item->page_size, item->node, item->number);
-	rc = pool_have(ctx, item, &have);
+	int rc = pool_have(ctx, item, &have);
 	if (rc < 0)
 		return rc;
 	if (have <= item->number)
@@ -1933,6 +1952,9 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 					    item->flags);
 		else if (item->page_size && item->field == HK_POOL_OVERCOMMIT)
 			rc = hk_pool_set_overcommit(ctx, item->page_size, item->number);
+		else if (item->page_size && item->field == HK_POOL_DEMOTE &&
+			 (item->flags & HK_POOL_DEMOTE_PAGES))
+			return demote_count(ctx, item, ret_reached);
 		else if (item->page_size && item->field == HK_POOL_DEMOTE)
 			rc = demote_write(ctx, item);
 		else if (strncmp(item->item, "thp ", 4) == 0)
@@ -1947,9 +1969,7 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 		hkl_dbg(ctx, "%s: cannot write %s: %s", item->path, item->value, strerror(-rc));
 		return rc;
 	}
-	/* A count demoted is not read back: the caller counts what the pool lost. */
-	if (hk_is_dry_run(ctx) || (item->field == HK_POOL_DEMOTE && item->page_size &&
-				   (item->flags & HK_POOL_DEMOTE_PAGES)))
+	if (hk_is_dry_run(ctx))
 		return 0;
 	hkl_info(ctx, "%s = %s", item->path, item->value);
 	/* Read back: what the kernel did with it. */

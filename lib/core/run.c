@@ -50,8 +50,8 @@ HK_EXPORT int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret
 	int rc;
 
 	if (!ctx || !ret_run ||
-	    (flags &
-	     ~(unsigned)(HK_RUN_HARD | HK_RUN_ALWAYS | HK_RUN_MEMPOLICY | HK_RUN_KEEP_MAXIMUM)))
+	    (flags & ~(unsigned)(HK_RUN_HARD | HK_RUN_ALWAYS | HK_RUN_MEMPOLICY |
+				 HK_RUN_KEEP_MAXIMUM | HK_RUN_STRICT | HK_RUN_PUT_BACK)))
 		return -EINVAL;
 	run = calloc(1, sizeof(*run));
 	if (!run)
@@ -510,6 +510,7 @@ struct walk {
 	uint64_t *short_sizes; /* pools whose minimum came up short */
 	size_t n_short;
 	bool any_short;
+	bool unit_short; /* HK_RUN_STRICT: the unit had a write come up short where a kernel answers */
 	struct hk_run_step unit; /* hk_run_plan: the unit's fields, copied into each step */
 	struct hk_swap *swap;	 /* added while a pool grows, until its unit ends */
 };
@@ -670,13 +671,17 @@ static int written(struct walk *w, struct hk_run_step *st, int rc)
 	if (rc != -EAGAIN)
 		return tell(w, st, HK_RUN_STEP_DONE);
 	w->any_short = true;
+	w->unit_short |=
+		it->kind == HK_PLAN_WRITE && hk_is_live(w->run->ctx) && !hk_is_dry_run(w->run->ctx);
 	if (it->kind != HK_PLAN_WRITE || !it->page_size || it->field != HK_POOL_MINIMUM)
 		return tell(w, st, HK_RUN_STEP_SHORT);
 	if ((!(flags & HK_RUN_ALWAYS) || (flags & HK_RUN_KEEP_MAXIMUM)) &&
 	    short_size(w, it->page_size) < 0)
 		return -ENOMEM;
 	rc = tell(w, st, HK_RUN_STEP_SHORT);
-	if (rc == 0 && (flags & HK_RUN_KEEP_MAXIMUM) && it->node == HK_NODE_ALL)
+	/* --strict: the unit is put back, its maximum with it; nothing to keep. */
+	if (rc == 0 && (flags & HK_RUN_KEEP_MAXIMUM) && it->node == HK_NODE_ALL &&
+	    !(w->unit_short && (flags & HK_RUN_STRICT)))
 		rc = keep_maximum(w, st);
 	return rc;
 }
@@ -947,6 +952,7 @@ static int run_unit(struct walk *w, const struct hk_plan *plan, const struct uni
 	 */
 	if (w->run->flags & HK_RUN_KEEP_MAXIMUM)
 		w->n_short = 0;
+	w->unit_short = false;
 	hk_plan_items(w->unit.plan, &items);
 	w->items = items + w->unit.first;
 	w->n = w->unit.n;
@@ -962,11 +968,23 @@ static int run_unit(struct walk *w, const struct hk_plan *plan, const struct uni
 	return rc != 0 ? rc : end;
 }
 
+/* HK_RUN_PUT_BACK: the run stopped before its end; all it kept put back, and told. */
+static void put_back_told(struct walk *w, const struct hk_plan *plan)
+{
+	struct hk_run_step st = {.size = sizeof(st), .plan = plan};
+
+	if (hk_is_dry_run(w->run->ctx))
+		return;
+	st.error = hk_run_put_back(w->run, &st.put_back);
+	(void)tell(w, &st, HK_RUN_STEP_PUT_BACK);
+}
+
 HK_EXPORT int hk_run_plan(struct hk_run *run, const struct hk_plan *plan, hk_run_step_fn fn,
 			  void *data)
 {
 	struct walk w = {.run = run, .fn = fn, .data = data};
 	size_t n = hk_plan_items(plan, NULL), i = 0, k = 0;
+	bool stopped = false;
 	int rc = 0;
 
 	if (!run || !plan)
@@ -980,7 +998,13 @@ HK_EXPORT int hk_run_plan(struct hk_run *run, const struct hk_plan *plan, hk_run
 
 		rc = run_unit(&w, plan, &u);
 		i += u.n;
+		if (rc == 0 && w.unit_short && (run->flags & HK_RUN_STRICT)) {
+			stopped = true;
+			break;
+		}
 	}
+	if ((rc != 0 || stopped) && (run->flags & HK_RUN_PUT_BACK))
+		put_back_told(&w, plan);
 	free(w.made);
 	free(w.short_sizes);
 	return rc != 0 ? rc : w.any_short;

@@ -285,10 +285,15 @@ P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 	assert_success
 	has_line "hugeadm:WARNING: failed to set pool minimum to 16 became 12"
 	assert_equal "$(cat "$ROOT/$P2M/nr_overcommit_hugepages")" 8
-	# --strict: the run stops at the short Minimum, the overcommit is never written.
-	faulty x86-1node "live;read:$P2M/nr_hugepages:5+:value=12" --strict --pool-pages-min 2M:16
+	# --strict: the run stops after the short Minimum's unit, the overcommit is never
+	# written (-v would say "setting HUGEPAGES_OC"), and the Minimum is put back (to
+	# what the faked reads said it was).
+	faulty x86-1node "live;read:$P2M/nr_hugepages:5+:value=12" --strict --pool-pages-min 2M:16 --verbose 3
 	assert_failure 2
+	has_line "hugeadm:INFO: setting HUGEPAGES_TOTAL to 16"
+	! grep -q "HUGEPAGES_OC" <<< "$stderr" || fail "the overcommit was written: $stderr"
 	has_line "hugeadm:ERROR: 2M:16: the pool came up short; it was put back (--strict)"
+	has_line "hugeadm:ERROR: --pool-pages-min 2M:16: came up short (--strict): 1 file put back as it was before this run"
 	assert_equal "$(cat "$ROOT/$P2M/nr_overcommit_hugepages")" 10
 }
 

@@ -522,6 +522,7 @@ struct units {
 	bool shmmax[32];
 	int stop_kind, stop_rc; /* stop at the first DONE of this kind... (-1: never) */
 	char oc_written[32];	/* the last overcommit WRITE's value */
+	size_t put_back;	/* PUT_BACK's count */
 };
 
 static int record_units(void *data, const struct hk_run_step *st)
@@ -530,13 +531,16 @@ static int record_units(void *data, const struct hk_run_step *st)
 
 	assert_true(u->n < 32);
 	assert_int_equal(st->size, sizeof(*st));
-	assert_non_null(st->plan);
 	u->kinds[u->n] = st->kind;
 	u->unit[u->n] = st->unit;
 	u->first[u->n] = st->first;
 	u->n_items[u->n] = st->n;
 	u->error[u->n] = st->error;
 	u->shmmax[u->n] = st->shmmax != NULL;
+	if (st->kind == HK_RUN_STEP_PUT_BACK)
+		u->put_back = st->put_back;
+	else
+		assert_non_null(st->plan);
 	if (st->kind == HK_RUN_STEP_WRITE && st->item->page_size &&
 	    st->item->field == HK_POOL_OVERCOMMIT)
 		snprintf(u->oc_written, sizeof(u->oc_written), "%s", st->item->value);
@@ -671,6 +675,87 @@ static void test_plan_short_within_unit(void **state)
 }
 
 /*
+ * HK_RUN_PUT_BACK: a run that stops early puts back all it wrote, before it
+ * returns, and tells it once after the last END (fn's value stops it too);
+ * without the flag, or in a dry run, nothing is put back or told.
+ * HK_RUN_STRICT stops only where a kernel answers: a tree's pool that reads
+ * short is no shortfall (the live rule is in tests/cli/faults.bats).
+ */
+static void test_plan_put_back(void **state)
+{
+	struct units u = {.stop_kind = -1};
+	char *before_thp, *before_mfk, *now;
+	struct hk_plan *plan;
+	struct hk_run *run;
+	struct tree t;
+	char path[4096];
+	int rc;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	before_thp = slurp(&t, THP);
+	plan = four_writes(&t);
+	/* The pool's minimum cannot be written: a directory. THP and the sysctl were. */
+	snprintf(path, sizeof(path), "%s/" NR, t.dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	before_mfk = slurp(&t, MFK);
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS | HK_RUN_PUT_BACK, &run), 0);
+	rc = hk_run_plan(run, plan, record_units, &u);
+	assert_true(rc < 0);
+	assert_int_equal(u.kinds[u.n - 2], HK_RUN_STEP_END);
+	assert_int_equal(u.kinds[u.n - 1], HK_RUN_STEP_PUT_BACK);
+	assert_int_equal(u.error[u.n - 1], 0);
+	assert_int_equal(u.put_back, 2);
+	assert_int_equal(hk_run_count(run), 0);
+	now = slurp(&t, THP);
+	assert_string_equal(now, before_thp);
+	free(now);
+	now = slurp(&t, MFK);
+	assert_string_equal(now, before_mfk);
+	free(now);
+	hk_run_unref(run);
+	/* fn stops it: put back all the same. */
+	memset(&u, 0, sizeof(u));
+	u.stop_kind = HK_RUN_STEP_DONE;
+	u.stop_rc = 5;
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS | HK_RUN_PUT_BACK, &run), 0);
+	assert_int_equal(hk_run_plan(run, plan, record_units, &u), 5);
+	assert_int_equal(u.kinds[u.n - 1], HK_RUN_STEP_PUT_BACK);
+	assert_int_equal(u.put_back, 1);
+	now = slurp(&t, THP);
+	assert_string_equal(now, before_thp);
+	free(now);
+	hk_run_unref(run);
+	/* Without the flag: what was written stays, for the caller to put back. */
+	memset(&u, 0, sizeof(u));
+	u.stop_kind = -1;
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS, &run), 0);
+	assert_true(hk_run_plan(run, plan, record_units, &u) < 0);
+	assert_int_not_equal(u.kinds[u.n - 1], HK_RUN_STEP_PUT_BACK);
+	assert_int_equal(hk_run_count(run), 2);
+	assert_int_equal(hk_run_put_back(run, NULL), 0);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	/* A tree's short pool: HK_RUN_STRICT runs on to the end, nothing put back. */
+	assert_int_equal(rmdir(path), 0);
+	fixture_write(t.dir, NR, "10\n");
+	plan = min30_oc11(&t, "a");
+	assert_true(hk_plan_add_thp(t.ctx, plan, "enabled", "never", "b") >= 0);
+	memset(&u, 0, sizeof(u));
+	u.stop_kind = -1;
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_STRICT | HK_RUN_PUT_BACK, &run), 0);
+	assert_int_equal(hk_run_plan(run, plan, record_units, &u), 1);
+	assert_int_equal(u.kinds[u.n - 1], HK_RUN_STEP_END);
+	assert_int_equal(u.first[u.n - 1], 2);
+	hk_run_unref(run);
+	hk_plan_unref(plan);
+	free(before_thp);
+	free(before_mfk);
+	tree_close(&t);
+}
+
+/*
  * hk_run_apply of an HK_MOUNT_KEEP item with a mount at its path: left as it
  * is (0, nothing kept), never mounted on; without a mount there it would be
  * made (a tree cannot: -EOPNOTSUPP).
@@ -736,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_items_dry_run_pretends),
 		cmocka_unit_test(test_plan_units),
 		cmocka_unit_test(test_plan_short_within_unit),
+		cmocka_unit_test(test_plan_put_back),
 		cmocka_unit_test(test_apply_keep_mount),
 		cmocka_unit_test(test_bad_arguments),
 	};

@@ -213,7 +213,8 @@ struct option_run {
 	/* A pool change's Minimum items [nr, nr + n_nr) of plan, and whether one grows. */
 	size_t nr, n_nr;
 	bool grows;
-	struct hk_pool *before; /* a demote: the pool before its writes */
+	uint64_t demoted; /* a demote: the pages its items read back as demoted */
+	bool demote_read; /* ... where a kernel answers */
 	struct hk_shmmax_plan sp;
 	bool is_short;
 	bool written;	   /* the last step was the item's WRITE */
@@ -222,6 +223,11 @@ struct option_run {
 	/* Where the run stopped: failed (said), or came up short with --strict. */
 	const struct ha_action *stopped;
 	bool failed, stopped_short;
+	const struct ha_action *last; /* the last unit that ended */
+	/* libhugekit put back what the run wrote (HK_RUN_PUT_BACK): how many, its error. */
+	bool put_back;
+	size_t n_put_back;
+	int put_back_error;
 };
 
 /* What the callback returns to stop the run (hugeadm's own reasons, in the option_run). */
@@ -335,7 +341,7 @@ static int pool_step(struct option_run *r, const struct hk_run_step *st)
 		r->failed = true;
 		return STOP;
 	}
-	return r->is_short && ctl->strict ? STOP : 0;
+	return 0;
 }
 
 /* Whether the action is run as a unit of the plan (not an operation, not a setting unwritten). */
@@ -414,9 +420,9 @@ static int unit_begin(struct option_run *r, const struct hk_run_step *st)
 		pool_begin(r);
 		return 0;
 	case HA_DEMOTE:
-		if (ha_demote_before(ctl, r->a, &r->before) < 0)
-			r->failed = true;
-		return r->failed ? STOP : 0;
+		r->demoted = 0;
+		r->demote_read = false;
+		return 0;
 	case HA_SHMMAX:
 		/* From the pools as the writes left them where a kernel answers. */
 		r->sp = *st->shmmax;
@@ -444,8 +450,6 @@ static void pool_end(struct option_run *r, int error)
 	}
 	if (r->is_short && hk_pool_plan_is_gigantic(ctl->pools, r->a->size))
 		gigantic_hint(ctl, r->a->size);
-	if (r->is_short && ctl->strict)
-		r->stopped_short = true;
 }
 
 /* What is said once the unit's items are written (error: what stopped the run in it). */
@@ -467,14 +471,8 @@ static void unit_said(struct option_run *r, int error)
 		r->failed |= ha_clean_said(ctl, &r->cleaned) < 0;
 		return;
 	case HA_DEMOTE:
-		if (error == 0 && !r->failed) {
-			int rc = ha_demote_after(ctl, a, r->before);
-
-			r->failed = rc < 0;
-			r->stopped_short = rc > 0 && ctl->strict;
-		}
-		hk_pool_unref(r->before);
-		r->before = NULL;
+		if (error == 0 && !r->failed && r->demote_read)
+			r->failed = ha_demote_said(ctl, a, r->demoted) < 0;
 		return;
 	default:
 		break;
@@ -502,11 +500,26 @@ static int unit_end(struct option_run *r, const struct hk_run_step *st)
 	if (!r->a)
 		return 0;
 	unit_said(r, st->error);
-	if (st->error != 0 || r->failed || r->stopped_short)
+	if (st->error != 0 || r->failed)
 		r->stopped = r->a;
+	r->last = r->a;
 	r->a = NULL;
 	r->next++;
-	return r->failed || r->stopped_short ? STOP : 0;
+	return r->failed ? STOP : 0;
+}
+
+/* A --pool-demote's item, written: the pages the executor read back as demoted, counted. */
+static int demote_step(struct option_run *r, const struct hk_run_step *st)
+{
+	uint64_t n;
+
+	if (st->kind != HK_RUN_STEP_DONE && st->kind != HK_RUN_STEP_SHORT)
+		return option_step(r->ctl, st);
+	if (st->reached && hk_parse_size(st->reached, &n) == 0) {
+		r->demoted += n;
+		r->demote_read = true;
+	}
+	return 0;
 }
 
 static int run_step(void *data, const struct hk_run_step *st)
@@ -545,6 +558,12 @@ static int run_step(void *data, const struct hk_run_step *st)
 			return 0;
 		r->failed = true;
 		return STOP;
+	case HK_RUN_STEP_PUT_BACK:
+		/* Said once the run has returned, after why it stopped. */
+		r->put_back = true;
+		r->n_put_back = st->put_back;
+		r->put_back_error = st->error;
+		return 0;
 	default:
 		if (r->a && st->unit == HK_RUN_UNIT_POOL_CHANGE)
 			return pool_step(r, st);
@@ -555,6 +574,8 @@ static int run_step(void *data, const struct hk_run_step *st)
 		}
 		if (r->a && r->a->kind == HA_CLEAN_TEXT)
 			return ha_clean_step(r->ctl, st, &r->cleaned);
+		if (r->a && r->a->kind == HA_DEMOTE)
+			return demote_step(r, st);
 		if (r->a && r->a->kind == HA_UNMOUNT_ALL) {
 			r->left_mounted |= ha_unmount_step(r->ctl, st) > 0;
 			return 0;
@@ -594,66 +615,69 @@ int ha_lock(struct hugeadm_ctl *ctl, int *ret_fd)
 }
 
 /*
- * A change failed, or (--strict) a pool came up short: every file the run
- * wrote and every mount it made is put back as it was (libhugekit's one
- * put-back, which counts each as a file). Swap, demoted pages and removed
- * shared text are not things it can put back.
+ * A change failed, or (--strict) a pool came up short: libhugekit's executor
+ * put back every file the run wrote and every mount it made (its one
+ * put-back, HK_RUN_PUT_BACK, which counts each as a file). Swap, demoted
+ * pages and removed shared text are not things it can put back. -1 when not
+ * everything could be.
  */
-static int put_back_all(struct hugeadm_ctl *ctl, const struct ha_action *a, bool failed)
+static int say_put_back(struct hugeadm_ctl *ctl, const struct option_run *r, bool failed)
 {
 	char why[256];
-	size_t done = 0;
 
-	ha_action_why(a, why, sizeof(why));
-	if (hk_run_put_back(ctl->run, &done) < 0) {
+	if (!r->put_back)
+		return 0;
+	ha_action_why(r->stopped, why, sizeof(why));
+	if (r->put_back_error < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: not every change could be put back (see above)", why);
 		return -1;
 	}
-	if (done)
+	if (r->n_put_back)
 		ha_msg(ctl, HA_ERROR, "%s: %s: %zu %s put back as %s before this run", why,
-		       failed ? "failed" : "came up short (--strict)", done,
-		       hkt_plural(done, "file", "files"), done == 1 ? "it was" : "they were");
+		       failed ? "failed" : "came up short (--strict)", r->n_put_back,
+		       hkt_plural(r->n_put_back, "file", "files"),
+		       r->n_put_back == 1 ? "it was" : "they were");
 	return 0;
 }
 
 /*
  * The options write every value they are given (2.23 did); a pool that came
- * up short keeps the Maximum asked for, where a kernel answers.
+ * up short keeps the Maximum asked for, where a kernel answers; all or
+ * nothing (--strict: a shortfall too).
  */
 static unsigned run_flags(const struct hugeadm_ctl *ctl)
 {
-	return HK_RUN_ALWAYS | (ctl->hard ? HK_RUN_HARD : 0) |
-	       (ha_simulated(ctl) ? 0 : HK_RUN_KEEP_MAXIMUM);
+	return HK_RUN_ALWAYS | HK_RUN_PUT_BACK | (ctl->hard ? HK_RUN_HARD : 0) |
+	       (ctl->strict ? HK_RUN_STRICT : 0) | (ha_simulated(ctl) ? 0 : HK_RUN_KEEP_MAXIMUM);
 }
 
 /*
  * Before the plan, in the order validation left them: what
  * --clean-shared-text, --unmount-all and a zone movable setting found
  * nothing to do for.
- * 0, or -1 after a message (*stopped: the action).
+ * 0, or -1 after a message.
  */
-static int run_operations(struct hugeadm_ctl *ctl, const struct ha_action **stopped)
+static int run_operations(struct hugeadm_ctl *ctl)
 {
 	for (size_t i = 0; i < ctl->n_actions; i++) {
 		struct ha_action *a = &ctl->actions[i];
-		int rc = 0;
 
-		if (a->kind == HA_CLEAN_TEXT && a->n_items == 0)
-			rc = ha_clean_said(ctl, &(struct ha_cleaned){0});
+		if (a->kind == HA_CLEAN_TEXT && a->n_items == 0 &&
+		    ha_clean_said(ctl, &(struct ha_cleaned){0}) < 0)
+			return -1;
 		else if (a->kind == HA_UNMOUNT_ALL && a->n_items == 0)
 			ha_msg(ctl, HA_INFO, "no hugetlbfs mounts under %s", HA_MOUNT_DIR);
 		else if (a->kind == HA_ZONE_MOVABLE && a->n_items == 0)
 			say_unwritten(ctl, a);
-		if (rc < 0) {
-			*stopped = a;
-			return -1;
-		}
 	}
 	return 0;
 }
 
-/* The plan, in one walk of libhugekit's executor: 0, 1 (--strict: came up short), or -1. */
-static int run_plan(struct hugeadm_ctl *ctl, const struct ha_action **stopped)
+/*
+ * The plan, in one walk of libhugekit's executor, which puts back all it
+ * wrote where the run stops early: 0, 1 (--strict: came up short), or -1.
+ */
+static int run_plan(struct hugeadm_ctl *ctl)
 {
 	struct option_run r = {.ctl = ctl};
 	int rc;
@@ -667,23 +691,26 @@ static int run_plan(struct hugeadm_ctl *ctl, const struct ha_action **stopped)
 		ha_msg(ctl, HA_ERROR, "cannot run the plan: %s", strerror(-rc));
 		r.stopped = &ctl->actions[ctl->n_actions - 1];
 	}
-	*stopped = r.stopped;
-	if (rc < 0 || r.failed)
-		return -1;
-	if (!r.stopped_short)
-		return 0;
-	if (r.stopped->kind == HA_DEMOTE)
+	/* Put back with neither a failure nor a stop of hugeadm's: --strict, after the unit that came up short. */
+	if (r.put_back && rc >= 0 && !r.failed && !r.stopped) {
+		r.stopped = r.last ? r.last : &ctl->actions[ctl->n_actions - 1];
+		r.stopped_short = true;
+	}
+	if (r.stopped_short && r.stopped->kind == HA_DEMOTE)
 		ha_msg(ctl, HA_ERROR, "%s: fewer pages were demoted than asked (--strict)",
 		       r.stopped->arg);
-	else
+	else if (r.stopped_short)
 		ha_msg(ctl, HA_ERROR, "%s: the pool came up short; it was put back (--strict)",
 		       r.stopped->arg);
-	return 1;
+	if (say_put_back(ctl, &r, !r.stopped_short) < 0)
+		return -1;
+	if (rc < 0 || r.failed)
+		return -1;
+	return r.stopped_short ? 1 : 0;
 }
 
 int ha_apply(struct hugeadm_ctl *ctl)
 {
-	const struct ha_action *stopped = NULL;
 	const struct hk_plan_item *items;
 	size_t n_planned;
 	int rc;
@@ -695,17 +722,14 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		return HK_EXIT_FAILURE;
 	}
 	n_planned = hk_plan_items(ctl->plan, &items);
-	rc = run_operations(ctl, &stopped);
+	rc = run_operations(ctl);
 	if (rc == 0)
-		rc = run_plan(ctl, &stopped);
+		rc = run_plan(ctl);
 	/* The plan is what was printed and checked: never changed while it runs. */
 	if (hk_plan_items(ctl->plan, &items) != n_planned) {
 		ha_msg(ctl, HA_ERROR, "internal error: the plan changed while it ran");
 		rc = -1;
 	}
-	/* A put-back that fails (a pool the kernel did not give back) is a failure, not a short pool. */
-	if (stopped && !ctl->dry_run && put_back_all(ctl, stopped, rc < 0) < 0)
-		rc = -1;
 	hk_run_unref(ctl->run);
 	ctl->run = NULL;
 	if (rc < 0)

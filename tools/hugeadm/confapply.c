@@ -312,21 +312,20 @@ static void warn_grow(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, co
 }
 
 /*
- * A write failed, or (--strict) a pool came up short: every file this run
- * wrote is put back as it was, newest first (one put-back, libhugekit's).
+ * A write failed, or (--strict) a pool came up short: libhugekit's executor
+ * put back every file this run wrote, newest first (HK_RUN_PUT_BACK, its one
+ * put-back; done: how many, error: its -errno). Said, and the changes marked.
  */
-static void put_back_all(struct hugeadm_ctl *ctl, struct change *ch, size_t n_ch, const char *why)
+static void say_put_back(struct hugeadm_ctl *ctl, struct change *ch, size_t n_ch, const char *why,
+			 size_t done, int error)
 {
 	bool demoted = false;
-	size_t done = 0;
-	int rc;
 
 	for (size_t i = 0; i < n_ch; i++) {
 		demoted |= !ch[i].failed && ch[i].it->field == HK_POOL_DEMOTE;
 		ch[i].put_back = ch[i].it->field != HK_POOL_DEMOTE;
 	}
-	rc = hk_run_put_back(ctl->run, &done);
-	if (rc < 0)
+	if (error < 0)
 		ha_msg(ctl, HA_ERROR, "%s: not every change could be put back (see above)", why);
 	else if (done)
 		ha_msg(ctl, HA_ERROR, "%s: %zu %s put back as %s before this run%s", why, done,
@@ -406,7 +405,12 @@ struct apply_run {
 	size_t n_ch;
 	bool writing; /* the step after WRITE: a write's outcome, not a read's */
 	bool failed, any_short;
-	const char *stop; /* why no further item is written: a failure, or --strict */
+	const char *stop;	/* why no further item is written: a failure, or --strict */
+	const char *last_short; /* the last item that came up short */
+	/* libhugekit put back what the run wrote (HK_RUN_PUT_BACK): how many, its error. */
+	bool put_back;
+	size_t n_put_back;
+	int put_back_error;
 };
 
 static char *dup_or_null(const char *s)
@@ -462,8 +466,9 @@ static void step_failed(struct apply_run *r, const struct hk_run_step *st)
 /*
  * libhugekit's executor tells each step: already so, held back (a pool's
  * maximum after its minimum came up short: left for the next run), written,
- * short (said; --strict stops the run, demoted pages excepted: they cannot be
- * put back together, short is exit 2 as --pool-demote), failed.
+ * short (said; with --strict the executor stops after its unit and puts all
+ * back, demoted pages excepted: they cannot be put back together), failed,
+ * put back.
  */
 static int config_step(void *data, const struct hk_run_step *st)
 {
@@ -495,6 +500,12 @@ static int config_step(void *data, const struct hk_run_step *st)
 		r->failed = true;
 		r->stop = it->item;
 		return 1;
+	case HK_RUN_STEP_PUT_BACK:
+		/* Said once the run has returned, after why it stopped. */
+		r->put_back = true;
+		r->n_put_back = st->put_back;
+		r->put_back_error = st->error;
+		return 0;
 	case HK_RUN_STEP_FAILED:
 		break;
 	case HK_RUN_STEP_DONE:
@@ -512,17 +523,17 @@ static int config_step(void *data, const struct hk_run_step *st)
 	if (st->kind == HK_RUN_STEP_DONE)
 		return 0;
 	c->is_short = r->any_short = true;
+	r->last_short = it->item;
 	ha_msg(r->ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s", it->item, it->value,
 	       st->reached ? st->reached : "?");
-	if (!r->ctl->strict || it->field == HK_POOL_DEMOTE)
-		return 0;
-	r->stop = it->item;
-	return 1;
+	return 0;
 }
 
+/* All or nothing (--strict: a shortfall too). */
 static unsigned run_flags(const struct hugeadm_ctl *ctl)
 {
-	return (ctl->hard ? HK_RUN_HARD : 0) | (ctl->obey_mempolicy ? HK_RUN_MEMPOLICY : 0);
+	return HK_RUN_PUT_BACK | (ctl->strict ? HK_RUN_STRICT : 0) | (ctl->hard ? HK_RUN_HARD : 0) |
+	       (ctl->obey_mempolicy ? HK_RUN_MEMPOLICY : 0);
 }
 
 static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
@@ -557,12 +568,15 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		r.failed = true;
 		r.stop = "the plan";
 	}
-	if (r.stop && !ctl->dry_run) {
+	/* Put back with no failure: --strict, after the unit that came up short. */
+	if (r.put_back && !r.failed)
+		r.stop = r.last_short ? r.last_short : "the plan";
+	if (r.put_back) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "%s: %s", r.stop,
 			 r.failed ? "failed" : "came up short (--strict)");
-		put_back_all(ctl, r.ch, r.n_ch, why);
+		say_put_back(ctl, r.ch, r.n_ch, why, r.n_put_back, r.put_back_error);
 	}
 	if (!ctl->dry_run || ctl->json)
 		print_apply(ctl, r.ch, r.n_ch);

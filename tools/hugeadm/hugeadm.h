@@ -268,13 +268,10 @@ int ha_plan_demote_size(struct hugeadm_ctl *ctl, const char *arg);
 int ha_plan_demote(struct hugeadm_ctl *ctl, const char *arg);
 int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg);
 /*
- * A --pool-demote's run, around its items: the pool read before them (NULL
- * where no kernel answers; 0, or -1 said), and after them what went, said
- * (0, 1 when fewer pages were demoted than asked, or -1 said).
+ * A --pool-demote's pages demoted, as libhugekit's executor read them back,
+ * said (0, 1 when fewer than asked, or -1 said).
  */
-int ha_demote_before(struct hugeadm_ctl *ctl, const struct ha_action *a, struct hk_pool **ret);
-int ha_demote_after(struct hugeadm_ctl *ctl, const struct ha_action *a,
-		    const struct hk_pool *before);
+int ha_demote_said(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t done);
 /* --explain: demote sizes, HVO's state and cost (text; JSON under "explain"). */
 void ha_explain_kernel(struct hugeadm_ctl *ctl, struct hk_pool *const *pools, size_t n);
 void ha_json_kernel(struct hugeadm_ctl *ctl, struct hkt_json *j);

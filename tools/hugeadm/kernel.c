@@ -84,55 +84,24 @@ int ha_plan_vmemmap(struct hugeadm_ctl *ctl, const char *arg)
 	return 0;
 }
 
-/* Persistent pages of the pool, or of the listed nodes. */
-static uint64_t demote_count(const struct ha_action *a, const struct hk_pool *p)
+/*
+ * A --pool-demote's pages, as libhugekit's executor read them back (what the
+ * pool or its nodes lost): said, 2.23-style. 0, 1 when fewer than asked, or
+ * -1 (said) when the pool's demote size cannot be read.
+ */
+int ha_demote_said(struct hugeadm_ctl *ctl, const struct ha_action *a, uint64_t done)
 {
-	uint64_t n = 0;
-
-	if (!a->nodes)
-		return ha_pool_min_of(p, HK_NODE_ALL);
-	for (size_t i = 0; i < a->n_nodes; i++)
-		n += ha_pool_min_of(p, a->nodes[i]);
-	return n;
-}
-
-int ha_demote_before(struct hugeadm_ctl *ctl, const struct ha_action *a, struct hk_pool **ret)
-{
-	int rc;
-
-	*ret = NULL;
-	if (ha_simulated(ctl))
-		return 0;
-	rc = hk_pool_read(ctl->ctx, a->size, ret);
-	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, strerror(-rc));
-		return -1;
-	}
-	return 0;
-}
-
-int ha_demote_after(struct hugeadm_ctl *ctl, const struct ha_action *a,
-		    const struct hk_pool *before)
-{
-	uint64_t asked = a->amount * (a->nodes ? a->n_nodes : 1), done, left, to, each;
-	struct hk_pool *after = NULL;
+	uint64_t asked = a->amount * (a->nodes ? a->n_nodes : 1), to, each;
+	struct hk_pool *pool = NULL;
 	char sz[32], tsz[32];
-	int rc;
+	int rc = hk_pool_read(ctl->ctx, a->size, &pool);
 
-	if (!before)
-		return 0;
-	/* libhugekit's executor wrote the counts (HK_POOL_DEMOTE_PAGES); the pool says what went. */
-	rc = hk_pool_read(ctl->ctx, a->size, &after);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool back: %s", a->arg, strerror(-rc));
 		return -1;
 	}
-	/* Read back: demoted pages left the pool's persistent count. */
-	done = demote_count(a, before);
-	left = demote_count(a, after);
-	hk_pool_unref(after);
-	done = done > left ? done - left : 0;
-	to = hk_pool_get(before, HK_POOL_DEMOTE_SIZE);
+	to = hk_pool_get(pool, HK_POOL_DEMOTE_SIZE);
+	hk_pool_unref(pool);
 	each = to ? a->size / to : 0;
 	hk_format_size(sz, sizeof(sz), a->size);
 	hk_format_size(tsz, sizeof(tsz), to);

@@ -390,9 +390,10 @@ bool hk_is_dry_run(const struct hk_ctx *ctx);
 /*
  * A plan item's flag (HK_1.6), HK_POOL_DEMOTE: number is the count of free
  * pages to demote (--pool-demote SIZE:N), not the minimum to demote down to.
- * Applied by writing it to the demote file; never "already so" and not read
- * back (the kernel demotes what it finds free: the caller counts what the
- * pool lost).
+ * Applied by writing it to the demote file; never "already so". Where a
+ * kernel answers it is read back as the pages the pool (or the node) lost
+ * (the kernel demotes only what it finds free): hk_plan_item_apply()'s
+ * *ret_reached is that count, -EAGAIN when it is fewer than number.
  */
 #define HK_POOL_DEMOTE_PAGES (1u << 1)
 
@@ -885,6 +886,22 @@ struct hk_run;
  * the maximum stays as it was; with HK_RUN_ALWAYS alone they are written.
  */
 #define HK_RUN_KEEP_MAXIMUM 0x8u
+/*
+ * hk_run_plan (HK_1.6), --strict: a unit in which an item came up short
+ * where a kernel answers (a SHORT step of a write: a pool, a demote, a value
+ * the kernel took otherwise) is the run's last: the run stops where that
+ * unit ends and returns 1. Its pool's maximum is not kept
+ * (HK_RUN_KEEP_MAXIMUM): the overcommits are held back, to be put back.
+ */
+#define HK_RUN_STRICT 0x10u
+/*
+ * hk_run_plan (HK_1.6), all or nothing: where the run stops before its end
+ * (a step that failed, fn that stopped it, what fails outside a step,
+ * HK_RUN_STRICT), the run puts back everything it kept (hk_run_put_back())
+ * before it returns, and tells it as one HK_RUN_STEP_PUT_BACK step. Not in a
+ * dry run, which keeps nothing.
+ */
+#define HK_RUN_PUT_BACK 0x20u
 
 int hk_run_new(struct hk_ctx *ctx, unsigned flags, struct hk_run **ret_run);
 void hk_run_unref(struct hk_run *run);
@@ -971,6 +988,13 @@ enum hk_run_step_kind {
 	HK_RUN_STEP_SWAP,
 	/* That swap is about to be taken away, where its unit ends (or the run stops); no item. */
 	HK_RUN_STEP_UNSWAP,
+	/*
+	 * HK_RUN_PUT_BACK, after the END of the unit where the run stopped:
+	 * everything the run kept was put back; put_back: how many files and
+	 * mounts; error: 0, or the first -errno (each failure logged). No item,
+	 * no unit; fn cannot stop it.
+	 */
+	HK_RUN_STEP_PUT_BACK,
 };
 
 struct hk_shmmax_plan; /* below, with hk_plan_add_recommended_shmmax */
@@ -999,6 +1023,7 @@ struct hk_run_step {
 	size_t first, n;	    /* its items in plan */
 	const struct hk_shmmax_plan *shmmax; /* HK_RUN_UNIT_SHMMAX: the one it writes, or not */
 	const struct hk_swap *swap;	     /* SWAP, UNSWAP (HK_1.6) */
+	size_t put_back;		     /* PUT_BACK (HK_1.6) */
 };
 
 /*

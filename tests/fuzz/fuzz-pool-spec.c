@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * hugeadm's pool specifications, SIZE:[+|-]COUNT[K|M|G][@NODES]
- * (--pool-pages-min/--pool-pages-max, tools/hugeadm/plan.c), parsed, then
- * validated, resolved into plan items and applied in a dry run (plan.c,
- * state.c, apply.c) on a copy of a two-node fixture tree whose 2 MiB
+ * (--pool-pages-min/--pool-pages-max, tools/hugeadm/actions.c), parsed, then
+ * validated, planned by libhugekit (hk_plan_from_intent) and run in a dry
+ * run by its executor (hk_run_plan; steps.c words it) on a copy of a
+ * two-node fixture tree whose 2 MiB
  * counters the input may set.
  * Input: lines; the first byte of each picks min (even) or max (odd). A line
  * "#abcde" instead sets nr_hugepages, nr_overcommit_hugepages,

@@ -20,7 +20,7 @@ enum {
 /* Exit status of --strict when a pool came up short (and was put back). */
 #define HA_EXIT_SHORT 2
 
-/* What a change action does (plan.c's setting_of: what it asks of libhugekit's intent). */
+/* What a change action does (actions.c's setting_of: what it asks of libhugekit's intent). */
 enum ha_kind {
 	HA_CLEAN_TEXT,	 /* shared text files; sub: of one user only (uid) */
 	HA_UNMOUNT_ALL,	 /* hugeadm's own mounts under /var/lib/hugetlbfs */
@@ -61,7 +61,7 @@ struct ha_action {
 	gid_t gid;
 	mode_t mode;
 	/*
-	 * What it resolved to (plan.c): items [first, first + n_items) of
+	 * What it resolved to (actions.c): items [first, first + n_items) of
 	 * ctl->plan, the writes, mounts and unmounts it makes in the order it
 	 * makes them; none for --clean-shared-text and for a setting with
 	 * nothing to write (shmmax above the recommendation, no mount to take
@@ -107,7 +107,7 @@ struct hugeadm_ctl {
 	/* Options of the mounts created: 0 or -1 when not given. */
 	uint64_t max_size, min_size;
 	long max_inodes;
-	/* --apply [FILE], --check [FILE]: the configuration (confapply.c); NULL: the default files */
+	/* --apply [FILE], --check [FILE]: the configuration (config.c); NULL: the default files */
 	bool apply;
 	bool check;
 	const char *config_file;
@@ -135,7 +135,7 @@ void ha_msg(const struct hugeadm_ctl *ctl, int level, const char *fmt, ...)
 int ha_report_text(struct hugeadm_ctl *ctl);
 int ha_report_json(struct hugeadm_ctl *ctl);
 
-/* plan.c: parse an option's argument into an action (0, or -1 after a message). */
+/* actions.c: parse an option's argument into an action (0, or -1 after a message). */
 struct ha_action *ha_new_action(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg);
 int ha_plan_pool(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *arg);
 int ha_plan_simple(struct hugeadm_ctl *ctl, enum ha_kind kind, const char *knob, const char *value,
@@ -157,13 +157,13 @@ int ha_plan_validate(struct hugeadm_ctl *ctl);
 int ha_plan_json(struct hugeadm_ctl *ctl);
 /* The warnings of the settings that resolved to no write (shmmax kept, no zone movable setting). */
 void ha_plan_notes(struct hugeadm_ctl *ctl);
-/* One item of a plan as a JSON object (confapply.c): item, path, value, why, file, line. */
+/* One item of a plan as a JSON object (config.c): item, path, value, why, file, line. */
 void ha_json_plan_item(struct hkt_json *j, const struct hk_plan_item *it);
 /* Why an action's items are there: the option as given ("--pool-pages-min 2M:512"). */
 const char *ha_action_why(const struct ha_action *a, char *buf, size_t sz);
 
 /*
- * apply.c: before validating changes, check the capability and take the
+ * steps.c: before validating changes, check the capability and take the
  * machine-wide lock (nothing to do for reports or a dry run; hk_unlock the fd
  * afterwards); then run the actions, returning an exit code.
  */
@@ -250,7 +250,7 @@ int ha_pages_needed_read(struct hugeadm_ctl *ctl);
 int ha_pages_needed_report(struct hugeadm_ctl *ctl, struct hkt_json *j);
 
 /*
- * confapply.c: --apply and --check of the configuration (ctl->config_file or
+ * config.c: --apply and --check of the configuration (ctl->config_file or
  * the default files): an exit code (3: --check found differences).
  */
 int ha_config_run(struct hugeadm_ctl *ctl);

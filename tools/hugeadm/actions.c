@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * hugeadm's plan: every change option becomes an action here, its argument
- * parsed at once; ha_plan_validate() then hands the whole list to
+ * hugeadm's change options as actions: every one becomes an action here,
+ * its argument parsed at once; ha_plan_validate() then hands the whole list to
  * libhugekit as one intent (hk_plan_from_intent), which orders it, judges
  * each entry against the machine and the pools as the entries before it
  * leave them, and resolves it into plan items (which file, which value,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * hugeadm changes the machine: after the whole plan has been validated and
- * resolved into libhugekit's plan items (plan.c, which leaves the actions in
+ * resolved into libhugekit's plan items (actions.c, which leaves the actions in
  * the order they run: shared text, unmount, then libhugekit's order of the
  * intent: zone movable, THP, HVO, pools in command-line order, demote,
  * min_free_kbytes, shmmax, shm group; then mounts),

@@ -3,8 +3,9 @@
  * hugeadm --apply [FILE] and --check [FILE]: the configuration
  * (/etc/hugekit/hugekit.conf and conf.d, or FILE) resolved by libhugekit into
  * a plan of writes; --check compares each with the machine (exit 3 when any
- * differs), --apply makes the ones that differ true and reads them back,
- * under the machine-wide lock. A problem in the configuration is one error per
+ * differs), --apply has libhugekit's executor make the ones that differ true
+ * and read them back (all or nothing), under the machine-wide lock, and
+ * words its steps. A problem in the configuration is one error per
  * line, exit 1, and nothing is changed.
  */
 #include <errno.h>

@@ -130,6 +130,7 @@ static int item_init(struct hk_plan_item *it, enum hk_plan_kind kind, const char
 		     unsigned line)
 {
 	memset(it, 0, sizeof(*it));
+	it->size = sizeof(*it);
 	it->kind = kind;
 	it->node = HK_NODE_ALL;
 	it->field = HK_POOL_SIZE;
@@ -1402,6 +1403,11 @@ const struct hkl_pool_group *hkl_plan_group(const struct hk_plan *plan, size_t i
 	return NULL;
 }
 
+HK_EXPORT const struct hk_plan_item *hk_plan_item_at(const struct hk_plan *plan, size_t index)
+{
+	return plan && index < plan->n ? &plan->items[index] : NULL;
+}
+
 HK_EXPORT size_t hk_plan_items(const struct hk_plan *plan, const struct hk_plan_item **ret)
 {
 	if (!plan) {
@@ -1424,14 +1430,39 @@ HK_EXPORT int hk_plan_new(struct hk_plan **ret_plan)
 	return *ret_plan ? 0 : -ENOMEM;
 }
 
+int hkl_item_in(const struct hk_plan_item **item, struct hk_plan_item *buf)
+{
+	const struct hk_plan_item *it = *item;
+
+	if (it->size == sizeof(*it))
+		return 0;
+	if (it->size < HK_PLAN_ITEM_SIZE_MIN)
+		return -EINVAL;
+	/* A newer caller's: what this library does not know must be 0. */
+	for (size_t i = sizeof(*it); i < it->size; i++)
+		if (((const unsigned char *)it)[i])
+			return -E2BIG;
+	if (it->size > sizeof(*it))
+		return 0;
+	/* An older caller's: the fields it does not have are 0. */
+	memset(buf, 0, sizeof(*buf));
+	memcpy(buf, it, it->size);
+	buf->size = sizeof(*buf);
+	*item = buf;
+	return 0;
+}
+
 HK_EXPORT int hk_plan_add(struct hk_plan *plan, const struct hk_plan_item *item)
 {
-	struct hk_plan_item *na, *it;
+	struct hk_plan_item *na, *it, copy, in;
 	int rc;
 
-	struct hk_plan_item copy;
-
-	if (!plan || !item || !item->item || !item->path || plan->n >= INT_MAX)
+	if (!plan || !item)
+		return -EINVAL;
+	rc = hkl_item_in(&item, &in);
+	if (rc < 0)
+		return rc;
+	if (!item->item || !item->path || plan->n >= INT_MAX)
 		return -EINVAL;
 	/* item may be one of the plan's own: copied before the array can move. */
 	rc = item_init(&copy, item->kind, item->item, item->path, item->value, item->why,
@@ -1475,7 +1506,7 @@ HK_EXPORT int hk_plan_add_pool(struct hk_ctx *ctx, struct hk_plan *plan, uint64_
 			       int node, enum hk_pool_field field, uint64_t number, unsigned flags,
 			       const char *why)
 {
-	struct hk_plan_item it = {.kind = HK_PLAN_WRITE, .why = why};
+	struct hk_plan_item it = {.size = sizeof(it), .kind = HK_PLAN_WRITE, .why = why};
 	char item[96], value[32];
 	char *path = NULL;
 	int rc;
@@ -1501,7 +1532,8 @@ HK_EXPORT int hk_plan_add_pool(struct hk_ctx *ctx, struct hk_plan *plan, uint64_
 HK_EXPORT int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size,
 				      int node, uint64_t pages, const char *why)
 {
-	struct hk_plan_item it = {.kind = HK_PLAN_WRITE,
+	struct hk_plan_item it = {.size = sizeof(it),
+				  .kind = HK_PLAN_WRITE,
 				  .why = why,
 				  .page_size = page_size,
 				  .node = node,
@@ -1525,8 +1557,11 @@ HK_EXPORT int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, 
 HK_EXPORT int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const char *knob,
 			      const char *value, const char *why)
 {
-	struct hk_plan_item it = {
-		.kind = HK_PLAN_WRITE, .value = value, .why = why, .node = HK_NODE_ALL};
+	struct hk_plan_item it = {.size = sizeof(it),
+				  .kind = HK_PLAN_WRITE,
+				  .value = value,
+				  .why = why,
+				  .node = HK_NODE_ALL};
 	char item[160], path[PATH_MAX];
 
 	if (!ctx || !plan || !knob || !*knob || !value || knob[0] == '/' || strstr(knob, "..") ||
@@ -1541,7 +1576,8 @@ HK_EXPORT int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const ch
 HK_EXPORT int hk_plan_add_mount(struct hk_plan *plan, const struct hk_mount_request *req,
 				uint64_t page_size, const char *why)
 {
-	struct hk_plan_item it = {.kind = HK_PLAN_MOUNT, .why = why, .node = HK_NODE_ALL};
+	struct hk_plan_item it = {
+		.size = sizeof(it), .kind = HK_PLAN_MOUNT, .why = why, .node = HK_NODE_ALL};
 	char *item = NULL;
 	int rc;
 
@@ -1575,8 +1611,11 @@ HK_EXPORT int hk_plan_add_mount(struct hk_plan *plan, const struct hk_mount_requ
 HK_EXPORT int hk_plan_add_sysctl(struct hk_ctx *ctx, struct hk_plan *plan, enum hk_sysctl which,
 				 uint64_t value, const char *why)
 {
-	struct hk_plan_item it = {
-		.kind = HK_PLAN_WRITE, .why = why, .node = HK_NODE_ALL, .number = value};
+	struct hk_plan_item it = {.size = sizeof(it),
+				  .kind = HK_PLAN_WRITE,
+				  .why = why,
+				  .node = HK_NODE_ALL,
+				  .number = value};
 	const char *path = hk_sysctl_path(which);
 	const char *key = path ? path + strlen(HK_ABS(HK_PROC_SYS)) + 1 : NULL;
 	char item[96], v[32];
@@ -1815,10 +1854,15 @@ HK_EXPORT int hk_plan_item_check(struct hk_ctx *ctx, const struct hk_plan_item *
 	char *have = NULL;
 	int rc;
 
+	struct hk_plan_item in;
+
 	if (ret_current)
 		*ret_current = NULL;
 	if (!ctx || !item)
 		return -EINVAL;
+	rc = hkl_item_in(&item, &in);
+	if (rc < 0)
+		return rc;
 	switch (item->kind) {
 	case HK_PLAN_WRITE:
 		return check_write(ctx, item, ret_current);
@@ -1900,6 +1944,7 @@ static int demote_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
 HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *item,
 				 char **ret_reached)
 {
+	struct hk_plan_item in;
 	char value[96];
 	int rc;
 
@@ -1907,6 +1952,9 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 		*ret_reached = NULL;
 	if (!ctx || !item)
 		return -EINVAL;
+	rc = hkl_item_in(&item, &in);
+	if (rc < 0)
+		return rc;
 	switch (item->kind) {
 	case HK_PLAN_MOUNT:
 		return -EOPNOTSUPP;

@@ -205,7 +205,15 @@ static int keep_nodes(struct hk_run *run, const struct hk_plan_item *it)
 
 HK_EXPORT int hk_run_record(struct hk_run *run, const struct hk_plan_item *item)
 {
-	if (!run || !item || !item->path)
+	struct hk_plan_item in;
+	int rc;
+
+	if (!run || !item)
+		return -EINVAL;
+	rc = hkl_item_in(&item, &in);
+	if (rc < 0)
+		return rc;
+	if (!item->path)
 		return -EINVAL;
 	if (hk_is_dry_run(run->ctx) || journaled(run, item))
 		return 0;
@@ -371,8 +379,14 @@ static int run_apply(struct hk_run *run, const struct hk_plan_item *item, const 
 
 HK_EXPORT int hk_run_apply(struct hk_run *run, const struct hk_plan_item *item, char **ret_reached)
 {
+	struct hk_plan_item in;
 	int rc;
 
+	if (item && (rc = hkl_item_in(&item, &in)) < 0) {
+		if (ret_reached)
+			*ret_reached = NULL;
+		return rc;
+	}
 	/*
 	 * HK_MOUNT_KEEP: never stacked on the mount there. The walk compared it
 	 * before its WRITE step already; a caller of this one did not.
@@ -801,15 +815,46 @@ static int run_one(struct walk *w, size_t i, const struct hk_plan_item *it)
 	return rc;
 }
 
+/* A caller's array of another sizeof (items->size apart), as this library's items. */
+static int items_in(const struct hk_plan_item *items, size_t n, struct hk_plan_item **ret)
+{
+	size_t stride = items->size;
+	struct hk_plan_item *own = calloc(n, sizeof(*own));
+
+	if (!own)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct hk_plan_item *it = (const void *)((const char *)items + i * stride);
+		int rc = it->size == stride ? hkl_item_in(&it, &own[i]) : -EINVAL;
+
+		if (rc < 0) {
+			free(own);
+			return rc;
+		}
+		if (it != &own[i])
+			memcpy(&own[i], it, sizeof(own[i]));
+		own[i].size = sizeof(own[i]);
+	}
+	*ret = own;
+	return 0;
+}
+
 HK_EXPORT int hk_run_items(struct hk_run *run, const struct hk_plan_item *items, size_t n,
 			   hk_run_step_fn fn, void *data)
 {
 	struct walk w = {.run = run, .items = items, .n = n, .fn = fn, .data = data};
+	struct hk_plan_item *own = NULL;
 	int rc = 0;
 
 	w.unit.size = sizeof(w.unit);
 	if (!run || (n && !items))
 		return -EINVAL;
+	if (n && items->size != sizeof(*items)) {
+		rc = items_in(items, n, &own);
+		if (rc < 0)
+			return rc;
+		w.items = items = own;
+	}
 	w.made = calloc(n + 1, sizeof(*w.made));
 	if (!w.made)
 		rc = -ENOMEM;
@@ -818,6 +863,7 @@ HK_EXPORT int hk_run_items(struct hk_run *run, const struct hk_plan_item *items,
 	remove_swap(&w);
 	free(w.made);
 	free(w.short_sizes);
+	free(own);
 	return rc != 0 ? rc : w.any_short;
 }
 

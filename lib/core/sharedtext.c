@@ -357,7 +357,8 @@ HK_EXPORT int hk_shared_text_remove(const struct hk_shared_text *file)
 HK_EXPORT int hk_plan_add_shared_text(struct hk_plan *plan, const struct hk_shared_text *file,
 				      const char *why)
 {
-	struct hk_plan_item it = {.kind = HK_PLAN_REMOVE, .why = why, .node = HK_NODE_ALL};
+	struct hk_plan_item it = {
+		.size = sizeof(it), .kind = HK_PLAN_REMOVE, .why = why, .node = HK_NODE_ALL};
 	char *path = NULL, *item = NULL, pages[32];
 	int rc = -ENOMEM;
 

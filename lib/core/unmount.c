@@ -19,7 +19,8 @@
 HK_EXPORT int hk_plan_add_unmount(struct hk_plan *plan, const struct hk_mounts *mounts, size_t i,
 				  const char *why)
 {
-	struct hk_plan_item it = {.kind = HK_PLAN_UNMOUNT, .why = why, .node = HK_NODE_ALL};
+	struct hk_plan_item it = {
+		.size = sizeof(it), .kind = HK_PLAN_UNMOUNT, .why = why, .node = HK_NODE_ALL};
 	char *item = NULL;
 	int rc;
 

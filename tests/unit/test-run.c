@@ -191,7 +191,8 @@ static void test_dry_run_keeps_nothing(void **state)
 /* A directory the run made is removed again; one that was there stays. */
 static void test_mkdir_put_back(void **state)
 {
-	struct hk_plan_item made = {.kind = HK_PLAN_MKDIR,
+	struct hk_plan_item made = {.size = sizeof(made),
+				    .kind = HK_PLAN_MKDIR,
 				    .item = "cgroup t.slice",
 				    .path = "/sys/fs/cgroup/t.slice",
 				    .value = "",
@@ -467,17 +468,20 @@ static void dry_record(void *data, const char *path, const char *value)
 static void test_items_dry_run_pretends(void **state)
 {
 	const struct hk_plan_item items[] = {
-		{.kind = HK_PLAN_MKDIR,
+		{.size = sizeof(struct hk_plan_item),
+		 .kind = HK_PLAN_MKDIR,
 		 .item = "cgroup t.slice",
 		 .path = "/sys/fs/cgroup/t.slice",
 		 .value = "",
 		 .node = HK_NODE_ALL},
-		{.kind = HK_PLAN_CONTROLLER,
+		{.size = sizeof(struct hk_plan_item),
+		 .kind = HK_PLAN_CONTROLLER,
 		 .item = "cgroup t.slice controller",
 		 .path = "/sys/fs/cgroup/t.slice/cgroup.subtree_control",
 		 .value = "hugetlb",
 		 .node = HK_NODE_ALL},
-		{.kind = HK_PLAN_MOUNT,
+		{.size = sizeof(struct hk_plan_item),
+		 .kind = HK_PLAN_MOUNT,
 		 .item = "mount /mnt/h",
 		 .path = "/mnt/h",
 		 .value = "pagesize=2M",
@@ -756,6 +760,77 @@ static void test_plan_put_back(void **state)
 }
 
 /*
+ * A caller's items carry their size (hk_plan_item.size): too small is
+ * -EINVAL everywhere a caller's item is taken; a newer caller's (bigger)
+ * is taken when what this library does not know is 0, else -E2BIG; an
+ * array of them runs items->size apart; hk_plan_item_at() reads the
+ * library's items whatever the caller's sizeof.
+ */
+struct newer_item {
+	struct hk_plan_item it;
+	uint64_t later; /* a field a later header would have */
+};
+
+static void test_item_size(void **state)
+{
+	const struct hk_plan_item *items;
+	struct newer_item big[2] = {0};
+	struct told told = {.stop_at = -1};
+	struct hk_plan_item small;
+	struct hk_plan *plan, *copy;
+	struct hk_run *run;
+	struct tree t;
+	char *mfk;
+
+	(void)state;
+	tree_open(&t, "x86-1node");
+	plan = four_writes(&t);
+	assert_int_equal(hk_plan_items(plan, &items), 4);
+	assert_ptr_equal(hk_plan_item_at(plan, 1), &items[1]);
+	assert_null(hk_plan_item_at(plan, 4));
+	assert_null(hk_plan_item_at(NULL, 0));
+	assert_int_equal(items[2].size, sizeof(struct hk_plan_item));
+	assert_int_equal(hk_plan_new(&copy), 0);
+	assert_int_equal(hk_run_new(t.ctx, HK_RUN_ALWAYS, &run), 0);
+	small = items[1];
+	small.size = HK_PLAN_ITEM_SIZE_MIN - 1;
+	assert_int_equal(hk_plan_add(copy, &small), -EINVAL);
+	assert_int_equal(hk_plan_item_check(t.ctx, &small, NULL), -EINVAL);
+	assert_int_equal(hk_plan_item_apply(t.ctx, &small, NULL), -EINVAL);
+	assert_int_equal(hk_run_apply(run, &small, NULL), -EINVAL);
+	assert_int_equal(hk_run_record(run, &small), -EINVAL);
+	assert_int_equal(hk_run_items(run, &small, 1, NULL, NULL), -EINVAL);
+	small.size = 0;
+	assert_int_equal(hk_plan_add(copy, &small), -EINVAL);
+	/* A newer caller's items: taken while the field this library lacks is 0. */
+	for (size_t i = 0; i < 2; i++) {
+		big[i].it = items[1 + i];
+		big[i].it.size = sizeof(big[i]);
+	}
+	assert_int_equal(hk_plan_add(copy, &big[0].it), 0);
+	assert_int_equal(hk_plan_item_at(copy, 0)->size, sizeof(struct hk_plan_item));
+	assert_string_equal(hk_plan_item_at(copy, 0)->item, items[1].item);
+	big[1].later = 1;
+	assert_int_equal(hk_plan_add(copy, &big[1].it), -E2BIG);
+	assert_int_equal(hk_run_items(run, &big[0].it, 2, record, &told), -E2BIG);
+	assert_int_equal(told.n, 0);
+	big[1].later = 0;
+	/* Two items, sizeof(struct newer_item) apart: the sysctl, then the pool. */
+	assert_int_equal(hk_run_items(run, &big[0].it, 2, record, &told), 1);
+	assert_int_equal(told.n, 4);
+	assert_int_equal(told.kinds[1], HK_RUN_STEP_DONE);
+	assert_int_equal(told.kinds[3], HK_RUN_STEP_SHORT);
+	mfk = slurp(&t, MFK);
+	assert_string_equal(mfk, "123456");
+	free(mfk);
+	assert_int_equal(hk_run_put_back(run, NULL), 0);
+	hk_run_unref(run);
+	hk_plan_unref(copy);
+	hk_plan_unref(plan);
+	tree_close(&t);
+}
+
+/*
  * hk_run_apply of an HK_MOUNT_KEEP item with a mount at its path: left as it
  * is (0, nothing kept), never mounted on; without a mount there it would be
  * made (a tree cannot: -EOPNOTSUPP).
@@ -822,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_plan_units),
 		cmocka_unit_test(test_plan_short_within_unit),
 		cmocka_unit_test(test_plan_put_back),
+		cmocka_unit_test(test_item_size),
 		cmocka_unit_test(test_apply_keep_mount),
 		cmocka_unit_test(test_bad_arguments),
 	};

@@ -706,14 +706,24 @@ enum hk_plan_kind {
  * the order of hugeadm's options): THP knobs,
  * vm.hugetlb_optimize_vmemmap, pools (per size: the minimum, whole or per
  * node, then the overcommit that gives the maximum), the other sysctls, mounts, cgroups (each parent's
- * controller, the directory, the limits). Its layout is fixed since HK_1.3
- * (tests/abi's baseline holds it): callers index the array hk_plan_items()
- * gives (and HK_1.3's callers build one for hk_plan_add()), so no field can
- * be added, not even at the end; new per-item data comes through functions.
- * Since HK_1.6 a hk_plan_add_* call builds every kind (pool, demote, THP,
- * sysctl, mount): hugekit's own tools build none.
+ * controller, the directory, the limits). Since HK_1.6 a hk_plan_add_* call
+ * builds every kind (pool, demote, THP, sysctl, mount): hugekit's own tools
+ * build none.
  */
 struct hk_plan_item {
+	/*
+	 * sizeof(struct hk_plan_item) of the header the item was built with
+	 * (HK_1.6; tests/abi's baseline holds the layout). Fields are only ever
+	 * added at the end. An item a caller builds (for hk_plan_add(),
+	 * hk_plan_item_check(), hk_plan_item_apply(), hk_run_apply(),
+	 * hk_run_record(), hk_run_items()) sets it: the library reads no
+	 * further than size and takes the fields beyond as 0; -EINVAL when it
+	 * is less than HK_PLAN_ITEM_SIZE_MIN, -E2BIG when bytes the library does
+	 * not know are not 0. The library's items carry the library's size:
+	 * read them through hk_plan_item_at() (hk_plan_items()' array can be
+	 * indexed only where items->size == sizeof(struct hk_plan_item)).
+	 */
+	size_t size;
 	enum hk_plan_kind kind;
 	/*
 	 * What it is about, stable and one word per part, for people and for
@@ -763,7 +773,15 @@ struct hk_plan;
 int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *config, hk_config_error_fn fn,
 			void *data, struct hk_plan **ret_plan);
 void hk_plan_unref(struct hk_plan *plan);
+/* The smallest hk_plan_item.size the library takes: HK_1.6's, the first with the field. */
+#define HK_PLAN_ITEM_SIZE_MIN (offsetof(struct hk_plan_item, flags) + sizeof(unsigned))
+/*
+ * How many items; *ret (may be NULL): the array of them, each the library's
+ * size (see hk_plan_item.size). It moves on each hk_plan_add().
+ */
 size_t hk_plan_items(const struct hk_plan *plan, const struct hk_plan_item **ret);
+/* Item index of the plan, whatever the caller's sizeof (HK_1.6); NULL past the end. */
+const struct hk_plan_item *hk_plan_item_at(const struct hk_plan *plan, size_t index);
 
 /*
  * Does the machine match the item now? 1 yes, 0 no, or -errno when it cannot
@@ -1036,7 +1054,7 @@ struct hk_run_step {
 typedef int (*hk_run_step_fn)(void *data, const struct hk_run_step *step);
 
 /*
- * Run items [0, n) in order: each compared with the machine (unless
+ * Run items [0, n) in order (each items->size bytes after the one before): each compared with the machine (unless
  * HK_RUN_ALWAYS), written through hk_run_apply() (what was there kept for
  * hk_run_put_back()), and read back. A pool's minimum that comes up short
  * holds back its pool's later overcommit items (HK_RUN_STEP_HELD): the

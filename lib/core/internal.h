@@ -167,14 +167,22 @@ struct hkl_shmmax_mark {
 	size_t at;
 	char *why;
 	struct hk_shmmax_plan sp;
+	char *file; /* a configuration's setting: where it is (NULL: an option's) */
+	unsigned line;
 };
-/* The plan keeps a copy: 0 or -ENOMEM. */
+/*
+ * Where a configuration's setting is, file:line: of item index (when the
+ * plan has it) and of the plan's last recommended-shmmax mark (for the item
+ * a run plans again). 0 or -ENOMEM.
+ */
+int hkl_plan_place(struct hk_plan *plan, size_t index, const char *file, unsigned line);
 /*
  * A caller's plan item as this library's (hk_plan_item.size): *item left,
  * or pointed at buf filled from it (an older caller's, the rest 0). 0,
  * -EINVAL (size too small) or -E2BIG (a newer caller's fields set).
  */
 int hkl_item_in(const struct hk_plan_item **item, struct hk_plan_item *buf);
+/* The plan keeps a copy: 0 or -ENOMEM. */
 int hkl_plan_keep_shmmax(struct hk_plan *plan, const char *why, const struct hk_shmmax_plan *sp);
 /* The k-th kept, in the order they were planned, or NULL. */
 const struct hkl_shmmax_mark *hkl_plan_shmmax(const struct hk_plan *plan, size_t k);

@@ -76,6 +76,8 @@ struct build {
 	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
 	struct hkc_cg_hier cg; /* the hierarchy, once cg_state is 1 */
 	int cg_state;	       /* 0 not looked at, 1 usable, -1 not (said once) */
+	/* kernel.shmmax = recommended: planned as the options' unit, where its place is. */
+	const struct hk_config_entry *shmmax;
 };
 
 static void problem(struct build *b, const struct hk_config_entry *e, const char *fmt, ...)
@@ -148,6 +150,19 @@ static int item_init(struct hk_plan_item *it, enum hk_plan_kind kind, const char
 	return 0;
 }
 
+/* An item's why: the setting as written ("[pool 2M] minimum = 512"), or "implied". */
+static void why_of(const struct hk_config_entry *e, char *why, size_t sz)
+{
+	if (e && e->key && e->name)
+		snprintf(why, sz, "[%s %s] %s = %s", e->section, e->name, e->key, e->value);
+	else if (e && e->key)
+		snprintf(why, sz, "[%s] %s = %s", e->section, e->key, e->value);
+	else if (e)
+		snprintf(why, sz, "[%s %s]", e->section, e->name ? e->name : "");
+	else
+		snprintf(why, sz, "implied");
+}
+
 /*
  * Add an item to a phase: every string copied. item and why are formats
  * joined by the caller; path is absolute.
@@ -166,17 +181,7 @@ static struct hk_plan_item *add(struct build *b, enum hk_setting ph, enum hk_pla
 	}
 	b->ph[ph] = na;
 	it = &na[b->n_ph[ph]];
-	if (e && e->key) {
-		if (e->name)
-			snprintf(why, sizeof(why), "[%s %s] %s = %s", e->section, e->name, e->key,
-				 e->value);
-		else
-			snprintf(why, sizeof(why), "[%s] %s = %s", e->section, e->key, e->value);
-	} else if (e) {
-		snprintf(why, sizeof(why), "[%s %s]", e->section, e->name ? e->name : "");
-	} else {
-		snprintf(why, sizeof(why), "implied");
-	}
+	why_of(e, why, sizeof(why));
 	if (item_init(it, kind, item, path, value, why, e ? e->file : NULL, e ? e->line : 0) < 0) {
 		sys_error(b, -ENOMEM);
 		return NULL;
@@ -734,33 +739,6 @@ static long account_id(const char *s, bool group)
 	return pw ? (long)pw->pw_uid : -1;
 }
 
-/*
- * "recommended" kernel.shmmax: the pool planner's sum (poolmath.h) of the
- * maximums this plan leaves, into value; false when it is not written (the
- * options' rule: never 0, never lowered), or after a read failure.
- */
-static bool recommended_shmmax(struct build *b, char *value, size_t sz)
-{
-	uint64_t sum = 0, cur;
-	int rc = b->n_sizes ? hk_pool_plan_recommended_shmmax(b->held, &sum) : 0;
-
-	if (rc == 0)
-		rc = hk_sysctl_read(b->ctx, HK_SYSCTL_SHMMAX, &cur);
-	if (rc < 0) {
-		sys_error(b, rc);
-		return false;
-	}
-	if (!hkp_shmmax_written(sum, cur)) {
-		hkl_info(b->ctx,
-			 "kernel.shmmax is %" PRIu64 ", the recommendation %" PRIu64
-			 ": left as it is (never lowered, never 0)",
-			 cur, sum);
-		return false;
-	}
-	snprintf(value, sz, "%" PRIu64, sum);
-	return true;
-}
-
 /* The setting a [sysctl] key is, for its place in the plan. */
 static enum hk_setting sysctl_setting(const char *key)
 {
@@ -815,9 +793,14 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 		snprintf(value, sizeof(value), "%" PRIu64, kb);
 		v = value;
 	} else if (strcmp(e->key, "kernel.shmmax") == 0 && strcmp(v, "recommended") == 0) {
-		if (!recommended_shmmax(b, value, sizeof(value)))
-			return;
-		v = value;
+		/*
+		 * The options' unit (hk_plan_add_recommended_shmmax), put in its
+		 * place when the plan is put together: the executor computes it
+		 * again from the pools the writes left, as for
+		 * --set-recommended-shmmax.
+		 */
+		b->shmmax = e;
+		return;
 	} else if (strcmp(e->key, "kernel.shmmax") == 0) {
 		uint64_t bytes;
 
@@ -1260,13 +1243,55 @@ static void build_free(struct build *b)
 	free(b->pools);
 }
 
+/* A phase's items moved to the end of the plan: 0 or -ENOMEM. */
+static int put_phase(struct build *b, struct hk_plan *plan, int p)
+{
+	struct hk_plan_item *na;
+
+	if (!b->n_ph[p])
+		return 0;
+	na = realloc(plan->items, (plan->n + b->n_ph[p]) * sizeof(*na));
+	if (!na)
+		return -ENOMEM;
+	plan->items = na;
+	memcpy(plan->items + plan->n, b->ph[p], b->n_ph[p] * sizeof(*na));
+	plan->n += b->n_ph[p];
+	b->n_ph[p] = 0; /* moved */
+	return 0;
+}
+
+/*
+ * kernel.shmmax = recommended, in its place: the recommended-shmmax unit
+ * from the pools as the plan leaves them (an item only where it keeps or
+ * raises shmmax), its item at the setting's line. 0 or -errno.
+ */
+static int put_shmmax(struct build *b, struct hk_plan *plan)
+{
+	struct hk_shmmax_plan sp = {.size = sizeof(sp)};
+	char why[512];
+	int rc;
+
+	why_of(b->shmmax, why, sizeof(why));
+	rc = hk_plan_add_recommended_shmmax(b->ctx, plan, b->held, why, &sp);
+	if (rc < 0)
+		return rc;
+	if (!sp.added)
+		hkl_info(b->ctx,
+			 "kernel.shmmax is %" PRIu64 ", the recommendation %" PRIu64
+			 ": left as it is (never lowered, never 0)",
+			 sp.current, sp.recommended);
+	/* The item's place, and the mark's, for the item a run plans again. */
+	return hkl_plan_place(plan, sp.added ? sp.index : plan->n, b->shmmax->file,
+			      b->shmmax->line);
+}
+
 HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *config,
 				  hk_config_error_fn fn, void *data, struct hk_plan **ret_plan)
 {
 	struct build b = {.ctx = ctx, .cfg = config, .fn = fn, .data = data};
 	const struct hk_config_entry *es;
 	struct hk_plan *plan;
-	size_t n, total = 0;
+	size_t n;
 	int rc;
 
 	if (!ctx || !config || !ret_plan)
@@ -1298,21 +1323,18 @@ HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *co
 		build_free(&b);
 		return rc;
 	}
-	plan = calloc(1, sizeof(*plan));
-	for (int p = 0; p < PH_N; p++)
-		total += b.n_ph[p];
-	if (!plan || !(plan->items = calloc(total + 1, sizeof(*plan->items)))) {
-		free(plan);
-		build_free(&b);
-		return -ENOMEM;
-	}
-	for (int p = 0; p < PH_N; p++) {
-		if (b.n_ph[p])
-			memcpy(plan->items + plan->n, b.ph[p], b.n_ph[p] * sizeof(*plan->items));
-		plan->n += b.n_ph[p];
-		b.n_ph[p] = 0; /* moved */
+	rc = hk_plan_new(&plan);
+	for (int p = 0; p < PH_N && rc == 0; p++) {
+		if (p == HK_SETTING_SHMMAX && b.shmmax)
+			rc = put_shmmax(&b, plan);
+		if (rc == 0)
+			rc = put_phase(&b, plan, p);
 	}
 	build_free(&b);
+	if (rc < 0) {
+		hk_plan_unref(plan);
+		return rc;
+	}
 	*ret_plan = plan;
 	return 0;
 }
@@ -1327,8 +1349,10 @@ HK_EXPORT void hk_plan_unref(struct hk_plan *plan)
 	for (size_t i = 0; i < plan->n_groups; i++)
 		hkl_pool_group_fini(&plan->groups[i]);
 	free(plan->groups);
-	for (size_t i = 0; i < plan->n_marks; i++)
+	for (size_t i = 0; i < plan->n_marks; i++) {
 		free(plan->marks[i].why);
+		free(plan->marks[i].file);
+	}
 	free(plan->marks);
 	for (size_t i = 0; i < plan->n_bases; i++)
 		free(plan->bases[i].base);
@@ -1349,6 +1373,31 @@ int hkl_plan_keep_shmmax(struct hk_plan *plan, const char *why, const struct hk_
 	}
 	nm[plan->n_marks++] = (struct hkl_shmmax_mark){
 		.at = sp->added ? sp->index : plan->n, .why = w, .sp = *sp};
+	return 0;
+}
+
+int hkl_plan_place(struct hk_plan *plan, size_t index, const char *file, unsigned line)
+{
+	struct hkl_shmmax_mark *m = plan->n_marks ? &plan->marks[plan->n_marks - 1] : NULL;
+	char *f = file ? strdup(file) : NULL, *mf = file && m ? strdup(file) : NULL;
+
+	if (file && (!f || (m && !mf))) {
+		free(f);
+		free(mf);
+		return -ENOMEM;
+	}
+	if (index < plan->n) {
+		free((char *)plan->items[index].file);
+		plan->items[index].file = f;
+		plan->items[index].line = line;
+	} else {
+		free(f);
+	}
+	if (m) {
+		free(m->file);
+		m->file = mf;
+		m->line = line;
+	}
 	return 0;
 }
 

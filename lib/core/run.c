@@ -965,6 +965,9 @@ static int plan_again(struct walk *w, const struct unit *u, struct hk_shmmax_pla
 		rc = hk_plan_new(again);
 		if (rc == 0)
 			rc = hk_plan_add_recommended_shmmax(ctx, *again, NULL, u->mark->why, sp);
+		/* A configuration's: at its setting's line, as the item it replaces. */
+		if (rc == 0 && sp->added && u->mark->file)
+			rc = hkl_plan_place(*again, sp->index, u->mark->file, u->mark->line);
 		if (rc < 0)
 			return tell_again(w, rc);
 		w->unit.first = sp->index;

@@ -329,6 +329,25 @@ P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((5 * 1073741824 + 29 * 2097152))
 }
 
+# One rule for both (issue #20): kernel.shmmax = recommended used to be the sum
+# of the maximums the configuration planned, where --set-recommended-shmmax is
+# computed again from the pools the writes left.
+@test "kernel.shmmax = recommended after a pool that came up short: from the pools the kernel has, as the option" {
+	live_tree
+	PREPARE="mkdir -p run && echo 33554432 > proc/sys/kernel/shmmax"
+	printf '[pool 1G]\nminimum = 3\n[sysctl]\nkernel.shmmax = recommended\n' > "$BATS_TEST_TMPDIR/c.conf"
+	# Planned from 3 x 1G; the kernel reaches 2 of them.
+	faulty x86-2node "live;read:$P1G:6+:value=2" --apply "$BATS_TEST_TMPDIR/c.conf"
+	assert_success
+	has_line "hugeadm:WARNING: pool 1G minimum: asked for 3, the kernel reached 2"
+	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((2 * 1073741824 + 29 * 2097152))
+	assert_line "changed: sysctl kernel.shmmax: 33554432 -> $((2 * 1073741824 + 29 * 2097152)) ($BATS_TEST_TMPDIR/c.conf:4)"
+	# Where nothing came up short, the plan's own: 3 x 1G.
+	faulty x86-2node "live" --apply "$BATS_TEST_TMPDIR/c.conf"
+	assert_success
+	assert_equal "$(cat "$ROOT/proc/sys/kernel/shmmax")" $((3 * 1073741824 + 29 * 2097152))
+}
+
 # Review of a9931df: --dry-run --json is "every write in the order it would
 # run", but the temporary swap file of --add-temp-swap (dd, mkswap, swapon,
 # and with --persist left on) is in the shell dry run only.

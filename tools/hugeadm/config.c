@@ -233,6 +233,7 @@ static int run_check(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 
 struct change {
 	const struct hk_plan_item *it;
+	size_t kept; /* it is item kept - 1 of the run's kept plan (0: one of the plan run) */
 	char *from, *to;
 	bool is_short, failed;
 	bool put_back; /* --strict took it back: no change */
@@ -406,8 +407,16 @@ struct apply_run {
 	size_t n_ch;
 	bool writing; /* the step after WRITE: a write's outcome, not a read's */
 	bool failed, any_short;
-	const char *stop;	/* why no further item is written: a failure, or --strict */
-	const char *last_short; /* the last item that came up short */
+	/* Items by name (copied: an item planned again lives during its step only). */
+	char stop[256];	      /* why no further item is written: a failure, or --strict */
+	char last_short[256]; /* the last item that came up short */
+	/*
+	 * The plan run, and the items of a unit the executor planned again (a
+	 * recommended shmmax, from the pools the writes left), which live
+	 * during their step only: copied here.
+	 */
+	const struct hk_plan *plan;
+	struct hk_plan *kept;
 	/* libhugekit put back what the run wrote (HK_RUN_PUT_BACK): how many, its error. */
 	bool put_back;
 	size_t n_put_back;
@@ -419,13 +428,35 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/*
+ * The change's item: the plan's, or a copy of one planned again (found
+ * again once the run is over, as the copies' array moves).
+ */
+static void note_item(struct apply_run *r, const struct hk_run_step *st)
+{
+	struct change *c = &r->ch[r->n_ch];
+	int k;
+
+	c->it = st->item;
+	c->kept = 0;
+	if (st->plan == r->plan)
+		return;
+	k = hk_plan_add(r->kept, st->item);
+	if (k < 0) {
+		ha_msg(r->ctl, HA_ERROR, "out of memory");
+		r->failed = true;
+		return;
+	}
+	c->kept = (size_t)k + 1;
+}
+
 /* About to write (after the swap the run adds for a pool that grows): said, warned, a dry run's mkdir or mount printed. */
 static void step_write(struct apply_run *r, const struct hk_run_step *st)
 {
 	struct hugeadm_ctl *ctl = r->ctl;
 	const struct hk_plan_item *it = st->item;
 
-	r->ch[r->n_ch].it = it;
+	note_item(r, st);
 	r->ch[r->n_ch].from = dup_or_null(st->before);
 	r->writing = true;
 	ha_msg(ctl, HA_INFO, "%s: %s -> %s (%s)", it->item, st->before ? st->before : "(none)",
@@ -441,7 +472,7 @@ static void step_failed(struct apply_run *r, const struct hk_run_step *st)
 	const struct hk_plan_item *it = st->item;
 
 	if (!r->writing)
-		r->ch[r->n_ch].it = it;
+		note_item(r, st);
 	if (!r->writing && it->kind == HK_PLAN_MOUNT && st->error == -EBUSY)
 		ha_msg(ctl, HA_ERROR,
 		       "%s: mounted with other options (%s); unmount it and run hugeadm "
@@ -461,7 +492,7 @@ static void step_failed(struct apply_run *r, const struct hk_run_step *st)
 		ha_msg(ctl, HA_ERROR, "%s: cannot write %s to %s: %s", it->item, it->value,
 		       it->path, strerror(-st->error));
 	r->ch[r->n_ch++].failed = r->failed = true;
-	r->stop = it->item;
+	snprintf(r->stop, sizeof(r->stop), "%s", it->item);
 }
 
 /*
@@ -499,7 +530,7 @@ static int config_step(void *data, const struct hk_run_step *st)
 		if (ha_swap_step(r->ctl, st) == 0)
 			return 0;
 		r->failed = true;
-		r->stop = it->item;
+		snprintf(r->stop, sizeof(r->stop), "%s", it->item);
 		return 1;
 	case HK_RUN_STEP_PUT_BACK:
 		/* Said once the run has returned, after why it stopped. */
@@ -524,7 +555,7 @@ static int config_step(void *data, const struct hk_run_step *st)
 	if (st->kind == HK_RUN_STEP_DONE)
 		return 0;
 	c->is_short = r->any_short = true;
-	r->last_short = it->item;
+	snprintf(r->last_short, sizeof(r->last_short), "%s", it->item);
 	ha_msg(r->ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s", it->item, it->value,
 	       st->reached ? st->reached : "?");
 	return 0;
@@ -541,15 +572,18 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 {
 	const struct hk_plan_item *items;
 	size_t n = hk_plan_items(plan, &items);
-	struct apply_run r = {.ctl = ctl, .ch = calloc(n + 1, sizeof(*r.ch))};
+	/* One more: a recommended shmmax planned again may have an item where the plan had none. */
+	struct apply_run r = {.ctl = ctl, .ch = calloc(n + 1, sizeof(*r.ch)), .plan = plan};
 	int rc;
 
 	if (ha_swap_validate(ctl) < 0) {
 		free(r.ch);
 		return HK_EXIT_FAILURE;
 	}
-	if (!r.ch || hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0 || ha_run_swap(ctl) < 0) {
+	if (!r.ch || hk_plan_new(&r.kept) < 0 ||
+	    hk_run_new(ctl->ctx, run_flags(ctl), &ctl->run) < 0 || ha_run_swap(ctl) < 0) {
 		free(r.ch);
+		hk_plan_unref(r.kept);
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
@@ -557,21 +591,23 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 	if (ctl->dry_run)
 		hk_set_dry_run(ctl->ctx, ctl->json ? dry_quiet : dry_line, ctl);
 	/*
-	 * A configuration's plan has neither pool changes nor recommended-shmmax
-	 * units, so nothing is planned again: every step's item is one of plan's
-	 * n, which r.ch keeps and counts.
+	 * A configuration's plan has no pool changes; its recommended shmmax is
+	 * computed again where a kernel answers (note_item keeps its item).
 	 */
 	rc = hk_run_plan(ctl->run, plan, config_step, &r);
 	hk_set_dry_run(ctl->ctx, NULL, NULL);
+	for (size_t i = 0; i < r.n_ch; i++)
+		if (r.ch[i].kept)
+			r.ch[i].it = hk_plan_item_at(r.kept, r.ch[i].kept - 1);
 	/* What stops the run outside a step (memory): said, and put back all the same. */
-	if (rc < 0 && !r.stop) {
+	if (rc < 0 && !r.stop[0]) {
 		ha_msg(ctl, HA_ERROR, "cannot run the plan: %s", strerror(-rc));
 		r.failed = true;
-		r.stop = "the plan";
+		snprintf(r.stop, sizeof(r.stop), "the plan");
 	}
 	/* Put back with no failure: --strict, after the unit that came up short. */
 	if (r.put_back && !r.failed)
-		r.stop = r.last_short ? r.last_short : "the plan";
+		snprintf(r.stop, sizeof(r.stop), "%s", r.last_short[0] ? r.last_short : "the plan");
 	if (r.put_back) {
 		char why[512];
 
@@ -586,6 +622,7 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		free(r.ch[i].to);
 	}
 	free(r.ch);
+	hk_plan_unref(r.kept);
 	hk_run_unref(ctl->run);
 	ctl->run = NULL;
 	if (r.failed)

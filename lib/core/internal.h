@@ -177,9 +177,10 @@ struct hkl_shmmax_mark {
  */
 int hkl_plan_place(struct hk_plan *plan, size_t index, const char *file, unsigned line);
 /*
- * A caller's plan item as this library's (hk_plan_item.size): *item left,
- * or pointed at buf filled from it (an older caller's, the rest 0). 0,
- * -EINVAL (size too small) or -E2BIG (a newer caller's fields set).
+ * A caller's plan item as this library's (hk_plan_item.size): *item left
+ * when it is of this size, else pointed at buf, a copy of this size (an
+ * older caller's: the rest 0). 0, -EINVAL (size too small) or -E2BIG (a
+ * newer caller's fields set).
  */
 int hkl_item_in(const struct hk_plan_item **item, struct hk_plan_item *buf);
 /* The plan keeps a copy: 0 or -ENOMEM. */

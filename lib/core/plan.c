@@ -1491,11 +1491,13 @@ int hkl_item_in(const struct hk_plan_item **item, struct hk_plan_item *buf)
 	for (size_t i = sizeof(*it); i < it->size; i++)
 		if (((const unsigned char *)it)[i])
 			return -E2BIG;
-	if (it->size > sizeof(*it))
-		return 0;
-	/* An older caller's: the fields it does not have are 0. */
+	/*
+	 * Copied, so that the library's code sees its own size only (a copy of
+	 * a newer caller's item would carry a size larger than itself): an
+	 * older caller's with the fields it does not have 0.
+	 */
 	memset(buf, 0, sizeof(*buf));
-	memcpy(buf, it, it->size);
+	memcpy(buf, it, it->size < sizeof(*buf) ? it->size : sizeof(*buf));
 	buf->size = sizeof(*buf);
 	*item = buf;
 	return 0;

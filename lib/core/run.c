@@ -685,8 +685,8 @@ static int written(struct walk *w, struct hk_run_step *st, int rc)
 	if (rc != -EAGAIN)
 		return tell(w, st, HK_RUN_STEP_DONE);
 	w->any_short = true;
-	w->unit_short |=
-		it->kind == HK_PLAN_WRITE && hk_is_live(w->run->ctx) && !hk_is_dry_run(w->run->ctx);
+	/* A shortfall (not an unmount left mounted, a file not removed: error set). */
+	w->unit_short |= !st->error && hk_is_live(w->run->ctx) && !hk_is_dry_run(w->run->ctx);
 	if (it->kind != HK_PLAN_WRITE || !it->page_size || it->field != HK_POOL_MINIMUM)
 		return tell(w, st, HK_RUN_STEP_SHORT);
 	if ((!(flags & HK_RUN_ALWAYS) || (flags & HK_RUN_KEEP_MAXIMUM)) &&
@@ -832,8 +832,7 @@ static int items_in(const struct hk_plan_item *items, size_t n, struct hk_plan_i
 			return rc;
 		}
 		if (it != &own[i])
-			memcpy(&own[i], it, sizeof(own[i]));
-		own[i].size = sizeof(own[i]);
+			own[i] = *it;
 	}
 	*ret = own;
 	return 0;

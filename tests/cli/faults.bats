@@ -269,6 +269,7 @@ P1G=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
 	has_line "hugeadm:WARNING: failed to set pool minimum to 3 became 1"
 	has_line "hugeadm:ERROR: pool 1G minimum: put back to 2, but it reads 1 (/$P1G)"
 	has_line "hugeadm:ERROR: --pool-pages-min 1G:+1: not every change could be put back (see above)"
+	! grep -q "it was put back (--strict)" <<< "$stderr" || fail "said put back: $stderr"
 	# Moved between the checks and the change: the relative change counts from what is there.
 	faulty x86-2node "live;read:$P1G:3+:value=5" --pool-pages-min 1G:+1
 	assert_success

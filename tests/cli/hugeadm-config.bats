@@ -405,6 +405,51 @@ hugeadm:ERROR: $CONF:2: [sysctl] vm.compaction_proactiveness: the kernel has no 
 	assert_failure 3
 }
 
+# Review of d7cc152: the executor counted only a write's shortfall for --strict,
+# so a controller the kernel took otherwise ran on, put nothing back, and
+# still exited 2 ("came up short, put back").
+@test "--strict --apply: a cgroup controller the kernel took otherwise stops the run and puts back" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
+	hk_need_built "$faulty"
+	mkdir -p "$bin" "$ROOT/run"
+	ln -sf "$faulty" "$bin/hugeadm"
+	printf '[sysctl]\nvm.min_free_kbytes = 100000\n[cgroup db.slice]\nhugetlb.2M.max = 64M\n' > "$CONF"
+	cp -a "$ROOT" "$BATS_TEST_TMPDIR/before"
+	run --separate-stderr env HK_FAULT="live;read:sys/fs/cgroup/cgroup.subtree_control:1+:value=memory" \
+		"$bin/hugeadm" --sysroot "$ROOT" --strict --apply "$CONF"
+	assert_failure 2
+	[[ $stderr == *"hugeadm:WARNING: cgroup / +hugetlb: asked for hugetlb, the kernel reached memory"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: cgroup / +hugetlb: came up short (--strict): 2 files put back as they were before this run"* ]] || fail "$stderr"
+	# Nothing after the controller written, everything before it put back (as
+	# values: the fault build's "live" tree takes writes as the kernel would).
+	refute_output --partial "db.slice"
+	assert_equal "$(cat "$ROOT/proc/sys/vm/min_free_kbytes")" 90112
+	assert_equal "$(changed "$BATS_TEST_TMPDIR/before" "$ROOT" | grep -v '^+run' | grep -v -e min_free_kbytes -e '^sys/fs/cgroup/cgroup.subtree_control$')" ""
+	# Without --strict: a warning, the run goes on, exit 0.
+	run --separate-stderr env HK_FAULT="live;read:sys/fs/cgroup/cgroup.subtree_control:1+:value=memory" \
+		"$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	assert_output --partial "db.slice hugetlb.2MB.max"
+}
+
+# Review of d7cc152: a put-back that fails under --strict was exit 2 for --apply
+# (exit 1 for the options): not all or nothing is a failure, for both.
+@test "--strict --apply: a put-back the kernel refuses is a failure, exit 1, as for the options" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
+	local p1g=sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
+	hk_need_built "$faulty"
+	mkdir -p "$bin" "$ROOT/run"
+	ln -sf "$faulty" "$bin/hugeadm"
+	printf '[pool 1G]\nminimum = 5\n' > "$CONF"
+	echo 2 > "$ROOT/$p1g"
+	# From the read-back of the write on, the pool reads 1: the put-back of 2 reads 1.
+	run --separate-stderr env HK_FAULT="live;read:$p1g:11+:value=1" \
+		"$bin/hugeadm" --sysroot "$ROOT" --strict --apply "$CONF"
+	assert_failure 1
+	[[ $stderr == *"not every change could be put back (see above)"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: pool 1G minimum: put back to 2, but it reads 1"* ]] || fail "$stderr"
+}
+
 @test "[apply] hard = yes: a short pool is retried (compaction, a second's wait), then said short" {
 	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
 	hk_need_built "$faulty"

@@ -824,6 +824,10 @@ static void test_item_size(void **state)
 	assert_string_equal(mfk, "123456");
 	free(mfk);
 	assert_int_equal(hk_run_put_back(run, NULL), 0);
+	/* One by one too: kept (a copy of this library's size) and put back. */
+	assert_int_equal(hk_run_apply(run, &big[0].it, NULL), 0);
+	assert_int_equal(hk_run_count(run), 1);
+	assert_int_equal(hk_run_put_back(run, NULL), 0);
 	hk_run_unref(run);
 	hk_plan_unref(copy);
 	hk_plan_unref(plan);

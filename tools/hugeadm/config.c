@@ -316,10 +316,11 @@ static void warn_grow(struct hugeadm_ctl *ctl, const struct hk_plan_item *it, co
 /*
  * A write failed, or (--strict) a pool came up short: libhugekit's executor
  * put back every file this run wrote, newest first (HK_RUN_PUT_BACK, its one
- * put-back; done: how many, error: its -errno). Said, and the changes marked.
+ * put-back; done: how many, error: its -errno). Said, and the changes
+ * marked; -1 when not everything could be (a failure, whatever stopped it).
  */
-static void say_put_back(struct hugeadm_ctl *ctl, struct change *ch, size_t n_ch, const char *why,
-			 size_t done, int error)
+static int say_put_back(struct hugeadm_ctl *ctl, struct change *ch, size_t n_ch, const char *why,
+			size_t done, int error)
 {
 	bool demoted = false;
 
@@ -327,12 +328,15 @@ static void say_put_back(struct hugeadm_ctl *ctl, struct change *ch, size_t n_ch
 		demoted |= !ch[i].failed && ch[i].it->field == HK_POOL_DEMOTE;
 		ch[i].put_back = ch[i].it->field != HK_POOL_DEMOTE;
 	}
-	if (error < 0)
+	if (error < 0) {
 		ha_msg(ctl, HA_ERROR, "%s: not every change could be put back (see above)", why);
-	else if (done)
+		return -1;
+	}
+	if (done)
 		ha_msg(ctl, HA_ERROR, "%s: %zu %s put back as %s before this run%s", why, done,
 		       hkt_plural(done, "file", "files"), done == 1 ? "it was" : "they were",
 		       demoted ? " (demoted pages stay split)" : "");
+	return 0;
 }
 
 static void print_apply(struct hugeadm_ctl *ctl, const struct change *ch, size_t n_ch)
@@ -406,7 +410,7 @@ struct apply_run {
 	struct change *ch;
 	size_t n_ch;
 	bool writing; /* the step after WRITE: a write's outcome, not a read's */
-	bool failed, any_short;
+	bool failed;
 	/* Items by name (copied: an item planned again lives during its step only). */
 	char stop[256];	      /* why no further item is written: a failure, or --strict */
 	char last_short[256]; /* the last item that came up short */
@@ -554,7 +558,7 @@ static int config_step(void *data, const struct hk_run_step *st)
 	r->n_ch++;
 	if (st->kind == HK_RUN_STEP_DONE)
 		return 0;
-	c->is_short = r->any_short = true;
+	c->is_short = true;
 	snprintf(r->last_short, sizeof(r->last_short), "%s", it->item);
 	ha_msg(r->ctl, HA_WARNING, "%s: asked for %s, the kernel reached %s", it->item, it->value,
 	       st->reached ? st->reached : "?");
@@ -574,6 +578,7 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 	size_t n = hk_plan_items(plan, &items);
 	/* One more: a recommended shmmax planned again may have an item where the plan had none. */
 	struct apply_run r = {.ctl = ctl, .ch = calloc(n + 1, sizeof(*r.ch)), .plan = plan};
+	bool short_stop;
 	int rc;
 
 	if (ha_swap_validate(ctl) < 0) {
@@ -606,14 +611,16 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		snprintf(r.stop, sizeof(r.stop), "the plan");
 	}
 	/* Put back with no failure: --strict, after the unit that came up short. */
-	if (r.put_back && !r.failed)
+	short_stop = r.put_back && !r.failed;
+	if (short_stop)
 		snprintf(r.stop, sizeof(r.stop), "%s", r.last_short[0] ? r.last_short : "the plan");
 	if (r.put_back) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "%s: %s", r.stop,
 			 r.failed ? "failed" : "came up short (--strict)");
-		say_put_back(ctl, r.ch, r.n_ch, why, r.n_put_back, r.put_back_error);
+		if (say_put_back(ctl, r.ch, r.n_ch, why, r.n_put_back, r.put_back_error) < 0)
+			r.failed = true;
 	}
 	if (!ctl->dry_run || ctl->json)
 		print_apply(ctl, r.ch, r.n_ch);
@@ -627,7 +634,8 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 	ctl->run = NULL;
 	if (r.failed)
 		return HK_EXIT_FAILURE;
-	return r.any_short && ctl->strict ? HA_EXIT_SHORT : HK_EXIT_SUCCESS;
+	/* Exit 2 where --strict stopped the run (and it was all put back), as the options. */
+	return short_stop ? HA_EXIT_SHORT : HK_EXIT_SUCCESS;
 }
 
 int ha_config_run(struct hugeadm_ctl *ctl)

@@ -696,10 +696,11 @@ static int run_plan(struct hugeadm_ctl *ctl)
 		r.stopped = r.last ? r.last : &ctl->actions[ctl->n_actions - 1];
 		r.stopped_short = true;
 	}
-	if (r.stopped_short && r.stopped->kind == HA_DEMOTE)
+	/* Not where the put-back failed: said next, and that is a failure (exit 1). */
+	if (r.stopped_short && r.stopped->kind == HA_DEMOTE && !r.put_back_error)
 		ha_msg(ctl, HA_ERROR, "%s: fewer pages were demoted than asked (--strict)",
 		       r.stopped->arg);
-	else if (r.stopped_short)
+	else if (r.stopped_short && !r.put_back_error)
 		ha_msg(ctl, HA_ERROR, "%s: the pool came up short; it was put back (--strict)",
 		       r.stopped->arg);
 	if (say_put_back(ctl, &r, !r.stopped_short) < 0)

@@ -906,8 +906,8 @@ struct hk_run;
 #define HK_RUN_KEEP_MAXIMUM 0x8u
 /*
  * hk_run_plan (HK_1.6), --strict: a unit in which an item came up short
- * where a kernel answers (a SHORT step of a write: a pool, a demote, a value
- * the kernel took otherwise) is the run's last: the run stops where that
+ * where a kernel answers (a SHORT step without an error: a pool, a demote, a
+ * value or a controller the kernel took otherwise) is the run's last: the run stops where that
  * unit ends and returns 1. Its pool's maximum is not kept
  * (HK_RUN_KEEP_MAXIMUM): the overcommits are held back, to be put back.
  */

@@ -435,7 +435,6 @@ int ha_plan_validate(struct hugeadm_ctl *ctl)
 
 int ha_plan_json(struct hugeadm_ctl *ctl)
 {
-	const struct hk_plan_item *items;
 	struct hkt_json j;
 
 	ha_plan_notes(ctl);
@@ -443,8 +442,8 @@ int ha_plan_json(struct hugeadm_ctl *ctl)
 	hkt_json_open_object(&j, NULL);
 	hkt_json_bool(&j, "dry_run", true);
 	hkt_json_open_array(&j, "plan");
-	for (size_t i = 0, n = hk_plan_items(ctl->plan, &items); i < n; i++)
-		ha_json_plan_item(&j, &items[i]);
+	for (size_t i = 0, n = hk_plan_items(ctl->plan, NULL); i < n; i++)
+		ha_json_plan_item(&j, hk_plan_item_at(ctl->plan, i));
 	hkt_json_close_array(&j);
 	hkt_json_open_array(&j, "operations");
 	/* The swap a pool that grows gets (dd, mkswap, swapon; swapoff and rm unless --persist). */

@@ -166,8 +166,7 @@ struct diff {
 
 static int run_check(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 {
-	const struct hk_plan_item *items;
-	size_t n = hk_plan_items(plan, &items), n_diff = 0;
+	size_t n = hk_plan_items(plan, NULL), n_diff = 0;
 	struct diff *diffs = calloc(n + 1, sizeof(*diffs));
 	bool failed = false;
 
@@ -176,15 +175,16 @@ static int run_check(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		return HK_EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < n; i++) {
+		const struct hk_plan_item *it = hk_plan_item_at(plan, i);
 		char *cur = NULL;
-		int rc = hk_plan_item_check(ctl->ctx, &items[i], &cur);
+		int rc = hk_plan_item_check(ctl->ctx, it, &cur);
 
 		if (rc < 0) {
-			ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", items[i].item,
-			       items[i].path, strerror(-rc));
+			ha_msg(ctl, HA_ERROR, "%s: cannot read %s: %s", it->item, it->path,
+			       strerror(-rc));
 			failed = true;
 		} else if (rc == 0) {
-			diffs[n_diff].it = &items[i];
+			diffs[n_diff].it = it;
 			diffs[n_diff++].current = cur;
 			continue;
 		}
@@ -574,8 +574,7 @@ static unsigned run_flags(const struct hugeadm_ctl *ctl)
 
 static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 {
-	const struct hk_plan_item *items;
-	size_t n = hk_plan_items(plan, &items);
+	size_t n = hk_plan_items(plan, NULL);
 	/* One more: a recommended shmmax planned again may have an item where the plan had none. */
 	struct apply_run r = {.ctl = ctl, .ch = calloc(n + 1, sizeof(*r.ch)), .plan = plan};
 	bool short_stop;

@@ -266,17 +266,17 @@ static int cmp_minimum(const void *a, const void *b)
  */
 static int boot_pools(struct ha_gen *g, const struct hk_plan *plan, bool all, FILE *line)
 {
-	const struct hk_plan_item *items;
-	size_t n = hk_plan_items(plan, &items), n_min = 0;
+	size_t n = hk_plan_items(plan, NULL), n_min = 0;
 	const struct hk_plan_item **min = calloc(n + 1, sizeof(*min));
 	char buf[32];
 
 	if (!min)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (items[i].kind == HK_PLAN_WRITE && items[i].page_size &&
-		    items[i].field == HK_POOL_MINIMUM)
-			min[n_min++] = &items[i];
+		if (hk_plan_item_at(plan, i)->kind == HK_PLAN_WRITE &&
+		    hk_plan_item_at(plan, i)->page_size &&
+		    hk_plan_item_at(plan, i)->field == HK_POOL_MINIMUM)
+			min[n_min++] = hk_plan_item_at(plan, i);
 	qsort(min, n_min, sizeof(*min), cmp_minimum);
 	for (size_t i = 0, end; i < n_min; i = end) {
 		struct hk_pool *pool = NULL;
@@ -481,7 +481,6 @@ void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params)
 
 int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 {
-	const struct hk_plan_item *items;
 	struct hk_plan *plan = NULL;
 	size_t n;
 	struct text t;
@@ -498,9 +497,9 @@ int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out)
 	      "# and reads them back.\n",
 	      t.f);
 	/* The plan's values: group names as gids, sizes in bytes, "recommended" worked out. */
-	n = hk_plan_items(plan, &items);
+	n = hk_plan_items(plan, NULL);
 	for (size_t i = 0; i < n; i++) {
-		const struct hk_plan_item *it = &items[i];
+		const struct hk_plan_item *it = hk_plan_item_at(plan, i);
 		const char *key = it->item + strlen("sysctl ");
 		const struct hk_config_entry *e;
 
@@ -884,7 +883,6 @@ static char *parent_dir(const char *path)
 
 int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 {
-	const struct hk_plan_item *items;
 	struct hk_plan *plan = NULL;
 	const char **dirs;
 	size_t n, n_dirs = 0;
@@ -900,16 +898,16 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 	if (rc < 0)
 		return rc;
 	/* The directories the mount points are in (the plan's paths are clean), each once. */
-	n = hk_plan_items(plan, &items);
+	n = hk_plan_items(plan, NULL);
 	dirs = calloc(n + 1, sizeof(*dirs));
 	rc = dirs ? 0 : -ENOMEM;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		bool seen = false;
 		char *dir;
 
-		if (items[i].kind != HK_PLAN_MOUNT)
+		if (hk_plan_item_at(plan, i)->kind != HK_PLAN_MOUNT)
 			continue;
-		dir = parent_dir(items[i].path);
+		dir = parent_dir(hk_plan_item_at(plan, i)->path);
 		for (size_t k = 0; dir && k < n_dirs && !seen; k++)
 			seen = is(dirs[k], dir);
 		if (!dir)
@@ -930,8 +928,8 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 		free((char *)dirs[k]);
 	free(dirs);
 	for (size_t i = 0; i < n && rc != -ENOMEM; i++)
-		if (items[i].kind == HK_PLAN_MOUNT)
-			rc = gen_mount(g, &items[i], out);
+		if (hk_plan_item_at(plan, i)->kind == HK_PLAN_MOUNT)
+			rc = gen_mount(g, hk_plan_item_at(plan, i), out);
 	hk_plan_unref(plan);
 	if (rc == -ENOMEM)
 		return rc;

@@ -245,10 +245,8 @@ uint64_t ha_pool_min_of(const struct hk_pool *pool, int node)
 
 static const struct hk_plan_item *unit_item(const struct option_run *r, size_t i)
 {
-	const struct hk_plan_item *items;
 
-	hk_plan_items(r->plan, &items);
-	return &items[i];
+	return hk_plan_item_at(r->plan, i);
 }
 
 /* 2.23's warning for each Minimum item that the kernel did not reach; true if any. */
@@ -712,7 +710,6 @@ static int run_plan(struct hugeadm_ctl *ctl)
 
 int ha_apply(struct hugeadm_ctl *ctl)
 {
-	const struct hk_plan_item *items;
 	size_t n_planned;
 	int rc;
 
@@ -722,12 +719,12 @@ int ha_apply(struct hugeadm_ctl *ctl)
 		ha_msg(ctl, HA_ERROR, "out of memory");
 		return HK_EXIT_FAILURE;
 	}
-	n_planned = hk_plan_items(ctl->plan, &items);
+	n_planned = hk_plan_items(ctl->plan, NULL);
 	rc = run_operations(ctl);
 	if (rc == 0)
 		rc = run_plan(ctl);
 	/* The plan is what was printed and checked: never changed while it runs. */
-	if (hk_plan_items(ctl->plan, &items) != n_planned) {
+	if (hk_plan_items(ctl->plan, NULL) != n_planned) {
 		ha_msg(ctl, HA_ERROR, "internal error: the plan changed while it ran");
 		rc = -1;
 	}

@@ -691,35 +691,71 @@ HK_EXPORT int hk_thp_check(struct hk_ctx *ctx, const char *knob, const char *val
 	return rc;
 }
 
+/* A [thp] key's verdict, worded as a configuration's problem (1: said). */
+struct thp_verdict {
+	struct build *b;
+	const struct hk_config_entry *e;
+	size_t first, n;
+};
+
+static int thp_said(void *data, const struct hk_intent_verdict *v)
+{
+	struct thp_verdict *t = data;
+	const struct hk_config_entry *e = t->e;
+	char words[256];
+
+	switch (v->problem) {
+	case HK_INTENT_PLANNED:
+		t->first = v->first;
+		t->n = v->n;
+		return 0;
+	case HK_INTENT_NO_KERNEL:
+		problem(t->b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
+			HK_ABS(HK_SYS_THP), e->key);
+		return 1;
+	case HK_INTENT_NOT_A_MODE:
+		mode_words(v->line ? v->line : "", words, sizeof(words));
+		problem(t->b, e, "[thp] %s '%s': the kernel offers %s", e->key, e->value,
+			hkc_trim(words));
+		return 1;
+	default:
+		sys_error(t->b, v->error < 0 ? v->error : -EIO);
+		return 1;
+	}
+}
+
+/*
+ * A [thp] key is an entry of libhugekit's intent, as --thp-* and
+ * --thp-defrag are: judged and made an item there (hk_plan_from_intent);
+ * here it only gets its place (why, file, line).
+ */
 static void plan_thp(struct build *b, const struct hk_config_entry *e)
 {
-	char item[128], path[PATH_MAX];
-	char *line = NULL;
-	int rc;
+	struct hk_intent_entry ie = {.size = sizeof(ie),
+				     .setting = HK_SETTING_THP,
+				     .knob = e->key,
+				     .value = e->value,
+				     .why = e->key};
+	struct thp_verdict t = {.b = b, .e = e};
+	struct hk_intent *in = NULL;
+	struct hk_plan *one = NULL;
+	int rc = hk_intent_new(b->ctx, &in);
 
-	rc = hk_thp_check(b->ctx, e->key, e->value, &line);
-	if (rc == -ENOENT) {
-		problem(b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
-			HK_ABS(HK_SYS_THP), e->key);
-		return;
-	}
-	if (rc < 0) {
+	if (rc == 0)
+		rc = hk_intent_add(in, &ie);
+	if (rc >= 0)
+		rc = hk_plan_new(&one);
+	if (rc >= 0)
+		rc = hk_plan_from_intent(in, one, b->held, thp_said, &t);
+	if (rc < 0)
 		sys_error(b, rc);
-		return;
-	}
-	if (rc == 1) {
-		char words[256];
+	for (size_t i = t.first; rc == 0 && i < t.first + t.n; i++) {
+		const struct hk_plan_item *it = hk_plan_item_at(one, i);
 
-		mode_words(line, words, sizeof(words));
-		problem(b, e, "[thp] %s '%s': the kernel offers %s", e->key, e->value,
-			hkc_trim(words));
-		free(line);
-		return;
+		add(b, HK_SETTING_THP, HK_PLAN_WRITE, e, it->item, it->path, it->value);
 	}
-	free(line);
-	snprintf(item, sizeof(item), "thp %s", e->key);
-	snprintf(path, sizeof(path), "%s/%s", HK_ABS(HK_SYS_THP), e->key);
-	add(b, HK_SETTING_THP, HK_PLAN_WRITE, e, item, path, e->value);
+	hk_plan_unref(one);
+	hk_intent_unref(in);
 }
 
 /* A user or group (group true) by name or number: its id, or -1. */

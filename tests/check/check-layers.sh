@@ -17,6 +17,9 @@
 #     lib/ and tools/ (comments removed) is one that lib/include's public
 #     headers declare. Internal code has its layer's prefix: hkc_ (lib/common),
 #     hkl_ (lib/core), hkt_ (tools/common).
+#  5. tools/ read libhugekit's plan items through hk_plan_item_at(), whatever
+#     the size the library's items have (hk_plan_item.size): no tool takes
+#     the array of hk_plan_items() (a call with a second argument but NULL).
 # The rules are docs/ARCHITECTURE.md's ("Rules the checks hold").
 # check-layers.sh [SRC]: SRC defaults to $HK_SOURCE_DIR. A self-test on a
 # made-up tree runs first, so that the check cannot pass by finding nothing.
@@ -69,6 +72,11 @@ tool_includes() {
 	done
 }
 
+# arrays FILE...: "file:line: text" for each hk_plan_items() call that takes the array.
+arrays() {
+	grep -HnE 'hk_plan_items[[:space:]]*\([^,]*,[[:space:]]*[^N[:space:]]' "$@" || true
+}
+
 # prefixed DIR: "file: name" for each hk_ name of lib/ or tools/ that no public header declares.
 prefixed() {
 	local dir=$1 f n
@@ -94,6 +102,7 @@ scan() {
 		[ ${#code[@]} -eq 0 ] || paths "${code[@]}"
 		[ ${#rt[@]} -eq 0 ] || includes "${rt[@]}"
 		[ ${#tools[@]} -eq 0 ] || tool_includes "$dir" "${tools[@]}"
+		[ ${#tools[@]} -eq 0 ] || arrays "${tools[@]}"
 	)
 	prefixed "$dir"
 }
@@ -118,15 +127,17 @@ C
 cat > "$tmp/tools/bad.c" << 'C'
 static const char *c = "%s/proc/self/maps";
 C
+printf 'n = hk_plan_items(plan, NULL);\nn = hk_plan_items(plan, &items);\n' > "$tmp/tools/items.c"
 echo 'static const char *ok = "/proc/meminfo";' > "$tmp/lib/common/paths.c"
 mkdir -p "$tmp/lib/include/hugekit"
-echo 'int hk_public(void);' > "$tmp/lib/include/hugekit/hugekit.h"
+echo 'int hk_public(void); int hk_plan_items(void);' > "$tmp/lib/include/hugekit/hugekit.h"
 printf 'int hk_public(void) { return hkl_fine(); }\n/* hk_in_a_comment */\nstatic int hk_inner(void);\n' > "$tmp/lib/core/names.c"
 expected="lib/runtime/bad.c: \"sys/kernel/mm/hugepages/hugepages-%lukB\"
 tools/bad.c: \"%s/proc/self/maps\"
 lib/runtime/bad.c:2:#include <hugekit/hugekit.h>
 tools/inc.c:4:#include \"path.h\"
 tools/inc.c:5:#include \"internal.h\"
+tools/items.c:2:n = hk_plan_items(plan, &items);
 lib/core/names.c: hk_inner"
 got=$(scan "$tmp")
 if [ "$got" != "$expected" ]; then
@@ -137,7 +148,7 @@ fi
 fail=0
 found=$(scan "$src")
 if [ -n "$found" ]; then
-	echo "check-layers: /proc or /sys spelled outside lib/common, a forbidden include in the runtime, a header of lib/ a tool may not include, or an hk_ name that is not public API (docs/ARCHITECTURE.md):" >&2
+	echo "check-layers: /proc or /sys spelled outside lib/common, a forbidden include in the runtime, a header of lib/ a tool may not include, a tool that indexes hk_plan_items' array, or an hk_ name that is not public API (docs/ARCHITECTURE.md):" >&2
 	echo "$found" >&2
 	fail=1
 fi
@@ -152,4 +163,4 @@ fi
 [ $fail -eq 0 ] || exit 1
 n_allowed=$(allowed "$src" | wc -l)
 [ "$n_allowed" -eq 1 ] && headers=header || headers=headers
-echo "check-layers: no /proc or /sys outside lib/common; the runtime needs libc only; tools include of lib/ only $n_allowed listed lib/common $headers; every hk_ name is public API"
+echo "check-layers: no /proc or /sys outside lib/common; the runtime needs libc only; tools include of lib/ only $n_allowed listed lib/common $headers and read plan items through hk_plan_item_at; every hk_ name is public API"

@@ -326,7 +326,7 @@ static int plan_sysctl(struct step *s)
 		break;
 	case HK_SETTING_MIN_FREE_KBYTES:
 		which = HK_SYSCTL_MIN_FREE_KBYTES;
-		rc = hk_recommended_min_free_kbytes(ctx, &v);
+		rc = s->e->flags & HK_INTENT_GIVEN ? 0 : hk_recommended_min_free_kbytes(ctx, &v);
 		if (rc < 0)
 			return stop(s, HK_INTENT_UNREAD, rc);
 		break;

@@ -691,16 +691,16 @@ HK_EXPORT int hk_thp_check(struct hk_ctx *ctx, const char *knob, const char *val
 	return rc;
 }
 
-/* A [thp] key's verdict, worded as a configuration's problem (1: said). */
-struct thp_verdict {
+/* A key's verdict, worded as a configuration's problem (1: said). */
+struct key_verdict {
 	struct build *b;
 	const struct hk_config_entry *e;
 	size_t first, n;
 };
 
-static int thp_said(void *data, const struct hk_intent_verdict *v)
+static int key_said(void *data, const struct hk_intent_verdict *v)
 {
-	struct thp_verdict *t = data;
+	struct key_verdict *t = data;
 	const struct hk_config_entry *e = t->e;
 	char words[256];
 
@@ -710,8 +710,12 @@ static int thp_said(void *data, const struct hk_intent_verdict *v)
 		t->n = v->n;
 		return 0;
 	case HK_INTENT_NO_KERNEL:
-		problem(t->b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
-			HK_ABS(HK_SYS_THP), e->key);
+		if (strcmp(e->section, "thp") == 0)
+			problem(t->b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
+				HK_ABS(HK_SYS_THP), e->key);
+		else
+			problem(t->b, e, "[%s] %s: the kernel has no such setting", e->section,
+				e->key);
 		return 1;
 	case HK_INTENT_NOT_A_MODE:
 		mode_words(v->line ? v->line : "", words, sizeof(words));
@@ -725,37 +729,44 @@ static int thp_said(void *data, const struct hk_intent_verdict *v)
 }
 
 /*
- * A [thp] key is an entry of libhugekit's intent, as --thp-* and
- * --thp-defrag are: judged and made an item there (hk_plan_from_intent);
- * here it only gets its place (why, file, line).
+ * A key that is one of hugeadm's options is an entry of libhugekit's
+ * intent, as the option is: judged and made an item there
+ * (hk_plan_from_intent); here it only gets its place (why, file, line) in
+ * phase ph.
  */
-static void plan_thp(struct build *b, const struct hk_config_entry *e)
+static void plan_by_intent(struct build *b, const struct hk_config_entry *e,
+			   struct hk_intent_entry *ie, enum hk_setting ph)
 {
-	struct hk_intent_entry ie = {.size = sizeof(ie),
-				     .setting = HK_SETTING_THP,
-				     .knob = e->key,
-				     .value = e->value,
-				     .why = e->key};
-	struct thp_verdict t = {.b = b, .e = e};
+	struct key_verdict t = {.b = b, .e = e};
 	struct hk_intent *in = NULL;
 	struct hk_plan *one = NULL;
 	int rc = hk_intent_new(b->ctx, &in);
 
+	ie->size = sizeof(*ie);
+	ie->why = e->key;
 	if (rc == 0)
-		rc = hk_intent_add(in, &ie);
+		rc = hk_intent_add(in, ie);
 	if (rc >= 0)
 		rc = hk_plan_new(&one);
 	if (rc >= 0)
-		rc = hk_plan_from_intent(in, one, b->held, thp_said, &t);
+		rc = hk_plan_from_intent(in, one, b->held, key_said, &t);
 	if (rc < 0)
 		sys_error(b, rc);
 	for (size_t i = t.first; rc == 0 && i < t.first + t.n; i++) {
 		const struct hk_plan_item *it = hk_plan_item_at(one, i);
 
-		add(b, HK_SETTING_THP, HK_PLAN_WRITE, e, it->item, it->path, it->value);
+		add(b, ph, HK_PLAN_WRITE, e, it->item, it->path, it->value);
 	}
 	hk_plan_unref(one);
 	hk_intent_unref(in);
+}
+
+/* A [thp] key: an entry of the intent, as --thp-* and --thp-defrag. */
+static void plan_thp(struct build *b, const struct hk_config_entry *e)
+{
+	struct hk_intent_entry ie = {.setting = HK_SETTING_THP, .knob = e->key, .value = e->value};
+
+	plan_by_intent(b, e, &ie, HK_SETTING_THP);
 }
 
 /* A user or group (group true) by name or number: its id, or -1. */
@@ -818,16 +829,17 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 		problem(b, e, "[sysctl] %s: the kernel has no such setting (/%s)", e->key, rel);
 		return;
 	}
-	if (strcmp(e->key, "vm.min_free_kbytes") == 0 && strcmp(v, "recommended") == 0) {
-		uint64_t kb;
-		int rc = hk_recommended_min_free_kbytes(b->ctx, &kb);
+	if (strcmp(e->key, "vm.min_free_kbytes") == 0) {
+		struct hk_intent_entry ie = {.setting = HK_SETTING_MIN_FREE_KBYTES};
 
-		if (rc < 0) {
-			sys_error(b, rc);
-			return;
-		}
-		snprintf(value, sizeof(value), "%" PRIu64, kb);
-		v = value;
+		/* The recommendation is the intent's (--set-recommended-min_free_kbytes). */
+		if (strcmp(v, "recommended") != 0 && hkc_parse_u64_strict(v, &ie.number) == 0)
+			ie.flags = HK_INTENT_GIVEN;
+		else if (strcmp(v, "recommended") != 0)
+			problem(b, e, "[sysctl] %s '%s': not a number or 'recommended'", e->key, v);
+		if (strcmp(v, "recommended") == 0 || ie.flags)
+			plan_by_intent(b, e, &ie, HK_SETTING_MIN_FREE_KBYTES);
+		return;
 	} else if (strcmp(e->key, "kernel.shmmax") == 0 && strcmp(v, "recommended") == 0) {
 		/*
 		 * The options' unit (hk_plan_add_recommended_shmmax), put in its
@@ -853,8 +865,17 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 			problem(b, e, "vm.hugetlb_shm_group '%s': no such group", v);
 			return;
 		}
-		snprintf(value, sizeof(value), "%ld", gid);
-		v = value;
+		plan_by_intent(b, e,
+			       &(struct hk_intent_entry){.setting = HK_SETTING_SHM_GROUP,
+							 .number = (uint64_t)gid},
+			       HK_SETTING_SHM_GROUP);
+		return;
+	} else if (strcmp(e->key, "vm.hugetlb_optimize_vmemmap") == 0) {
+		plan_by_intent(b, e,
+			       &(struct hk_intent_entry){.setting = HK_SETTING_HVO,
+							 .number = strcmp(v, "0") != 0},
+			       HK_SETTING_HVO);
+		return;
 	}
 	snprintf(item, sizeof(item), "sysctl %s", e->key);
 	snprintf(path, sizeof(path), "/%s", rel);

@@ -1362,6 +1362,8 @@ enum {
 	HK_INTENT_SHOW_ONLY =
 		1 << 3, /* mounts, unmounts: the plan is only shown (a tree can have one) */
 	HK_INTENT_ONE_UID = 1 << 4, /* shared text: uid's files only (else every user's) */
+	/* min_free_kbytes: number is the value (a configuration's), not the recommendation. */
+	HK_INTENT_GIVEN = 1 << 5,
 };
 
 /*

@@ -432,6 +432,26 @@ hugeadm:ERROR: $CONF:2: [sysctl] vm.compaction_proactiveness: the kernel has no 
 	assert_output --partial "db.slice hugetlb.2MB.max"
 }
 
+# One --strict rule (d7cc152): a demote = yes that comes up short stopped the
+# options' run but not --apply's; it stops both now (its pages stay split).
+@test "--strict --apply: a demote that comes up short stops the run; nothing after it is written" {
+	local faulty="$HK_BUILD_DIR/tests/hugeadm-fault" bin="$BATS_TEST_TMPDIR/bin"
+	hk_need_built "$faulty"
+	mkdir -p "$bin" "$ROOT/run"
+	ln -sf "$faulty" "$bin/hugeadm"
+	# A tree does not demote: the 1G pool keeps its 2 pages, the demote is short.
+	printf '[pool 1G]\nminimum = 1\ndemote = yes\n[sysctl]\nvm.min_free_kbytes = 100000\n' > "$CONF"
+	run --separate-stderr env HK_FAULT="live" "$bin/hugeadm" --sysroot "$ROOT" --strict --apply "$CONF"
+	assert_failure 2
+	[[ $stderr == *"hugeadm:WARNING: pool 1G demote: asked for 1, the kernel reached 2"* ]] || fail "$stderr"
+	[[ $stderr == *"hugeadm:ERROR: pool 1G demote: came up short (--strict): nothing after it was written"* ]] || fail "$stderr"
+	assert_equal "$(cat "$ROOT/proc/sys/vm/min_free_kbytes")" 90112
+	# Without --strict the run goes on.
+	run --separate-stderr env HK_FAULT="live" "$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
+	assert_success
+	assert_equal "$(cat "$ROOT/proc/sys/vm/min_free_kbytes")" 100000
+}
+
 # Review of d7cc152: a put-back that fails under --strict was exit 2 for --apply
 # (exit 1 for the options): not all or nothing is a failure, for both.
 @test "--strict --apply: a put-back the kernel refuses is a failure, exit 1, as for the options" {

@@ -621,6 +621,10 @@ static int run_apply(struct hugeadm_ctl *ctl, struct hk_plan *plan)
 		if (say_put_back(ctl, r.ch, r.n_ch, why, r.n_put_back, r.put_back_error) < 0)
 			r.failed = true;
 	}
+	/* Nothing to put back (a demote first, whose pages stay split): the stop said all the same. */
+	if (short_stop && !r.n_put_back && !r.failed)
+		ha_msg(ctl, HA_ERROR, "%s: came up short (--strict): nothing after it was written",
+		       r.stop);
 	if (!ctl->dry_run || ctl->json)
 		print_apply(ctl, r.ch, r.n_ch);
 	for (size_t i = 0; i < r.n_ch; i++) {

@@ -1544,6 +1544,9 @@ int hkl_item_in(const struct hk_plan_item **item, struct hk_plan_item *buf)
 		return 0;
 	if (it->size < HK_PLAN_ITEM_SIZE_MIN)
 		return -EINVAL;
+	/* A size no header will reach (a field never set, garbage): not scanned. */
+	if (it->size > 4096)
+		return -E2BIG;
 	/* A newer caller's: what this library does not know must be 0. */
 	for (size_t i = sizeof(*it); i < it->size; i++)
 		if (((const unsigned char *)it)[i])
@@ -2042,6 +2045,7 @@ static int demote_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
 {
 	uint64_t have = 0;
 	int rc = pool_have(ctx, item, &have);
+
 	if (rc < 0)
 		return rc;
 	if (have <= item->number)
@@ -2049,11 +2053,46 @@ static int demote_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
 	return hk_pool_demote(ctx, item->page_size, item->node, have - item->number);
 }
 
+/* A controller enabled: "+NAME" to the parent's subtree_control. */
+static int controller_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
+{
+	char value[96];
+	int rc;
+
+	snprintf(value, sizeof(value), "+%s", item->value);
+	if (!hk_is_live(ctx) && !hk_is_dry_run(ctx)) {
+		/* A tree's file is plain: it gets what the kernel would show after. */
+		char *have = NULL;
+
+		rc = hkc_path_read_stringf(&ctx->path, &have, "%s", rel(item));
+		if (rc == 0 && snprintf(value, sizeof(value), "%s%s%s", have, *have ? " " : "",
+					item->value) >= (int)sizeof(value))
+			rc = -E2BIG;
+		free(have);
+		if (rc < 0)
+			return rc;
+	}
+	return hkc_path_write_stringf(&ctx->path, value, "%s", rel(item));
+}
+
+/* An HK_PLAN_WRITE item's value written (a demote count excepted: demote_count). */
+static int value_write(struct hk_ctx *ctx, const struct hk_plan_item *item)
+{
+	if (item->page_size && item->field == HK_POOL_MINIMUM)
+		return hk_pool_set_nr(ctx, item->page_size, item->node, item->number, item->flags);
+	if (item->page_size && item->field == HK_POOL_OVERCOMMIT)
+		return hk_pool_set_overcommit(ctx, item->page_size, item->number);
+	if (item->page_size && item->field == HK_POOL_DEMOTE)
+		return demote_write(ctx, item);
+	if (strncmp(item->item, "thp ", 4) == 0)
+		return hk_thp_write(ctx, item->item + 4, item->value);
+	return hkc_path_write_stringf(&ctx->path, v1_value(item), "%s", rel(item));
+}
+
 HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *item,
 				 char **ret_reached)
 {
 	struct hk_plan_item in;
-	char value[96];
 	int rc;
 
 	if (ret_reached)
@@ -2086,37 +2125,14 @@ HK_EXPORT int hk_plan_item_apply(struct hk_ctx *ctx, const struct hk_plan_item *
 		rc = hkc_path_mkdirf(&ctx->path, 0755, "%s", rel(item));
 		return rc == -EEXIST ? 0 : rc;
 	case HK_PLAN_CONTROLLER:
-		snprintf(value, sizeof(value), "+%s", item->value);
-		if (!hk_is_live(ctx) && !hk_is_dry_run(ctx)) {
-			/* A tree's file is plain: it gets what the kernel would show after. */
-			char *have = NULL;
-
-			rc = hkc_path_read_stringf(&ctx->path, &have, "%s", rel(item));
-			if (rc == 0 &&
-			    snprintf(value, sizeof(value), "%s%s%s", have, *have ? " " : "",
-				     item->value) >= (int)sizeof(value))
-				rc = -E2BIG;
-			free(have);
-			if (rc < 0)
-				return rc;
-		}
-		rc = hkc_path_write_stringf(&ctx->path, value, "%s", rel(item));
+		rc = controller_write(ctx, item);
 		break;
 	case HK_PLAN_WRITE:
-		if (item->page_size && item->field == HK_POOL_MINIMUM)
-			rc = hk_pool_set_nr(ctx, item->page_size, item->node, item->number,
-					    item->flags);
-		else if (item->page_size && item->field == HK_POOL_OVERCOMMIT)
-			rc = hk_pool_set_overcommit(ctx, item->page_size, item->number);
-		else if (item->page_size && item->field == HK_POOL_DEMOTE &&
-			 (item->flags & HK_POOL_DEMOTE_PAGES))
+		/* A count demoted is read back as its own (the pages the pool lost). */
+		if (item->page_size && item->field == HK_POOL_DEMOTE &&
+		    (item->flags & HK_POOL_DEMOTE_PAGES))
 			return demote_count(ctx, item, ret_reached);
-		else if (item->page_size && item->field == HK_POOL_DEMOTE)
-			rc = demote_write(ctx, item);
-		else if (strncmp(item->item, "thp ", 4) == 0)
-			rc = hk_thp_write(ctx, item->item + 4, item->value);
-		else
-			rc = hkc_path_write_stringf(&ctx->path, v1_value(item), "%s", rel(item));
+		rc = value_write(ctx, item);
 		break;
 	default:
 		return -EINVAL;

@@ -773,6 +773,10 @@ struct newer_item {
 
 static void test_item_size(void **state)
 {
+	static struct {
+		struct hk_plan_item it;
+		char zero[8192];
+	} huge;
 	const struct hk_plan_item *items;
 	struct newer_item big[2] = {0};
 	struct told told = {.stop_at = -1};
@@ -802,6 +806,14 @@ static void test_item_size(void **state)
 	assert_int_equal(hk_run_items(run, &small, 1, NULL, NULL), -EINVAL);
 	small.size = 0;
 	assert_int_equal(hk_plan_add(copy, &small), -EINVAL);
+	/*
+	 * A size no header reaches (a field left as garbage) is refused, not
+	 * scanned: here what lies beyond is 0, so only the bound refuses it.
+	 */
+	huge.it = items[1];
+	huge.it.size = sizeof(huge);
+	assert_int_equal(hk_plan_add(copy, &huge.it), -E2BIG);
+	assert_int_equal(hk_run_items(run, &huge.it, 1, NULL, NULL), -E2BIG);
 	/* A newer caller's items: taken while the field this library lacks is 0. */
 	for (size_t i = 0; i < 2; i++) {
 		big[i].it = items[1 + i];

@@ -719,9 +719,10 @@ struct hk_plan_item {
 	 * hk_run_record(), hk_run_items()) sets it: the library reads no
 	 * further than size and takes the fields beyond as 0; -EINVAL when it
 	 * is less than HK_PLAN_ITEM_SIZE_MIN, -E2BIG when bytes the library does
-	 * not know are not 0. The library's items carry the library's size:
-	 * read them through hk_plan_item_at() (hk_plan_items()' array can be
-	 * indexed only where items->size == sizeof(struct hk_plan_item)).
+	 * not know are not 0 or size is more than 4096. The library's items
+	 * carry the library's size: read them through hk_plan_item_at()
+	 * (hk_plan_items()' array can be indexed only where items->size ==
+	 * sizeof(struct hk_plan_item)).
 	 */
 	size_t size;
 	enum hk_plan_kind kind;

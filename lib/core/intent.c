@@ -86,12 +86,13 @@ static bool planned_here(enum hk_setting s)
 	case HK_SETTING_MIN_FREE_KBYTES:
 	case HK_SETTING_SHMMAX:
 	case HK_SETTING_SHM_GROUP:
+	case HK_SETTING_SYSCTL:
 	case HK_SETTING_MOUNT:
 	case HK_SETTING_UNMOUNT:
 	case HK_SETTING_SHARED_TEXT:
 		return true;
 	default:
-		return false; /* cgroups, other sysctls: a configuration's (plan.c) */
+		return false; /* cgroups: a configuration's (plan.c) */
 	}
 }
 
@@ -134,6 +135,18 @@ static int entry_copy(struct hk_intent_entry *to, const struct hk_intent_entry *
 	return rc;
 }
 
+/* A sysctl that no setting of its own sets: HK_SETTING_SYSCTL's. */
+static bool other_sysctl(const char *key)
+{
+	switch (hkl_sysctl_of_key(key)) {
+	case HK_SYSCTL_SHMALL:
+	case HK_SYSCTL_COMPACTION_PROACTIVENESS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 HK_EXPORT int hk_intent_add(struct hk_intent *intent, const struct hk_intent_entry *entry)
 {
 	struct hk_intent_entry *ne;
@@ -146,6 +159,8 @@ HK_EXPORT int hk_intent_add(struct hk_intent *intent, const struct hk_intent_ent
 		return -EINVAL;
 	if ((entry->setting == HK_SETTING_MOUNT || entry->setting == HK_SETTING_UNMOUNT) &&
 	    (!entry->base || entry->base[0] != '/'))
+		return -EINVAL;
+	if (entry->setting == HK_SETTING_SYSCTL && !other_sysctl(entry->knob))
 		return -EINVAL;
 	if (intent->n >= INT32_MAX)
 		return -ENOSPC;
@@ -330,7 +345,16 @@ static int plan_sysctl(struct step *s)
 		if (rc < 0)
 			return stop(s, HK_INTENT_UNREAD, rc);
 		break;
+	case HK_SETTING_SYSCTL:
+		which = (enum hk_sysctl)hkl_sysctl_of_key(s->e->knob);
+		rc = hk_sysctl_read(ctx, which, &cur);
+		if (rc == -ENOENT)
+			return stop(s, HK_INTENT_NO_KERNEL, rc);
+		break;
 	case HK_SETTING_SHMMAX:
+		which = HK_SYSCTL_SHMMAX;
+		if (s->e->flags & HK_INTENT_GIVEN)
+			break;
 		s->v.shmmax.size = sizeof(s->v.shmmax);
 		rc = hk_plan_add_recommended_shmmax(ctx, s->plan, s->pools, s->e->why,
 						    &s->v.shmmax);

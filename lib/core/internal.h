@@ -26,6 +26,7 @@ struct hk_ctx {
 /* The default huge page size and the base page size, read once per context. */
 int hkl_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret);
 int hkl_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret);
+int hkl_sysctl_of_key(const char *key);
 
 void hkl_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRINTF(3, 4);
 

@@ -714,8 +714,8 @@ static int key_said(void *data, const struct hk_intent_verdict *v)
 			problem(t->b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
 				HK_ABS(HK_SYS_THP), e->key);
 		else
-			problem(t->b, e, "[%s] %s: the kernel has no such setting", e->section,
-				e->key);
+			problem(t->b, e, "[sysctl] %s: the kernel has no such setting (%s)", e->key,
+				hk_sysctl_path((enum hk_sysctl)hkl_sysctl_of_key(e->key)));
 		return 1;
 	case HK_INTENT_NOT_A_MODE:
 		mode_words(v->line ? v->line : "", words, sizeof(words));
@@ -814,33 +814,18 @@ static int planned_as(const char *key)
 									    : HK_SETTING_SYSCTL;
 }
 
+/*
+ * A [sysctl] key: an entry of the intent, as hugeadm's options are (the
+ * recommended values too: computed from the pools the plan leaves), in its
+ * setting's place. Its value was checked when the file was read.
+ */
 static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 {
-	char rel[PATH_MAX - 8], path[PATH_MAX], item[160], value[64];
+	struct hk_intent_entry ie = {.setting = sysctl_setting(e->key), .knob = e->key};
 	const char *v = e->value;
-	int n = snprintf(rel, sizeof(rel), HK_PROC_SYS "/%s", e->key);
+	long gid;
 
-	if (n < 0 || (size_t)n >= sizeof(rel))
-		return;
-	for (char *p = rel + strlen(HK_PROC_SYS) + 1; *p; p++)
-		if (*p == '.')
-			*p = '/';
-	if (!hkc_path_existsf(&b->ctx->path, "%s", rel)) {
-		problem(b, e, "[sysctl] %s: the kernel has no such setting (/%s)", e->key, rel);
-		return;
-	}
-	if (strcmp(e->key, "vm.min_free_kbytes") == 0) {
-		struct hk_intent_entry ie = {.setting = HK_SETTING_MIN_FREE_KBYTES};
-
-		/* The recommendation is the intent's (--set-recommended-min_free_kbytes). */
-		if (strcmp(v, "recommended") != 0 && hkc_parse_u64_strict(v, &ie.number) == 0)
-			ie.flags = HK_INTENT_GIVEN;
-		else if (strcmp(v, "recommended") != 0)
-			problem(b, e, "[sysctl] %s '%s': not a number or 'recommended'", e->key, v);
-		if (strcmp(v, "recommended") == 0 || ie.flags)
-			plan_by_intent(b, e, &ie, HK_SETTING_MIN_FREE_KBYTES);
-		return;
-	} else if (strcmp(e->key, "kernel.shmmax") == 0 && strcmp(v, "recommended") == 0) {
+	if (strcmp(v, "recommended") == 0 && ie.setting == HK_SETTING_SHMMAX) {
 		/*
 		 * The options' unit (hk_plan_add_recommended_shmmax), put in its
 		 * place when the plan is put together: the executor computes it
@@ -849,37 +834,24 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 		 */
 		b->shmmax = e;
 		return;
-	} else if (strcmp(e->key, "kernel.shmmax") == 0) {
-		uint64_t bytes;
-
-		if (hkc_parse_u64_strict(v, &bytes) < 0 && hk_parse_size(v, &bytes) < 0) {
-			problem(b, e, "kernel.shmmax '%s': not a size", v);
-			return;
-		}
-		snprintf(value, sizeof(value), "%" PRIu64, bytes);
-		v = value;
-	} else if (strcmp(e->key, "vm.hugetlb_shm_group") == 0) {
-		long gid = account_id(v, true);
-
-		if (gid < 0) {
-			problem(b, e, "vm.hugetlb_shm_group '%s': no such group", v);
-			return;
-		}
-		plan_by_intent(b, e,
-			       &(struct hk_intent_entry){.setting = HK_SETTING_SHM_GROUP,
-							 .number = (uint64_t)gid},
-			       HK_SETTING_SHM_GROUP);
-		return;
-	} else if (strcmp(e->key, "vm.hugetlb_optimize_vmemmap") == 0) {
-		plan_by_intent(b, e,
-			       &(struct hk_intent_entry){.setting = HK_SETTING_HVO,
-							 .number = strcmp(v, "0") != 0},
-			       HK_SETTING_HVO);
+	}
+	if (ie.setting == HK_SETTING_SHM_GROUP && (gid = account_id(v, true)) < 0) {
+		problem(b, e, "vm.hugetlb_shm_group '%s': no such group", v);
 		return;
 	}
-	snprintf(item, sizeof(item), "sysctl %s", e->key);
-	snprintf(path, sizeof(path), "/%s", rel);
-	add(b, sysctl_setting(e->key), HK_PLAN_WRITE, e, item, path, v);
+	if (ie.setting == HK_SETTING_SHM_GROUP)
+		ie.number = (uint64_t)gid;
+	else if (ie.setting == HK_SETTING_HVO)
+		ie.number = strcmp(v, "0") != 0;
+	else if (strcmp(v, "recommended") != 0 && hkc_parse_u64_strict(v, &ie.number) < 0 &&
+		 hk_parse_size(v, &ie.number) < 0) {
+		problem(b, e, "[sysctl] %s '%s': not a number", e->key, v);
+		return;
+	}
+	/* A number given, not the recommendation (min_free_kbytes, shmmax). */
+	if (strcmp(v, "recommended") != 0)
+		ie.flags = HK_INTENT_GIVEN;
+	plan_by_intent(b, e, &ie, ie.setting);
 }
 
 struct mount_keys {

@@ -20,6 +20,7 @@ static const char *const sysctl_paths[] = {
 		HK_ABS(HK_PROC_SYS_VM "/hugepages_treat_as_movable"),
 	[HK_SYSCTL_COMPACT_MEMORY] = HK_ABS(HK_PROC_SYS_VM "/compact_memory"),
 	[HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP] = HK_ABS(HK_PROC_SYS_VM "/hugetlb_optimize_vmemmap"),
+	[HK_SYSCTL_COMPACTION_PROACTIVENESS] = HK_ABS(HK_PROC_SYS_VM "/compaction_proactiveness"),
 };
 
 #define N_SYSCTLS (sizeof(sysctl_paths) / sizeof(sysctl_paths[0]))
@@ -27,6 +28,24 @@ static const char *const sysctl_paths[] = {
 HK_EXPORT const char *hk_sysctl_path(enum hk_sysctl which)
 {
 	return (unsigned)which < N_SYSCTLS ? sysctl_paths[which] : NULL;
+}
+
+/* The sysctl of a key ("kernel.shmall": sysctl(8)'s name), or -EINVAL. */
+int hkl_sysctl_of_key(const char *key)
+{
+	size_t skip = strlen(HK_ABS(HK_PROC_SYS)) + 1;
+
+	for (size_t i = 0; key && i < N_SYSCTLS; i++) {
+		const char *p = sysctl_paths[i] + skip, *k = key;
+
+		while (*p && (*k == *p || (*k == '.' && *p == '/'))) {
+			p++;
+			k++;
+		}
+		if (!*p && !*k)
+			return (int)i;
+	}
+	return -EINVAL;
 }
 
 HK_EXPORT int hk_sysctl_read(struct hk_ctx *ctx, enum hk_sysctl which, uint64_t *ret)

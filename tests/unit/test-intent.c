@@ -290,6 +290,57 @@ static void test_other_verdicts(void **state)
 	tree_close(&t);
 }
 
+/*
+ * The sysctls no option of 2.23 had (HK_SETTING_SYSCTL: a configuration's),
+ * and a shmmax given rather than recommended: an item each, with the value
+ * given; a key that is not such a sysctl refused when added; a sysctl the
+ * kernel lacks told.
+ */
+static void test_sysctls(void **state)
+{
+	struct hk_intent_entry e[] = {entry(HK_SETTING_SYSCTL), entry(HK_SETTING_SHMMAX)};
+	static const char *const refused[] = {"vm.nr_hugepages",
+					      "kernel.shmmax",
+					      "vm.shmall",
+					      "kernel..shmall",
+					      "kernel.shmall.",
+					      "",
+					      NULL};
+	struct hk_intent *in = NULL;
+	struct hk_plan *plan;
+	struct told told = {.stop_at = -1};
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	e[0].knob = "kernel.shmall";
+	e[0].number = 4096;
+	e[1].flags = HK_INTENT_GIVEN;
+	e[1].number = 1ULL << 30;
+	/* Added SYSCTL first, planned in the order of every plan: shmmax first. */
+	assert_int_equal(plan_entries(&t, e, 2, &told, &plan), 0);
+	assert_int_equal(hk_plan_items(plan, NULL), 2);
+	assert_string_equal(item(plan, 0)->item, "sysctl kernel.shmmax");
+	assert_string_equal(item(plan, 0)->value, "1073741824");
+	assert_string_equal(item(plan, 1)->item, "sysctl kernel.shmall");
+	assert_string_equal(item(plan, 1)->path, "/proc/sys/kernel/shmall");
+	assert_string_equal(item(plan, 1)->value, "4096");
+	hk_plan_unref(plan);
+	/* The fixture has no vm.compaction_proactiveness (Linux 5.9). */
+	e[0].knob = "vm.compaction_proactiveness";
+	assert_int_equal(one(&t, e[0], &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NO_KERNEL);
+	assert_int_equal(hk_intent_new(t.ctx, &in), 0);
+	for (size_t i = 0; refused[i]; i++) {
+		e[0].knob = refused[i];
+		assert_int_equal(hk_intent_add(in, &e[0]), -EINVAL);
+	}
+	e[0].knob = NULL;
+	assert_int_equal(hk_intent_add(in, &e[0]), -EINVAL);
+	assert_null(hk_intent_unref(in));
+	tree_close(&t);
+}
+
 static void test_stops(void **state)
 {
 	struct hk_intent_entry e[] = {
@@ -535,7 +586,7 @@ int main(void)
 		cmocka_unit_test(test_order),	       cmocka_unit_test(test_pool_verdicts),
 		cmocka_unit_test(test_other_verdicts), cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_mounts),	       cmocka_unit_test(test_unmounts),
-		cmocka_unit_test(test_shared_text),
+		cmocka_unit_test(test_shared_text),    cmocka_unit_test(test_sysctls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

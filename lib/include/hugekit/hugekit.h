@@ -296,6 +296,7 @@ enum hk_sysctl {
 	HK_SYSCTL_COMPACT_MEMORY,	      /* vm.compact_memory (write-only trigger) */
 	/* vm.hugetlb_optimize_vmemmap (HVO, Linux 5.19; -ENOENT without it). (HK_1.2) */
 	HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP,
+	HK_SYSCTL_COMPACTION_PROACTIVENESS, /* vm.compaction_proactiveness (Linux 5.9; HK_1.6) */
 };
 
 /*
@@ -1363,7 +1364,7 @@ enum {
 	HK_INTENT_SHOW_ONLY =
 		1 << 3, /* mounts, unmounts: the plan is only shown (a tree can have one) */
 	HK_INTENT_ONE_UID = 1 << 4, /* shared text: uid's files only (else every user's) */
-	/* min_free_kbytes: number is the value (a configuration's), not the recommendation. */
+	/* min_free_kbytes, shmmax: number is the value (a configuration's), not the recommendation. */
 	HK_INTENT_GIVEN = 1 << 5,
 };
 
@@ -1377,7 +1378,10 @@ enum {
  * - HK_SETTING_THP: knob and value (hk_thp_check's);
  * - HK_SETTING_HVO, HK_SETTING_ZONE_MOVABLE, HK_SETTING_SHM_GROUP: number;
  * - HK_SETTING_MIN_FREE_KBYTES, HK_SETTING_SHMMAX: nothing (the recommended
- *   values, computed from the pools the entries before leave);
+ *   values, computed from the pools the entries before leave), or with
+ *   HK_INTENT_GIVEN number, the value;
+ * - HK_SETTING_SYSCTL: knob, a sysctl no other setting sets ("kernel.shmall",
+ *   "vm.compaction_proactiveness"), and number, its value;
  * - HK_SETTING_SHARED_TEXT: every file of shared text (hk_shared_text_walk),
  *   or uid's with HK_INTENT_ONE_UID, removed: one item each, one verdict
  *   (HK_INTENT_NOT_LIVE on a tree: the files are the running system's);

@@ -321,7 +321,7 @@ static bool clean_path(const char *s)
 }
 
 /* A cgroup below the root: "db.slice", "machine.slice/vm1" (a leading '/' dropped). */
-static bool clean_cgroup(const char *s)
+bool hkl_cgroup_name_ok(const char *s)
 {
 	char buf[PATH_MAX];
 
@@ -557,7 +557,8 @@ static bool split_section(struct parse *p, const char *section, char *type, size
 		/* A unit's Where= would join the next line to it, or drop the blank. */
 		problem(p, p->section_line, "[%s]: the mount point must not end in '\\' or a blank",
 			section);
-	} else if (strcmp(type, "cgroup") == 0 && !clean_cgroup(*ret_name + (**ret_name == '/'))) {
+	} else if (strcmp(type, "cgroup") == 0 &&
+		   !hkl_cgroup_name_ok(*ret_name + (**ret_name == '/'))) {
 		problem(p, p->section_line,
 			"[%s]: the cgroup must be a path below the cgroup root without '.', '..' "
 			"or empty parts",

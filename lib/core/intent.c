@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "usage.h"
 
 struct hk_intent {
 	struct hk_ctx *ctx;
@@ -90,9 +91,10 @@ static bool planned_here(enum hk_setting s)
 	case HK_SETTING_MOUNT:
 	case HK_SETTING_UNMOUNT:
 	case HK_SETTING_SHARED_TEXT:
+	case HK_SETTING_CGROUP:
 		return true;
 	default:
-		return false; /* cgroups: a configuration's (plan.c) */
+		return false;
 	}
 }
 
@@ -161,6 +163,11 @@ HK_EXPORT int hk_intent_add(struct hk_intent *intent, const struct hk_intent_ent
 	    (!entry->base || entry->base[0] != '/'))
 		return -EINVAL;
 	if (entry->setting == HK_SETTING_SYSCTL && !other_sysctl(entry->knob))
+		return -EINVAL;
+	if (entry->setting == HK_SETTING_CGROUP &&
+	    (!entry->sub || !hkl_cgroup_name_ok(entry->sub) || !entry->page_size || !entry->knob ||
+	     (strcmp(entry->knob, "max") != 0 && strcmp(entry->knob, "rsvd.max") != 0) ||
+	     (entry->value && strcmp(entry->value, "max") != 0)))
 		return -EINVAL;
 	if (intent->n >= INT32_MAX)
 		return -ENOSPC;
@@ -629,6 +636,98 @@ static int plan_shared_text(struct step *s)
 	return rc < 0 ? stop(s, HK_INTENT_UNREAD, rc) : rc;
 }
 
+/* The item of that name, added once to the plan: 0 (there already, or added), or 1. */
+static int once(struct step *s, struct hk_plan_item *it)
+{
+	for (size_t i = 0; i < hk_plan_items(s->plan, NULL); i++)
+		if (strcmp(hk_plan_item_at(s->plan, i)->item, it->item) == 0)
+			return 0;
+	return added(s, hk_plan_add(s->plan, it));
+}
+
+/*
+ * The cgroup's directories, from the top: each made where missing, and
+ * with cgroup v2 the hugetlb controller given to it by its parent first.
+ * The directories above it and the controllers are implied (their why).
+ */
+static int plan_cgroup_dirs(struct step *s, const struct hkc_cg_hier *cg)
+{
+	const char *name = s->e->sub;
+	size_t len = strlen(name);
+	char item[PATH_MAX + 32], path[PATH_MAX + 64];
+	struct hk_plan_item it = {.size = sizeof(it), .item = item, .path = path, .why = "implied"};
+	int rc = 0;
+
+	for (size_t end = 1; rc == 0 && end <= len; end++) {
+		if (end < len && name[end] != '/')
+			continue;
+		/* The parent of this level: the root, or name[0, plen). */
+		const char *slash = memrchr(name, '/', end);
+		int plen = slash ? (int)(slash - name) : 0;
+
+		if (cg->version == 2) {
+			snprintf(item, sizeof(item), "cgroup %s%.*s +hugetlb", plen ? "" : "/",
+				 plen, name);
+			snprintf(path, sizeof(path), "/%s%s%.*s/cgroup.subtree_control", cg->root,
+				 plen ? "/" : "", plen, name);
+			it.kind = HK_PLAN_CONTROLLER;
+			it.value = "hugetlb";
+			rc = once(s, &it);
+		}
+		snprintf(item, sizeof(item), "cgroup %.*s", (int)end, name);
+		snprintf(path, sizeof(path), "/%s/%.*s", cg->root, (int)end, name);
+		it.kind = HK_PLAN_MKDIR;
+		it.value = "present";
+		it.why = end == len ? s->e->why : "implied";
+		if (rc == 0)
+			rc = once(s, &it);
+	}
+	return rc;
+}
+
+/*
+ * A hugetlb limit of a cgroup: the controller there (v2, or v1's
+ * hierarchy), a page size of the machine, whole pages of it; the cgroup's
+ * directories, then the limit ("max" written as -1 to v1).
+ */
+static int plan_cgroup(struct step *s)
+{
+	const struct hk_intent_entry *e = s->e;
+	bool rsvd = strcmp(e->knob, "rsvd.max") == 0;
+	struct hkc_cg_hier cg;
+	char kname[32], file[96], item[PATH_MAX + 128], path[PATH_MAX + 128], value[32];
+	struct hk_plan_item it = {.size = sizeof(it),
+				  .kind = HK_PLAN_WRITE,
+				  .item = item,
+				  .path = path,
+				  .value = value,
+				  .why = e->why,
+				  .node = HK_NODE_ALL,
+				  .number = e->value ? 0 : e->number};
+	int rc;
+
+	if (!hkc_cg_hierarchy(s->in->ctx, &cg))
+		return stop(s, HK_INTENT_NO_KERNEL, -ENOENT);
+	rc = page_size(s, false);
+	if (rc)
+		return rc;
+	if (it.number % s->v.page_size)
+		return stop(s, HK_INTENT_NOT_WHOLE_PAGES, 0);
+	rc = plan_cgroup_dirs(s, &cg);
+	if (rc)
+		return rc;
+	hkc_cg_size_name(kname, sizeof(kname), s->v.page_size);
+	snprintf(file, sizeof(file), "hugetlb.%s.%s", kname, rsvd ? cg.rsvd_max : cg.max);
+	snprintf(path, sizeof(path), "/%s/%s/%s", cg.root, e->sub, file);
+	snprintf(item, sizeof(item), "cgroup %s %s", e->sub, file);
+	if (e->value)
+		snprintf(value, sizeof(value), "max");
+	else
+		snprintf(value, sizeof(value), "%" PRIu64, it.number);
+	it.page_size = s->v.page_size;
+	return added(s, hk_plan_add(s->plan, &it));
+}
+
 /* The entry planned and its verdicts told: 0 goes on; else what planning returns. */
 static int plan_entry(struct step *s)
 {
@@ -646,6 +745,8 @@ static int plan_entry(struct step *s)
 		return plan_unmounts(s);
 	case HK_SETTING_SHARED_TEXT:
 		return tell(s, plan_shared_text(s));
+	case HK_SETTING_CGROUP:
+		return tell(s, plan_cgroup(s));
 	default:
 		return tell(s, plan_sysctl(s));
 	}

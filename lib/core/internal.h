@@ -27,6 +27,8 @@ struct hk_ctx {
 int hkl_ctx_default_size(struct hk_ctx *ctx, uint64_t *ret);
 int hkl_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret);
 int hkl_sysctl_of_key(const char *key);
+/* A cgroup's name below the controller's root: no '.', '..' or empty part, no leading '/'. */
+bool hkl_cgroup_name_ok(const char *s);
 
 void hkl_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRINTF(3, 4);
 

@@ -73,9 +73,7 @@ struct build {
 	struct hk_pool_plan *held;
 	/* Per machine size: the [pool] section planned for it (one per pool, however spelled). */
 	const struct hk_config_entry **pool_heads;
-	/* cgroups: the root below the tree, and whether it is v1's hugetlb hierarchy. */
-	struct hkc_cg_hier cg; /* the hierarchy, once cg_state is 1 */
-	int cg_state;	       /* 0 not looked at, 1 usable, -1 not (said once) */
+	bool no_cgroups; /* no hugetlb cgroup controller: said once */
 	/* kernel.shmmax = recommended: planned as the options' unit, where its place is. */
 	const struct hk_config_entry *shmmax;
 };
@@ -230,21 +228,30 @@ static void sizes_list(const struct build *b, char *buf, size_t sz)
 		snprintf(buf, sz, "none");
 }
 
-/* A page size of the section or key that the machine has; 0 after a problem. */
-static uint64_t machine_size(struct build *b, const struct hk_config_entry *e, const char *what,
-			     const char *s)
+/* s is not a page size, or not one of the machine's: said. */
+static void no_size(struct build *b, const struct hk_config_entry *e, const char *what,
+		    const char *s)
 {
 	uint64_t size;
 	char list[256];
 
 	if (hk_parse_size(s, &size) < 0) {
 		problem(b, e, "%s '%s': not a page size", what, s);
-		return 0;
+		return;
 	}
-	if (size_index(b, size) < 0) {
-		sizes_list(b, list, sizeof(list));
-		problem(b, e, "%s '%s': this machine has no such huge page size (it has %s)", what,
-			s, list);
+	sizes_list(b, list, sizeof(list));
+	problem(b, e, "%s '%s': this machine has no such huge page size (it has %s)", what, s,
+		list);
+}
+
+/* A page size of the section or key that the machine has; 0 after a problem. */
+static uint64_t machine_size(struct build *b, const struct hk_config_entry *e, const char *what,
+			     const char *s)
+{
+	uint64_t size;
+
+	if (hk_parse_size(s, &size) < 0 || size_index(b, size) < 0) {
+		no_size(b, e, what, s);
 		return 0;
 	}
 	return size;
@@ -695,6 +702,7 @@ HK_EXPORT int hk_thp_check(struct hk_ctx *ctx, const char *knob, const char *val
 struct key_verdict {
 	struct build *b;
 	const struct hk_config_entry *e;
+	const struct hk_intent_entry *ie;
 	size_t first, n;
 };
 
@@ -710,7 +718,14 @@ static int key_said(void *data, const struct hk_intent_verdict *v)
 		t->n = v->n;
 		return 0;
 	case HK_INTENT_NO_KERNEL:
-		if (strcmp(e->section, "thp") == 0)
+		if (strcmp(e->section, "cgroup") == 0) {
+			problem(t->b, e,
+				"[cgroup %s]: no hugetlb cgroup controller here (not in "
+				"%s/cgroup.controllers or %s/cgroup.controllers, no cgroup v1 "
+				"hugetlb hierarchy)",
+				e->name, HK_ABS(HK_SYS_CGROUP), HK_ABS(HK_SYS_CGROUP_UNIFIED));
+			t->b->no_cgroups = true;
+		} else if (strcmp(e->section, "thp") == 0)
 			problem(t->b, e, "[thp] %s: the kernel has no such knob (%s/%s)", e->key,
 				HK_ABS(HK_SYS_THP), e->key);
 		else
@@ -722,6 +737,13 @@ static int key_said(void *data, const struct hk_intent_verdict *v)
 		problem(t->b, e, "[thp] %s '%s': the kernel offers %s", e->key, e->value,
 			hkc_trim(words));
 		return 1;
+	case HK_INTENT_UNKNOWN_SIZE:
+		no_size(t->b, e, e->key, t->ie->page_size);
+		return 1;
+	case HK_INTENT_NOT_WHOLE_PAGES:
+		problem(t->b, e, "%s '%s': not a whole number of pages of that size", e->key,
+			e->value);
+		return 1;
 	default:
 		sys_error(t->b, v->error < 0 ? v->error : -EIO);
 		return 1;
@@ -729,15 +751,37 @@ static int key_said(void *data, const struct hk_intent_verdict *v)
 }
 
 /*
- * A key that is one of hugeadm's options is an entry of libhugekit's
- * intent, as the option is: judged and made an item there
- * (hk_plan_from_intent); here it only gets its place (why, file, line) in
- * phase ph.
+ * An item of the intent in phase ph, at the key's place (why, file, line),
+ * or implied by it (a cgroup's parent, a controller). A directory or a
+ * controller is a state, once in the plan: where the first key that needs
+ * it put it.
+ */
+static void add_planned(struct build *b, enum hk_setting ph, const struct hk_config_entry *e,
+			const struct hk_plan_item *it)
+{
+	bool implied = strcmp(it->why, "implied") == 0;
+	struct hk_plan_item *na;
+
+	if ((it->kind == HK_PLAN_MKDIR || it->kind == HK_PLAN_CONTROLLER) &&
+	    find_item(b, ph, it->item))
+		return;
+	na = add(b, ph, it->kind, implied ? NULL : e, it->item, it->path, it->value);
+	if (na) {
+		na->page_size = it->page_size;
+		na->node = it->node;
+		na->number = it->number;
+	}
+}
+
+/*
+ * A configuration's key is an entry of libhugekit's intent, as hugeadm's
+ * options are: judged and made items there (hk_plan_from_intent); here
+ * they only get their place (why, file, line) in phase ph.
  */
 static void plan_by_intent(struct build *b, const struct hk_config_entry *e,
 			   struct hk_intent_entry *ie, enum hk_setting ph)
 {
-	struct key_verdict t = {.b = b, .e = e};
+	struct key_verdict t = {.b = b, .e = e, .ie = ie};
 	struct hk_intent *in = NULL;
 	struct hk_plan *one = NULL;
 	int rc = hk_intent_new(b->ctx, &in);
@@ -752,11 +796,8 @@ static void plan_by_intent(struct build *b, const struct hk_config_entry *e,
 		rc = hk_plan_from_intent(in, one, b->held, key_said, &t);
 	if (rc < 0)
 		sys_error(b, rc);
-	for (size_t i = t.first; rc == 0 && i < t.first + t.n; i++) {
-		const struct hk_plan_item *it = hk_plan_item_at(one, i);
-
-		add(b, ph, HK_PLAN_WRITE, e, it->item, it->path, it->value);
-	}
+	for (size_t i = t.first; rc == 0 && i < t.first + t.n; i++)
+		add_planned(b, ph, e, hk_plan_item_at(one, i));
 	hk_plan_unref(one);
 	hk_intent_unref(in);
 }
@@ -985,96 +1026,25 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 	}
 }
 
-/*
- * The hugetlb controller's root: cgroup v2 where its cgroup.controllers lists
- * hugetlb (at the cgroup root, or beside v1 at unified/ in a hybrid set-up),
- * else v1's hugetlb hierarchy.
- */
-static int cgroup_root(struct build *b, const struct hk_config_entry *e)
-{
-	if (b->cg_state)
-		return b->cg_state;
-	if (hkc_cg_hierarchy(b->ctx, &b->cg)) {
-		b->cg_state = 1;
-		return 1;
-	}
-	problem(b, e,
-		"[cgroup %s]: no hugetlb cgroup controller here (not in %s/cgroup.controllers "
-		"or %s/cgroup.controllers, no cgroup v1 hugetlb hierarchy)",
-		e->name, HK_ABS(HK_SYS_CGROUP), HK_ABS(HK_SYS_CGROUP_UNIFIED));
-	b->cg_state = -1;
-	return -1;
-}
-
-/* The parents' controllers and the directories down to name, each once. */
-static void plan_cgroup_dirs(struct build *b, const struct hk_config_entry *e, const char *name)
-{
-	char rel[PATH_MAX], path[PATH_MAX], item[PATH_MAX + 32];
-	size_t len = strlen(name);
-
-	for (size_t end = 0; end <= len; end++) {
-		if (end < len && name[end] != '/')
-			continue;
-		/* The parent of this level: the root, or name[0, prev). */
-		const char *slash = end ? memrchr(name, '/', end) : NULL;
-		size_t plen = slash ? (size_t)(slash - name) : 0;
-
-		if (b->cg.version == 2) {
-			snprintf(item, sizeof(item), "cgroup %s%.*s +hugetlb", plen ? "" : "/",
-				 (int)plen, name);
-			if (!find_item(b, HK_SETTING_CGROUP, item)) {
-				snprintf(path, sizeof(path), "/%s%s%.*s/cgroup.subtree_control",
-					 b->cg.root, plen ? "/" : "", (int)plen, name);
-				add(b, HK_SETTING_CGROUP, HK_PLAN_CONTROLLER, NULL, item, path,
-				    "hugetlb");
-			}
-		}
-		snprintf(item, sizeof(item), "cgroup %.*s", (int)end, name);
-		if (!find_item(b, HK_SETTING_CGROUP, item)) {
-			snprintf(rel, sizeof(rel), "/%s/%.*s", b->cg.root, (int)end, name);
-			add(b, HK_SETTING_CGROUP, HK_PLAN_MKDIR, end == len ? e : NULL, item, rel,
-			    "present");
-		}
-	}
-}
-
+/* A [cgroup NAME] key, hugetlb.SIZE.max or hugetlb.SIZE.rsvd.max: an entry of the intent. */
 static void plan_cgroup_limit(struct build *b, const struct hk_config_entry *e)
 {
-	/* hugetlb.<SIZE>.max or hugetlb.<SIZE>.rsvd.max */
 	const char *sz = e->key + strlen("hugetlb."), *dot = strchr(sz, '.');
-	bool rsvd = dot && strcmp(dot, ".rsvd.max") == 0;
-	char sbuf[32], kname[32], file[96], path[PATH_MAX], item[PATH_MAX + 96], value[32];
-	uint64_t size, bytes = 0;
-	bool max = strcmp(e->value, "max") == 0;
-	struct hk_plan_item *it;
+	char sbuf[32];
+	struct hk_intent_entry ie = {.setting = HK_SETTING_CGROUP,
+				     .sub = e->name + (e->name[0] == '/'),
+				     .page_size = sbuf,
+				     .knob = dot ? dot + 1 : ""};
 
 	snprintf(sbuf, sizeof(sbuf), "%.*s", dot ? (int)(dot - sz) : 0, sz);
-	size = machine_size(b, e, e->key, sbuf);
-	if (!size)
-		return;
-	if (!max && hk_parse_size(e->value, &bytes) < 0 &&
-	    hkc_parse_u64_strict(e->value, &bytes) < 0) {
+	if (strcmp(e->value, "max") == 0)
+		ie.value = "max";
+	else if (hk_parse_size(e->value, &ie.number) < 0 &&
+		 hkc_parse_u64_strict(e->value, &ie.number) < 0) {
 		problem(b, e, "%s '%s': not a size or 'max'", e->key, e->value);
 		return;
 	}
-	if (!max && bytes % size) {
-		problem(b, e, "%s '%s': not a whole number of pages of that size", e->key,
-			e->value);
-		return;
-	}
-	hkc_cg_size_name(kname, sizeof(kname), size);
-	snprintf(file, sizeof(file), "hugetlb.%s.%s", kname, rsvd ? b->cg.rsvd_max : b->cg.max);
-	snprintf(path, sizeof(path), "/%s/%s/%s", b->cg.root, e->name, file);
-	snprintf(item, sizeof(item), "cgroup %s %s", e->name, file);
-	if (max)
-		snprintf(value, sizeof(value), "max"); /* written as -1 to v1 (apply) */
-	else
-		snprintf(value, sizeof(value), "%" PRIu64, bytes);
-	it = add(b, HK_SETTING_CGROUP, HK_PLAN_WRITE, e, item, path, value);
-	if (it) {
-		it->page_size = size;
-		it->number = bytes;
-	}
+	plan_by_intent(b, e, &ie, HK_SETTING_CGROUP);
 }
 
 /* Mount points and cgroup names as sections: in order of first appearance. */
@@ -1193,23 +1163,13 @@ static void mount_section(struct build *b, const struct hk_config_entry *es, siz
 	plan_mount(b, name, &k);
 }
 
-/* One [cgroup NAME]: its directories once, then each of its limits (none without a controller). */
+/* One [cgroup NAME]: each of its limits (none after the controller is found missing). */
 static void cgroup_section(struct build *b, const struct hk_config_entry *es, size_t n,
 			   const char *name)
 {
-	bool dirs = false;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!is(&es[i], "cgroup", name))
-			continue;
-		if (cgroup_root(b, &es[i]) < 0)
-			break;
-		if (!dirs) {
-			plan_cgroup_dirs(b, &es[i], name);
-			dirs = true;
-		}
-		plan_cgroup_limit(b, &es[i]);
-	}
+	for (size_t i = 0; i < n && !b->no_cgroups; i++)
+		if (is(&es[i], "cgroup", name))
+			plan_cgroup_limit(b, &es[i]);
 }
 
 static void plan_entries(struct build *b, const struct hk_config_entry *es, size_t n)

@@ -193,6 +193,25 @@ hugeadm:ERROR: $CONF:8: user 'no-such-user-hk': no such user"
 	[[ $stderr != *SECRET* ]] || fail "a conf.d out of the tree was read: $stderr"
 }
 
+@test "[cgroup /a/b] and [cgroup a]: one cgroup a, made once, by the first section that needs it" {
+	printf '[cgroup /new.slice/child]\nhugetlb.2M.max = 8M\n[cgroup new.slice]\nhugetlb.2M.max = 4M\n' > "$CONF"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --apply "$CONF" --dry-run
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output "$(printf '%s\n' "HUGETLB_VERBOSE='2'" \
+		"echo +hugetlb > /sys/fs/cgroup/cgroup.subtree_control" \
+		"mkdir -m 0755 /sys/fs/cgroup/new.slice" \
+		"echo +hugetlb > /sys/fs/cgroup/new.slice/cgroup.subtree_control" \
+		"mkdir -m 0755 /sys/fs/cgroup/new.slice/child" \
+		"echo 8388608 > /sys/fs/cgroup/new.slice/child/hugetlb.2MB.max" \
+		"echo 4194304 > /sys/fs/cgroup/new.slice/hugetlb.2MB.max")"
+	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"
+	assert_failure 3
+	assert_line "drift: cgroup new.slice: is (none), wanted present (implied)"
+	refute_line --partial "cgroup /new.slice"
+	assert_equal "$(grep -c "^drift: cgroup new.slice: " <<< "$output")" 1
+}
+
 @test "a cgroup not made yet: --check names each step (exit 3), --dry-run prints them all, exit 0" {
 	printf '[cgroup new.slice/child]\nhugetlb.2M.max = 8M\n' > "$CONF"
 	run --separate-stderr "$HUGEADM" --sysroot "$ROOT" --check "$CONF"

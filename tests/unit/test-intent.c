@@ -22,6 +22,7 @@
 
 #include <hugekit/hugekit.h>
 
+#include "fixture.h"
 #include "tree.h"
 
 #define MIB (1024ULL * 1024)
@@ -341,6 +342,83 @@ static void test_sysctls(void **state)
 	tree_close(&t);
 }
 
+/*
+ * A cgroup's limits (HK_SETTING_CGROUP, a configuration's [cgroup]): the
+ * directories from the top, each parent's controller first, each once in
+ * the plan, those the entry did not name "implied"; the limit in whole
+ * pages of a size of the machine; a name that could leave the controller's
+ * root refused when added; no controller told.
+ */
+static void test_cgroups(void **state)
+{
+	struct hk_intent_entry e[] = {entry(HK_SETTING_CGROUP), entry(HK_SETTING_CGROUP)};
+	static const char *const names[] = {"/a", "a/../b", "a//b", "a/", "", "..", NULL};
+	static const char *const items[][3] = {
+		{"cgroup / +hugetlb", "/sys/fs/cgroup/cgroup.subtree_control", "implied"},
+		{"cgroup a", "/sys/fs/cgroup/a", "implied"},
+		{"cgroup a +hugetlb", "/sys/fs/cgroup/a/cgroup.subtree_control", "implied"},
+		{"cgroup a/b", "/sys/fs/cgroup/a/b", "test"},
+		{"cgroup a/b hugetlb.2MB.max", "/sys/fs/cgroup/a/b/hugetlb.2MB.max", "test"},
+		{"cgroup a hugetlb.1GB.rsvd.max", "/sys/fs/cgroup/a/hugetlb.1GB.rsvd.max", "test"},
+	};
+	struct hk_intent *in = NULL;
+	struct hk_plan *plan;
+	struct told told = {.stop_at = -1};
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	e[0].sub = "a/b";
+	e[0].page_size = "2M";
+	e[0].knob = "max";
+	e[0].number = 8 * MIB;
+	/* No hugetlb controller on the tree yet. */
+	assert_int_equal(one(&t, e[0], &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NO_KERNEL);
+	fixture_write(t.dir, "sys/fs/cgroup/cgroup.controllers", "memory hugetlb pids\n");
+	e[1] = e[0];
+	e[1].sub = "a";
+	e[1].page_size = "1G";
+	e[1].knob = "rsvd.max";
+	e[1].value = "max";
+	told = (struct told){.stop_at = -1};
+	assert_int_equal(plan_entries(&t, e, 2, &told, &plan), 0);
+	assert_int_equal(hk_plan_items(plan, NULL), 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_string_equal(item(plan, i)->item, items[i][0]);
+		assert_string_equal(item(plan, i)->path, items[i][1]);
+		assert_string_equal(item(plan, i)->why, items[i][2]);
+	}
+	assert_int_equal(item(plan, 0)->kind, HK_PLAN_CONTROLLER);
+	assert_int_equal(item(plan, 3)->kind, HK_PLAN_MKDIR);
+	assert_string_equal(item(plan, 4)->value, "8388608");
+	assert_int_equal(item(plan, 4)->page_size, 2 * MIB);
+	assert_string_equal(item(plan, 5)->value, "max");
+	/* The second entry's items: only its limit (its directory is there already). */
+	assert_int_equal(told.v[1].first, 5);
+	assert_int_equal(told.v[1].n, 1);
+	hk_plan_unref(plan);
+	e[0].number = 3 * MIB;
+	assert_int_equal(one(&t, e[0], &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NOT_WHOLE_PAGES);
+	e[0].page_size = "4M";
+	assert_int_equal(one(&t, e[0], &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_UNKNOWN_SIZE);
+	assert_int_equal(hk_intent_new(t.ctx, &in), 0);
+	for (size_t i = 0; names[i]; i++) {
+		e[1].sub = names[i];
+		assert_int_equal(hk_intent_add(in, &e[1]), -EINVAL);
+	}
+	e[1].sub = "a";
+	e[1].knob = "current";
+	assert_int_equal(hk_intent_add(in, &e[1]), -EINVAL);
+	e[1].knob = "max";
+	e[1].value = "none";
+	assert_int_equal(hk_intent_add(in, &e[1]), -EINVAL);
+	assert_null(hk_intent_unref(in));
+	tree_close(&t);
+}
+
 static void test_stops(void **state)
 {
 	struct hk_intent_entry e[] = {
@@ -587,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_other_verdicts), cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_mounts),	       cmocka_unit_test(test_unmounts),
 		cmocka_unit_test(test_shared_text),    cmocka_unit_test(test_sysctls),
+		cmocka_unit_test(test_cgroups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

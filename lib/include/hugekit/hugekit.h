@@ -1389,6 +1389,13 @@ enum {
  *   down, last mounted first: those named pagesize-* (2.23's layout); the
  *   others are left mounted (HK_INTENT_NOT_OURS). One entry is enough: a
  *   second plans nothing. The mounts planned after see them gone;
+ * - HK_SETTING_CGROUP: the hugetlb limit knob ("max" or "rsvd.max") of
+ *   page_size of the cgroup sub (a path below the controller's root:
+ *   "db.slice", "machine.slice/vm1"): number bytes, or with value "max" no
+ *   limit; the cgroup's directories made first (those above it, and with
+ *   cgroup v2 each parent's hugetlb controller, are items whose why is
+ *   "implied"), each once in the plan. HK_INTENT_NO_KERNEL without a
+ *   hugetlb controller;
  * - HK_SETTING_MOUNT: one hugetlbfs mount per page size of the machine, at
  *   base[/sub]/pagesize-<N>{KB,MB,GB} (2.23's names), its root owned uid:gid
  *   with mode, and the limits max_size and min_size (bytes) and max_inodes
@@ -1434,6 +1441,7 @@ enum hk_intent_problem {
 	HK_INTENT_MOUNTED_OTHERWISE,   /* target: another mount there (options: its options) */
 	HK_INTENT_MIN_OVER_MAX,	       /* min_size is more whole pages than max_size */
 	HK_INTENT_MIN_OVER_POOL,       /* min_size reserves more than the pool's Maximum */
+	HK_INTENT_NOT_WHOLE_PAGES,     /* a cgroup's limit: not whole pages of its size */
 };
 
 /* A mount's or an unmount's warnings (hk_intent_verdict.warnings): planned all the same. */

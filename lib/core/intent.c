@@ -162,6 +162,12 @@ HK_EXPORT int hk_intent_add(struct hk_intent *intent, const struct hk_intent_ent
 	if ((entry->setting == HK_SETTING_MOUNT || entry->setting == HK_SETTING_UNMOUNT) &&
 	    (!entry->base || entry->base[0] != '/'))
 		return -EINVAL;
+	if (entry->setting == HK_SETTING_MOUNT &&
+	    (((entry->flags & HK_INTENT_MAX_PERCENT) && entry->max_size > 100) ||
+	     ((entry->flags & HK_INTENT_MIN_PERCENT) && entry->min_size > 100) ||
+	     (!entry->page_size &&
+	      (entry->flags & (HK_INTENT_MAX_PERCENT | HK_INTENT_MIN_PERCENT)))))
+		return -EINVAL;
 	if (entry->setting == HK_SETTING_SYSCTL && !other_sysctl(entry->knob))
 		return -EINVAL;
 	if (entry->setting == HK_SETTING_CGROUP &&
@@ -445,21 +451,25 @@ static int mount_limits(struct step *s, uint64_t size)
 {
 	const struct hk_intent_entry *e = s->e;
 	int rc = hk_pool_plan_load(s->pools, size);
+	uint64_t max, min;
 
 	if (rc < 0) {
 		hkl_err(s->in->ctx, "%s: cannot read the pool: %s", s->v.target, strerror(-rc));
 		return stop(s, HK_INTENT_UNREAD, rc);
 	}
-	s->v.max_pages = e->max_size / size;
-	s->v.min_pages = e->min_size / size;
 	s->v.pool_maximum = hk_pool_plan_get(s->pools, size, HK_NODE_ALL, HK_POOL_MAXIMUM);
-	if (e->max_size && e->min_size && s->v.min_pages > s->v.max_pages)
+	/* A percentage is of the pool when the mount is made: never above it. */
+	max = e->flags & HK_INTENT_MAX_PERCENT ? 0 : e->max_size;
+	min = e->flags & HK_INTENT_MIN_PERCENT ? 0 : e->min_size;
+	s->v.max_pages = max / size;
+	s->v.min_pages = min / size;
+	if (max && min && s->v.min_pages > s->v.max_pages)
 		return stop(s, HK_INTENT_MIN_OVER_MAX, 0);
-	if (e->min_size && s->v.min_pages > s->v.pool_maximum)
+	if (min && s->v.min_pages > s->v.pool_maximum)
 		return stop(s, HK_INTENT_MIN_OVER_POOL, 0);
-	if (e->max_size && s->v.max_pages > s->v.pool_maximum)
+	if (max && s->v.max_pages > s->v.pool_maximum)
 		s->v.warnings |= HK_INTENT_MAX_OVER_POOL;
-	else if (e->max_size && s->v.max_pages == 0)
+	else if (max && s->v.max_pages == 0)
 		s->v.warnings |= HK_INTENT_MAX_NO_PAGE;
 	return 0;
 }
@@ -470,9 +480,11 @@ static void mount_options(const struct hk_intent_entry *e, uint64_t size, char *
 	int n = snprintf(buf, sz, "pagesize=%" PRIu64, size);
 
 	if (e->max_size)
-		n += snprintf(buf + n, sz - (size_t)n, ",size=%" PRIu64, e->max_size);
+		n += snprintf(buf + n, sz - (size_t)n, ",size=%" PRIu64 "%s", e->max_size,
+			      e->flags & HK_INTENT_MAX_PERCENT ? "%" : "");
 	if (e->min_size)
-		n += snprintf(buf + n, sz - (size_t)n, ",min_size=%" PRIu64, e->min_size);
+		n += snprintf(buf + n, sz - (size_t)n, ",min_size=%" PRIu64 "%s", e->min_size,
+			      e->flags & HK_INTENT_MIN_PERCENT ? "%" : "");
 	if (e->max_inodes)
 		n += snprintf(buf + n, sz - (size_t)n, ",nr_inodes=%" PRIu64, e->max_inodes);
 	snprintf(buf + n, sz - (size_t)n, ",uid=%u,gid=%u,mode=0%o,nosuid,nodev", e->uid, e->gid,
@@ -522,6 +534,42 @@ static int plan_mount(struct step *s, const struct hk_mounts *ms, uint64_t size,
 	return added(s, hk_plan_add_mount(s->plan, &rq, size, e->why));
 }
 
+/* Whether a limit given in bytes is not whole pages of size. */
+static bool part_page(const struct hk_intent_entry *e, uint64_t size)
+{
+	return (!(e->flags & HK_INTENT_MAX_PERCENT) && e->max_size % size) ||
+	       (!(e->flags & HK_INTENT_MIN_PERCENT) && e->min_size % size);
+}
+
+/*
+ * A configuration's mount: one, of its page size, at base itself, made on
+ * an empty mount point (one there is --check's to compare), its limits
+ * against the pool as the entries before leave it.
+ */
+static int plan_one_mount(struct step *s)
+{
+	const struct hk_intent_entry *e = s->e;
+	char opts[320];
+	struct hk_mount_request rq = {.size = sizeof(rq),
+				      .path = e->base,
+				      .uid = e->uid,
+				      .gid = e->gid,
+				      .mode = e->mode,
+				      .options = opts};
+	int rc = page_size(s, false);
+
+	s->v.target = e->base;
+	if (rc)
+		return rc;
+	if (part_page(e, s->v.page_size))
+		return stop(s, HK_INTENT_NOT_WHOLE_PAGES, 0);
+	rc = mount_limits(s, s->v.page_size);
+	if (rc)
+		return rc;
+	mount_options(e, s->v.page_size, opts, sizeof(opts));
+	return added(s, hk_plan_add_mount(s->plan, &rq, s->v.page_size, e->why));
+}
+
 /* A mount of each page size, each told: 0, or what stopped planning. */
 static int plan_mounts(struct step *s)
 {
@@ -531,6 +579,8 @@ static int plan_mounts(struct step *s)
 	size_t n = 0;
 	int rc;
 
+	if (e->page_size)
+		return tell(s, plan_one_mount(s));
 	/* A tree can be planned for (a dry run), not mounted in. */
 	if (!hk_is_live(s->in->ctx) && !(e->flags & HK_INTENT_SHOW_ONLY))
 		return tell(s, stop(s, HK_INTENT_NOT_LIVE, 0));

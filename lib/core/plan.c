@@ -73,7 +73,8 @@ struct build {
 	struct hk_pool_plan *held;
 	/* Per machine size: the [pool] section planned for it (one per pool, however spelled). */
 	const struct hk_config_entry **pool_heads;
-	bool no_cgroups; /* no hugetlb cgroup controller: said once */
+	bool no_cgroups;		/* no hugetlb cgroup controller: said once */
+	const struct mount_keys *mount; /* the [mount] being planned, for its verdict's words */
 	/* kernel.shmmax = recommended: planned as the options' unit, where its place is. */
 	const struct hk_config_entry *shmmax;
 };
@@ -706,12 +707,16 @@ struct key_verdict {
 	size_t first, n;
 };
 
+static int mount_said(const struct key_verdict *t, const struct hk_intent_verdict *v);
+
 static int key_said(void *data, const struct hk_intent_verdict *v)
 {
 	struct key_verdict *t = data;
 	const struct hk_config_entry *e = t->e;
 	char words[256];
 
+	if (v->problem != HK_INTENT_PLANNED && t->b->mount && mount_said(t, v))
+		return 1;
 	switch (v->problem) {
 	case HK_INTENT_PLANNED:
 		t->first = v->first;
@@ -770,6 +775,10 @@ static void add_planned(struct build *b, enum hk_setting ph, const struct hk_con
 		na->page_size = it->page_size;
 		na->node = it->node;
 		na->number = it->number;
+		na->uid = it->uid;
+		na->gid = it->gid;
+		na->mode = it->mode;
+		na->flags = it->flags;
 	}
 }
 
@@ -900,129 +909,130 @@ struct mount_keys {
 	const struct hk_config_entry *pagesize, *user, *group, *mode, *size, *min_size, *nr_inodes;
 };
 
-/* size or min_size: bytes (whole pages of size), or "N%" as given. */
-static bool mount_size_ok(struct build *b, const struct hk_config_entry *e, uint64_t size)
+/* size or min_size (percent: its flag): bytes, or "N%" of the pool; false after a problem. */
+static bool mount_limit(struct build *b, const struct hk_config_entry *e, unsigned percent,
+			struct hk_intent_entry *ie, uint64_t *ret)
 {
-	uint64_t v;
 	size_t len = strlen(e->value);
+	char num[32];
 
 	if (len > 1 && e->value[len - 1] == '%') {
-		char num[32];
-
 		snprintf(num, sizeof(num), "%.*s", (int)(len - 1), e->value);
-		if (hkc_parse_u64_strict(num, &v) == 0 && v <= 100)
-			return true;
+		if (hkc_parse_u64_strict(num, ret) == 0 && *ret <= 100)
+			ie->flags |= percent;
+		else
+			*ret = UINT64_MAX;
+	} else if (hk_parse_size(e->value, ret) < 0 && hkc_parse_u64_strict(e->value, ret) < 0) {
+		*ret = UINT64_MAX;
+	}
+	if (*ret == UINT64_MAX) {
 		problem(b, e, "%s '%s': not a size or a percentage", e->key, e->value);
 		return false;
 	}
-	if (hk_parse_size(e->value, &v) < 0 && hkc_parse_u64_strict(e->value, &v) < 0) {
-		problem(b, e, "%s '%s': not a size or a percentage", e->key, e->value);
-		return false;
-	}
-	if (v % size) {
-		char sname[32];
-
-		hkc_format_size(sname, sizeof(sname), size);
-		problem(b, e, "%s '%s': not a whole number of %s pages", e->key, e->value, sname);
+	/* hugetlbfs takes size=0 as a limit of no page (min_size=0 reserves none). */
+	if (*ret == 0 && percent == HK_INTENT_MAX_PERCENT) {
+		problem(b, e, "%s '%s': no page could be used there (leave size out for no limit)",
+			e->key, e->value);
 		return false;
 	}
 	return true;
 }
 
-/* The mount's owner, mode and options checked (size: its page size, 0 if none): said when bad. */
-static void check_mount_keys(struct build *b, const struct mount_keys *k, uint64_t size, long *uid,
-			     long *gid, uint64_t *mode)
+/* The mount's owner, mode, limits and inodes into ie; each problem said. */
+static void mount_entry(struct build *b, const struct mount_keys *k, struct hk_intent_entry *ie)
 {
-	if (k->user && (*uid = account_id(k->user->value, false)) < 0)
-		problem(b, k->user, "user '%s': no such user", k->user->value);
-	if (k->group && (*gid = account_id(k->group->value, true)) < 0)
-		problem(b, k->group, "group '%s': no such group", k->group->value);
-	if (k->user && !k->group && *uid > 0) {
-		struct passwd *pw = getpwuid((uid_t)*uid);
+	long uid = 0, gid = 0;
+	char *end;
 
-		*gid = pw ? (long)pw->pw_gid : 0;
+	if (k->user && (uid = account_id(k->user->value, false)) < 0)
+		problem(b, k->user, "user '%s': no such user", k->user->value);
+	if (k->group && (gid = account_id(k->group->value, true)) < 0)
+		problem(b, k->group, "group '%s': no such group", k->group->value);
+	if (k->user && !k->group && uid > 0) {
+		struct passwd *pw = getpwuid((uid_t)uid);
+
+		gid = pw ? (long)pw->pw_gid : 0;
 	}
+	ie->uid = (uint32_t)(uid > 0 ? uid : 0);
+	ie->gid = (uint32_t)(gid > 0 ? gid : 0);
+	ie->mode = 0755;
 	if (k->mode) {
-		char *end;
+		unsigned long long mode;
 
 		errno = 0;
-		*mode = strtoull(k->mode->value, &end, 8);
-		if (errno || *end || end == k->mode->value || *mode > 07777)
+		mode = strtoull(k->mode->value, &end, 8);
+		if (errno || *end || end == k->mode->value || mode > 07777)
 			problem(b, k->mode, "mode '%s': not an octal mode", k->mode->value);
+		ie->mode = (uint32_t)(mode & 07777);
 	}
-	if (size && k->size)
-		mount_size_ok(b, k->size, size);
-	if (size && k->min_size)
-		mount_size_ok(b, k->min_size, size);
-	if (k->nr_inodes) {
-		uint64_t v;
-
-		if (hkc_parse_u64_strict(k->nr_inodes->value, &v) < 0 &&
-		    hk_parse_size(k->nr_inodes->value, &v) < 0)
-			problem(b, k->nr_inodes, "nr_inodes '%s': not a number",
-				k->nr_inodes->value);
-	}
+	if (k->size)
+		mount_limit(b, k->size, HK_INTENT_MAX_PERCENT, ie, &ie->max_size);
+	if (k->min_size)
+		mount_limit(b, k->min_size, HK_INTENT_MIN_PERCENT, ie, &ie->min_size);
+	if (k->nr_inodes && ((hkc_parse_u64_strict(k->nr_inodes->value, &ie->max_inodes) < 0 &&
+			      hk_parse_size(k->nr_inodes->value, &ie->max_inodes) < 0) ||
+			     ie->max_inodes == 0))
+		problem(b, k->nr_inodes, "nr_inodes '%s': not a number of files (1 or more)",
+			k->nr_inodes->value);
 }
 
-/* The mount's options string in opts: its length as snprintf counts it (sz or more: cut short). */
-static int mount_options(const struct mount_keys *k, uint64_t size, long uid, long gid,
-			 uint64_t mode, char *opts, size_t sz)
-{
-	char sname[32];
-	int n;
-
-	hkc_format_size(sname, sizeof(sname), size);
-	/* Each part only while it fits: values padded with zeros can fill a line each. */
-	n = snprintf(opts, sz, "pagesize=%s", sname);
-	if (k->size && n < (int)sz)
-		n += snprintf(opts + n, sz - (size_t)n, ",size=%s", k->size->value);
-	if (k->min_size && n < (int)sz)
-		n += snprintf(opts + n, sz - (size_t)n, ",min_size=%s", k->min_size->value);
-	if (k->nr_inodes && n < (int)sz)
-		n += snprintf(opts + n, sz - (size_t)n, ",nr_inodes=%s", k->nr_inodes->value);
-	/* The mount's flags, as hk_mount_hugetlbfs_fd() sets them: said, and checked. */
-	if (n < (int)sz)
-		n += snprintf(opts + n, sz - (size_t)n, ",uid=%ld,gid=%ld,mode=0%o,nosuid,nodev",
-			      uid, gid, (unsigned)mode);
-	return n;
-}
-
+/* A [mount PATH]: an entry of the intent, one mount of its page size (the default one). */
 static void plan_mount(struct build *b, const char *target, const struct mount_keys *k)
 {
-	uint64_t size = 0, mode = 0755;
-	long uid = 0, gid = 0;
-	char opts[512], item[PATH_MAX + 16];
-	struct hk_plan_item *it;
-	struct hk_config_entry h;
+	struct hk_intent_entry ie = {.setting = HK_SETTING_MOUNT,
+				     .base = target,
+				     .page_size = k->pagesize ? k->pagesize->value : "DEFAULT"};
 	unsigned before = b->errors;
 
-	if (k->pagesize) {
-		size = machine_size(b, k->pagesize, "pagesize", k->pagesize->value);
-	} else {
-		int rc = hk_default_page_size(b->ctx, &size);
+	mount_entry(b, k, &ie);
+	if (b->errors != before)
+		return;
+	b->mount = k;
+	plan_by_intent(b, k->head, &ie, HK_SETTING_MOUNT);
+	b->mount = NULL;
+}
 
-		if (rc < 0) {
+/*
+ * A [mount]'s verdict in the words of its keys (1: said): its page size,
+ * limits that are not whole pages, a reservation above its limit or above
+ * the pool the plan leaves.
+ */
+static int mount_said(const struct key_verdict *t, const struct hk_intent_verdict *v)
+{
+	struct build *b = t->b;
+	const struct mount_keys *k = b->mount;
+	const struct hk_intent_entry *ie = t->ie;
+	const struct hk_config_entry *lim = k->min_size;
+	struct hk_config_entry h;
+	char sname[32];
+
+	hkc_format_size(sname, sizeof(sname), v->page_size);
+	if (!(ie->flags & HK_INTENT_MAX_PERCENT) && v->page_size && ie->max_size % v->page_size)
+		lim = k->size;
+	switch (v->problem) {
+	case HK_INTENT_UNKNOWN_SIZE:
+		if (k->pagesize)
+			no_size(b, k->pagesize, "pagesize", k->pagesize->value);
+		else
 			problem(b, at_section(b, k->head, &h),
-				"[mount %s]: this machine has no huge pages", target);
-			return;
-		}
-	}
-	check_mount_keys(b, k, size, &uid, &gid, &mode);
-	if (!size || b->errors != before)
-		return;
-	if (mount_options(k, size, uid, gid, mode, opts, sizeof(opts)) >= (int)sizeof(opts)) {
-		problem(b, at_section(b, k->head, &h),
-			"[mount %s]: the mount options are longer than %zu characters", target,
-			sizeof(opts) - 1);
-		return;
-	}
-	snprintf(item, sizeof(item), "mount %s", target);
-	it = add(b, HK_SETTING_MOUNT, HK_PLAN_MOUNT, k->head, item, target, opts);
-	if (it) {
-		it->page_size = size;
-		it->uid = (uint32_t)uid;
-		it->gid = (uint32_t)gid;
-		it->mode = (uint32_t)mode;
+				"[mount %s]: this machine has no huge pages", v->target);
+		return 1;
+	case HK_INTENT_NOT_WHOLE_PAGES:
+		problem(b, lim, "%s '%s': not a whole number of %s pages", lim->key, lim->value,
+			sname);
+		return 1;
+	case HK_INTENT_MIN_OVER_MAX:
+		problem(b, k->min_size, "min_size '%s': more pages than size '%s'",
+			k->min_size->value, k->size->value);
+		return 1;
+	case HK_INTENT_MIN_OVER_POOL:
+		problem(b, k->min_size,
+			"min_size '%s': reserves %" PRIu64 " %s pages, more than the pool's "
+			"maximum (%" PRIu64 ")",
+			k->min_size->value, v->min_pages, sname, v->pool_maximum);
+		return 1;
+	default:
+		return 0;
 	}
 }
 

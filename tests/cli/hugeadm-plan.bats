@@ -85,6 +85,14 @@ sums() {
 	assert_success
 	assert_equal "$(json '[(i["item"], i["value"], i["why"]) for i in d["plan"]]')" \
 		"[('mount /var/lib/hugetlbfs/user/nobody/pagesize-2MB', 'pagesize=2097152,size=67108864,uid=65534,gid=0,mode=0700,nosuid,nodev', '--create-user-mounts nobody'), ('mount /var/lib/hugetlbfs/user/nobody/pagesize-1GB', 'pagesize=1073741824,size=67108864,uid=65534,gid=0,mode=0700,nosuid,nodev', '--create-user-mounts nobody')]"
+	# A configuration's mount is the same item (the intent's, one mount at its path).
+	local first
+	first=$(json '[(i["item"], i["value"]) for i in d["plan"]][0]')
+	printf '[mount /var/lib/hugetlbfs/user/nobody/pagesize-2MB]\npagesize = 2M\nuser = nobody\ngroup = root\nmode = 0700\nsize = 64M\n' \
+		> "$BATS_TEST_TMPDIR/m.conf"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --apply "$BATS_TEST_TMPDIR/m.conf" --dry-run --json
+	assert_success
+	assert_equal "$(json '[(i["item"], i["to"]) for i in d["changes"]][0]')" "$first"
 	root=$(fixture arm64)
 	# The page to demote is one the pool option adds first; the unmount comes first of all.
 	echo "50 27 0:50 / /var/lib/hugetlbfs/pagesize-1GB rw,relatime - hugetlbfs none rw,pagesize=1024M" >> "$root/proc/self/mountinfo"

@@ -98,7 +98,7 @@ setup() {
 	run --separate-stderr hugeadm --check "$CONF"
 	assert_failure 3
 	assert_line --regexp "^drift: thp defrag: is [a-z+]+, wanted $(cat "$BATS_FILE_TMPDIR/defrag") \\($CONF:3\\)\$"
-	assert_line "drift: mount $MNT: is (none), wanted pagesize=2M,size=16M,min_size=4M,uid=0,gid=$(getent group nogroup | cut -d: -f3),mode=0750,nosuid,nodev ($CONF:8)"
+	assert_line "drift: mount $MNT: is (none), wanted pagesize=2097152,size=16777216,min_size=4194304,uid=0,gid=$(getent group nogroup | cut -d: -f3),mode=0750,nosuid,nodev ($CONF:8)"
 	assert_equal "$(live_snapshot)" "$before"
 	[ ! -e "$MNT" ] || fail "--check made $MNT"
 }
@@ -108,7 +108,7 @@ setup() {
 	echo "$output" >&3
 	assert_success
 	assert_line --partial "changed: thp defrag:"
-	assert_line --partial "changed: mount $MNT: (none) -> pagesize=2M"
+	assert_line --partial "changed: mount $MNT: (none) -> pagesize=2097152,size=16777216,"
 	assert_equal "$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/defrag")" "$(cat "$BATS_FILE_TMPDIR/defrag")"
 	assert_equal "$(( $(cat "$HP/hugepages-2048kB/nr_hugepages") - $(cat "$HP/hugepages-2048kB/surplus_hugepages") ))" 40
 	assert_equal "$(cat "$HP/hugepages-2048kB/nr_overcommit_hugepages")" 8

@@ -419,6 +419,51 @@ static void test_cgroups(void **state)
 	tree_close(&t);
 }
 
+/*
+ * A mount of one page size (a configuration's [mount]): at base itself,
+ * made on an empty mount point (no HK_MOUNT_KEEP), its limits as given or
+ * a percentage of the pool; a percentage above 100, or one for the
+ * options' layout of every size, refused when added.
+ */
+static void test_one_mount(void **state)
+{
+	struct hk_intent_entry e = entry(HK_SETTING_MOUNT);
+	struct hk_intent *in = NULL;
+	struct hk_plan *plan;
+	struct told told = {.stop_at = -1};
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	e.base = "/mnt/one";
+	e.page_size = "1G";
+	e.uid = 65534;
+	e.mode = 01777;
+	e.flags = HK_INTENT_MAX_PERCENT;
+	e.max_size = 50;
+	e.min_size = 1ULL << 30;
+	assert_int_equal(plan_entries(&t, &e, 1, &told, &plan), 0);
+	assert_int_equal(hk_plan_items(plan, NULL), 1);
+	assert_string_equal(item(plan, 0)->item, "mount /mnt/one");
+	assert_string_equal(item(plan, 0)->value,
+			    "pagesize=1073741824,size=50%,min_size=1073741824,"
+			    "uid=65534,gid=0,mode=01777,nosuid,nodev");
+	assert_int_equal(item(plan, 0)->flags & HK_MOUNT_KEEP, 0);
+	assert_string_equal(told.target[0], "/mnt/one");
+	hk_plan_unref(plan);
+	e.min_size = 1ULL << 20;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_NOT_WHOLE_PAGES);
+	assert_int_equal(hk_intent_new(t.ctx, &in), 0);
+	e.max_size = 101;
+	assert_int_equal(hk_intent_add(in, &e), -EINVAL);
+	e.max_size = 50;
+	e.page_size = NULL;
+	assert_int_equal(hk_intent_add(in, &e), -EINVAL);
+	assert_null(hk_intent_unref(in));
+	tree_close(&t);
+}
+
 static void test_stops(void **state)
 {
 	struct hk_intent_entry e[] = {
@@ -665,7 +710,7 @@ int main(void)
 		cmocka_unit_test(test_other_verdicts), cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_mounts),	       cmocka_unit_test(test_unmounts),
 		cmocka_unit_test(test_shared_text),    cmocka_unit_test(test_sysctls),
-		cmocka_unit_test(test_cgroups),
+		cmocka_unit_test(test_cgroups),	       cmocka_unit_test(test_one_mount),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -177,7 +177,8 @@ static void test_items(void **state)
 
 	it = find(plan, "mount /dev/hugepages-2M", &i_mount);
 	assert_int_equal(it->kind, HK_PLAN_MOUNT);
-	assert_string_equal(it->value, "pagesize=2M,size=1G,uid=0,gid=0,mode=0770,nosuid,nodev");
+	assert_string_equal(it->value,
+			    "pagesize=2097152,size=1073741824,uid=0,gid=0,mode=0770,nosuid,nodev");
 	assert_int_equal(it->mode, 0770);
 
 	/* The root's controller, then each level made and given it, then the limits. */
@@ -317,9 +318,11 @@ static void test_demote(void **state)
 }
 
 /*
- * Sizes padded with zeros are valid and may fill a line each: mount options
- * that do not fit are a problem at the section, never a cut (or overrun)
- * buffer that would mount without size limits, owner and mode.
+ * Sizes padded with zeros are valid and may fill a line each: the mount's
+ * options carry their values as numbers (the libhugekit intent's, as the
+ * options' mounts), never a cut (or overrun) buffer that would mount
+ * without size limits, owner and mode. A limit of no page, a reservation
+ * above the limit or above the pool the plan leaves, are problems.
  */
 static void test_mount_options_too_long(void **state)
 {
@@ -332,20 +335,39 @@ static void test_mount_options_too_long(void **state)
 	memset(zeros, '0', sizeof(zeros) - 1);
 	zeros[sizeof(zeros) - 1] = '\0';
 	snprintf(text, sizeof(text),
-		 "[mount /run/hp]\npagesize = 2M\nsize = %s2097152\nmin_size = %s2097152\n"
+		 "[mount /run/hp]\npagesize = 2M\nsize = %s4194304\nmin_size = %s2097152\n"
 		 "nr_inodes = %s5\n",
 		 zeros, zeros, zeros);
 	tree_open(&t, "x86-2node");
 	plan = plan_of(&t, text, &errs);
-	assert_null(plan);
-	assert_non_null(
-		strstr(errs.buf, "t.conf:1: [mount /run/hp]: the mount options are longer than"));
-	/* One padded value fits: the owner and mode are still there. */
-	snprintf(text, sizeof(text), "[mount /run/hp]\npagesize = 2M\nsize = %.300s2097152\n",
-		 zeros);
-	plan = plan_of(&t, text, &errs);
-	assert_non_null(plan);
-	assert_non_null(strstr(find(plan, "mount /run/hp", NULL)->value, ",uid=0,gid=0,mode=0755"));
+	if (!plan)
+		fail_msg("%s", errs.buf);
+	assert_string_equal(
+		find(plan, "mount /run/hp", NULL)->value,
+		"pagesize=2097152,size=4194304,min_size=2097152,nr_inodes=5,uid=0,gid=0,"
+		"mode=0755,nosuid,nodev");
+	hk_plan_unref(plan);
+	/* A percentage of the pool, as hugetlbfs takes it. */
+	plan = plan_of(&t, "[mount /run/hp]\nsize = 50%\nmin_size = 0010%\n", &errs);
+	if (!plan)
+		fail_msg("%s", errs.buf);
+	assert_string_equal(
+		find(plan, "mount /run/hp", NULL)->value,
+		"pagesize=2097152,size=50%,min_size=10%,uid=0,gid=0,mode=0755,nosuid,nodev");
+	hk_plan_unref(plan);
+	assert_null(plan_of(&t, "[mount /run/hp]\nsize = 0\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:2: size '0': no page could be used there"));
+	assert_null(plan_of(&t, "[mount /run/hp]\nnr_inodes = 0\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:2: nr_inodes '0': not a number of files"));
+	assert_null(plan_of(&t, "[mount /run/hp]\nsize = 4M\nmin_size = 6M\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:3: min_size '6M': more pages than size '4M'"));
+	/* The 2M pool of the tree has a maximum of 29 pages; the plan's own pool counts. */
+	assert_null(plan_of(&t, "[mount /run/hp]\nmin_size = 64M\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:2: min_size '64M': reserves 32 2M pages, more "
+					 "than the pool's maximum (29)"));
+	plan = plan_of(&t, "[pool 2M]\nmaximum = 40\n[mount /run/hp]\nmin_size = 64M\n", &errs);
+	if (!plan)
+		fail_msg("%s", errs.buf);
 	hk_plan_unref(plan);
 	tree_close(&t);
 }
@@ -876,7 +898,8 @@ static void test_check_mount_flags(void **state)
 	if (!plan)
 		fail_msg("%s", errs.buf);
 	it = find(plan, "mount /run/hp", NULL);
-	assert_string_equal(it->value, "pagesize=2M,size=4M,uid=0,gid=0,mode=0755,nosuid,nodev");
+	assert_string_equal(it->value,
+			    "pagesize=2097152,size=4194304,uid=0,gid=0,mode=0755,nosuid,nodev");
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		char *cur = NULL;
 

@@ -1366,6 +1366,9 @@ enum {
 	HK_INTENT_ONE_UID = 1 << 4, /* shared text: uid's files only (else every user's) */
 	/* min_free_kbytes, shmmax: number is the value (a configuration's), not the recommendation. */
 	HK_INTENT_GIVEN = 1 << 5,
+	/* A mount of one page size: max_size, min_size a percentage of the pool (0 to 100). */
+	HK_INTENT_MAX_PERCENT = 1 << 6,
+	HK_INTENT_MIN_PERCENT = 1 << 7,
 };
 
 /*
@@ -1400,6 +1403,11 @@ enum {
  *   base[/sub]/pagesize-<N>{KB,MB,GB} (2.23's names), its root owned uid:gid
  *   with mode, and the limits max_size and min_size (bytes) and max_inodes
  *   where not 0; one there already is kept when it is the same mount.
+ *   With page_size ("2M", "DEFAULT": a configuration's [mount]) one mount
+ *   of that size at base itself, made on an empty mount point (--check
+ *   compares one there): its limits whole pages of the size
+ *   (HK_INTENT_NOT_WHOLE_PAGES), or a percentage of the pool with
+ *   HK_INTENT_MAX_PERCENT, HK_INTENT_MIN_PERCENT, as hugetlbfs takes it.
  * Strings and nodes are copied. why: the item's reason (hk_plan_item.why).
  */
 struct hk_intent_entry {
@@ -1441,7 +1449,7 @@ enum hk_intent_problem {
 	HK_INTENT_MOUNTED_OTHERWISE,   /* target: another mount there (options: its options) */
 	HK_INTENT_MIN_OVER_MAX,	       /* min_size is more whole pages than max_size */
 	HK_INTENT_MIN_OVER_POOL,       /* min_size reserves more than the pool's Maximum */
-	HK_INTENT_NOT_WHOLE_PAGES,     /* a cgroup's limit: not whole pages of its size */
+	HK_INTENT_NOT_WHOLE_PAGES, /* a cgroup's limit, a mount's: not whole pages of its size */
 };
 
 /* A mount's or an unmount's warnings (hk_intent_verdict.warnings): planned all the same. */

@@ -217,3 +217,19 @@ int hkc_verbosity_env(const char *verbose, const char *debug, int def)
 		v = v * 10 + (*verbose - '0');
 	return v > 99 ? 99 : (int)v;
 }
+
+int hkc_parse_mode(const char *s, uint32_t *ret)
+{
+	uint32_t v = 0;
+	size_t n = 0;
+
+	/* Leading zeros beyond four digits ("00755") are still a mode. */
+	while (s[n] == '0' && s[n + 1])
+		n++;
+	if (!s[n] || strspn(s + n, "01234567") != strlen(s + n) || strlen(s + n) > 4)
+		return -EINVAL;
+	for (; s[n]; n++)
+		v = v * 8 + (uint32_t)(s[n] - '0');
+	*ret = v;
+	return 0;
+}

@@ -31,6 +31,12 @@ int hkc_parse_size(const char *s, uint64_t *ret);
  */
 int hkc_parse_amount(const char *s, uint64_t *ret, bool *ret_bytes);
 
+/*
+ * A file mode in octal (a configuration's [mount] mode): 1 to 4 octal
+ * digits, nothing else, 0000 to 7777 ("755", "0700", "1777"). -EINVAL.
+ */
+int hkc_parse_mode(const char *s, uint32_t *ret);
+
 static inline bool hkc_is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));

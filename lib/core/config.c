@@ -325,7 +325,8 @@ bool hkl_cgroup_name_ok(const char *s)
 {
 	char buf[PATH_MAX];
 
-	if (!*s)
+	/* "/" and s fit whole, or it is refused: never a check of a cut copy. */
+	if (!*s || strlen(s) >= sizeof(buf) - 1)
 		return false;
 	snprintf(buf, sizeof(buf), "/%s", s);
 	return clean_path(buf);
@@ -626,12 +627,9 @@ static void check_mount_key(struct parse *p, unsigned line, const char *sec, con
 		if (!is_account(value))
 			problem(p, line, "[%s] %s '%s': not a name or a number", sec, key, value);
 	} else if (strcmp(key, "mode") == 0) {
-		char *end;
-		unsigned long m;
+		uint32_t m;
 
-		errno = 0;
-		m = strtoul(value, &end, 8);
-		if (errno || *end || !isdigit((unsigned char)*value) || m > 07777)
+		if (hkc_parse_mode(value, &m) < 0)
 			problem(p, line, "[%s] mode '%s': not an octal mode (0000-7777)", sec,
 				value);
 	} else if (strcmp(key, "size") == 0 || strcmp(key, "min_size") == 0) {

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ static void entry_free(struct hk_intent_entry *e)
 	free((char *)e->sub);
 	free((char *)e->page_size);
 	free((int *)e->nodes);
+	free((uint64_t *)e->node_pages);
 	free((char *)e->knob);
 	free((char *)e->value);
 	free((char *)e->why);
@@ -110,13 +112,29 @@ static int entry_copy(struct hk_intent_entry *to, const struct hk_intent_entry *
 	int *nodes = NULL;
 	int rc = 0;
 
-	*to = *from;
+	/* An older caller's entry ends before the fields added since: those are 0. */
+	memset(to, 0, sizeof(*to));
+	memcpy(to, from, from->size < sizeof(*to) ? from->size : sizeof(*to));
+	to->size = sizeof(*to);
 	to->page_size = to->knob = to->value = to->why = to->base = to->sub = NULL;
 	to->nodes = NULL;
+	/* Counts per node are a pool state's (state_ok checked them): another's are not kept. */
+	if (!(to->flags & HK_INTENT_STATE))
+		to->node_pages = NULL;
+	if (to->node_pages) {
+		uint64_t *pages = malloc(to->n_nodes * sizeof(*pages));
+
+		if (!pages)
+			return -ENOMEM;
+		memcpy(pages, to->node_pages, to->n_nodes * sizeof(*pages));
+		to->node_pages = pages;
+	}
 	if (from->nodes && from->n_nodes) {
 		nodes = malloc(from->n_nodes * sizeof(*nodes));
-		if (!nodes)
+		if (!nodes) {
+			free((uint64_t *)to->node_pages);
 			return -ENOMEM;
+		}
 		memcpy(nodes, from->nodes, from->n_nodes * sizeof(*nodes));
 	}
 	to->nodes = nodes;
@@ -149,15 +167,36 @@ static bool other_sysctl(const char *key)
 	}
 }
 
+/* A pool's state as an entry can say it (entry->size: an older caller's has none). */
+static bool state_ok(const struct hk_intent_entry *e)
+{
+	bool per_node = e->nodes && e->n_nodes;
+
+	if (e->size < sizeof(*e) || e->setting != HK_SETTING_POOL || !e->page_size ||
+	    (e->flags & (HK_INTENT_BYTES | HK_INTENT_MEMPOLICY | HK_INTENT_LEGACY_SIZE)))
+		return false;
+	/* Per node: a count for each listed node, and only with a minimum. */
+	if (per_node != (e->node_pages != NULL) ||
+	    (per_node && !(e->flags & HK_INTENT_HAS_MINIMUM)))
+		return false;
+	return !(e->flags & HK_INTENT_DEMOTE_DOWN) || (e->flags & HK_INTENT_HAS_MINIMUM);
+}
+
 HK_EXPORT int hk_intent_add(struct hk_intent *intent, const struct hk_intent_entry *entry)
 {
 	struct hk_intent_entry *ne;
 	int rc;
 
-	if (!intent || !entry || entry->size < sizeof(*entry) || !planned_here(entry->setting))
+	/* This library's entry, or an HK_1.6 caller's before node_pages: nothing between. */
+	if (!intent || !entry ||
+	    (entry->size != sizeof(*entry) &&
+	     entry->size != offsetof(struct hk_intent_entry, node_pages)) ||
+	    !planned_here(entry->setting))
 		return -EINVAL;
-	if (entry->setting == HK_SETTING_POOL && entry->field != HK_POOL_MINIMUM &&
-	    entry->field != HK_POOL_MAXIMUM)
+	if ((entry->flags & HK_INTENT_STATE) && !state_ok(entry))
+		return -EINVAL;
+	if (entry->setting == HK_SETTING_POOL && !(entry->flags & HK_INTENT_STATE) &&
+	    entry->field != HK_POOL_MINIMUM && entry->field != HK_POOL_MAXIMUM)
 		return -EINVAL;
 	if ((entry->setting == HK_SETTING_MOUNT || entry->setting == HK_SETTING_UNMOUNT) &&
 	    (!entry->base || entry->base[0] != '/'))
@@ -217,10 +256,12 @@ static int page_size(struct step *s, bool legacy)
 		rc = hk_default_page_size(s->in->ctx, &size);
 	else
 		rc = legacy ? hk_parse_size_legacy(str, &size) : hk_parse_size(str, &size);
+	/* Not a size, or one the kernel has no pool for; a pool's file it cannot read (EIO, garbage). */
+	if (rc == -ENOENT || rc == -EINVAL || rc == -ERANGE)
+		return stop(s, HK_INTENT_UNKNOWN_SIZE, rc);
 	if (rc == 0)
 		rc = hk_pool_plan_load(s->pools, size);
-	/* A size the kernel has no pool for, or a pool that cannot be read (EIO, EACCES). */
-	if (rc == -ENOENT || rc == -EINVAL || rc == -ERANGE)
+	if (rc == -ENOENT)
 		return stop(s, HK_INTENT_UNKNOWN_SIZE, rc);
 	if (rc < 0)
 		return stop(s, HK_INTENT_UNREAD, rc);
@@ -244,6 +285,167 @@ static struct hk_pool_change pool_change(const struct step *s)
 	};
 }
 
+/* A pool's state being planned: the pool planner's intent and its parts. */
+struct state {
+	struct step *s;
+	struct hkl_pool_intent in;
+	struct hkl_pool_node_want *wants;
+};
+
+/*
+ * Each write the pool planner plans for the state, as an item: each
+ * demote down to the minimum where the pool (or node) has more (one the
+ * kernel cannot make: the verdict, and its pages are not counted in), the
+ * Minimum's items, the overcommit that gives the Maximum.
+ */
+static int state_write(void *data, int node, enum hk_pool_field field, uint64_t number,
+		       uint64_t before, unsigned flags)
+{
+	struct state *st = data;
+	struct step *s = st->s;
+	struct hk_ctx *ctx = s->in->ctx;
+	uint64_t size = s->v.page_size;
+	int rc;
+
+	(void)flags;
+	if (field == HK_POOL_DEMOTE) {
+		char *path = NULL;
+
+		rc = hk_pool_file(ctx, size, node, HK_POOL_DEMOTE, 0, &path);
+		free(path);
+		if (rc == -ENOENT) {
+			s->v.demote = (struct hk_demote_verdict){.size = sizeof(s->v.demote),
+								 .problem = HK_DEMOTE_NO_KERNEL,
+								 .node = node};
+			stop(s, HK_INTENT_DEMOTE, 0);
+			return 1;
+		}
+		if (rc < 0)
+			return rc;
+		/* Nothing above the minimum: the demote file is not written. */
+		if (before <= number)
+			return 0;
+		rc = hkl_plan_add_demote_down(ctx, s->plan, size, node, number, s->e->why);
+	} else {
+		rc = hk_plan_add_pool(ctx, s->plan, size,
+				      field == HK_POOL_MINIMUM ? node : HK_NODE_ALL, field, number,
+				      0, s->e->why);
+	}
+	if (added(s, rc))
+		return rc < 0 ? rc : -EIO;
+	return 0;
+}
+
+/* The state's minimum and maximum as the pool planner takes them; false: a node it lacks (said). */
+static bool state_intent(struct state *st)
+{
+	struct step *s = st->s;
+	const struct hk_intent_entry *e = s->e;
+	struct hkl_pool_intent *in = &st->in;
+
+	*in = (struct hkl_pool_intent){.page_size = s->v.page_size,
+				       .declare = true,
+				       .max = e->flags & HK_INTENT_HAS_MAXIMUM ? HKL_MAX_SET
+									       : HKL_MAX_FOLLOW,
+				       .max_pages = e->maximum,
+				       .demote = (e->flags & HK_INTENT_DEMOTE_DOWN) != 0,
+				       .demote_to = e->demote_to};
+	if (!(e->flags & HK_INTENT_HAS_MINIMUM))
+		return true;
+	if (!e->nodes) {
+		in->min = HKL_MIN_POOL;
+		in->min_pages = e->number;
+		return true;
+	}
+	for (size_t i = 0; i < e->n_nodes; i++) {
+		char *path = NULL;
+
+		if (hk_pool_file(s->in->ctx, s->v.page_size, e->nodes[i], HK_POOL_NR, 0, &path) <
+		    0) {
+			s->v.pool = (struct hk_pool_verdict){.size = sizeof(s->v.pool),
+							     .problem = HK_POOL_CHANGE_NO_NODE,
+							     .node = e->nodes[i]};
+			return false;
+		}
+		free(path);
+		st->wants[i] =
+			(struct hkl_pool_node_want){.node = e->nodes[i], .pages = e->node_pages[i]};
+	}
+	in->min = HKL_MIN_NODES;
+	in->nodes = st->wants;
+	in->n_nodes = e->n_nodes;
+	return true;
+}
+
+/*
+ * Its Maximum against the minimum the pool is left with (a gigantic
+ * pool's is its minimum: no overcommit); incoming: what a larger pool's
+ * demote planned before brings in.
+ */
+static int state_maximum(struct state *st, bool gigantic, uint64_t incoming)
+{
+	struct step *s = st->s;
+	uint64_t min = 0, max = 0;
+	bool oc_first = false;
+	int rc;
+
+	if (!(s->e->flags & HK_INTENT_HAS_MAXIMUM))
+		return 0;
+	rc = hkl_pool_plan_preview(s->pools, &st->in, &min, &max, &oc_first);
+	if (rc < 0)
+		return stop(s, HK_INTENT_UNREAD, rc);
+	s->v.pages = s->e->maximum;
+	s->v.min_pages = st->in.min == HKL_MIN_KEEP ? hk_pool_plan_get(s->pools, s->v.page_size,
+								       HK_NODE_ALL, HK_POOL_MINIMUM)
+						    : min;
+	s->v.incoming = incoming;
+	if (s->e->maximum < s->v.min_pages)
+		return stop(s, HK_INTENT_MAX_BELOW_MIN, 0);
+	if (gigantic && s->e->maximum != s->v.min_pages)
+		return stop(s, HK_INTENT_GIGANTIC_MAX, 0);
+	return 0;
+}
+
+/*
+ * A pool's state (a configuration's [pool]): its nodes, its maximum
+ * against the minimum it leaves, then the pool planner's writes, an item
+ * for each limit said; demote = yes first, into pages of its demote_to.
+ */
+static int plan_pool_state(struct step *s)
+{
+	struct state st = {.s = s};
+	struct hk_pool *now = NULL;
+	uint64_t incoming;
+	int rc;
+
+	if (page_size(s, false))
+		return 1;
+	rc = hk_pool_read(s->in->ctx, s->v.page_size, &now);
+	if (rc < 0)
+		return stop(s, HK_INTENT_UNREAD, rc);
+	incoming = hkc_sat_sub(
+		hk_pool_plan_get(s->pools, s->v.page_size, HK_NODE_ALL, HK_POOL_MINIMUM),
+		hk_pool_get(now, HK_POOL_MINIMUM));
+	st.wants = calloc(s->e->n_nodes ? s->e->n_nodes : 1, sizeof(*st.wants));
+	if (!st.wants)
+		rc = stop(s, HK_INTENT_UNPLANNED, -ENOMEM);
+	else if (!state_intent(&st))
+		rc = stop(s, HK_INTENT_POOL_NO_NODE, 0);
+	if (rc == 0 && !st.in.demote_to)
+		st.in.demote_to = hk_pool_get(now, HK_POOL_DEMOTE_SIZE);
+	if (rc == 0)
+		rc = state_maximum(&st, hk_pool_is_gigantic(now), incoming);
+	if (rc == 0)
+		rc = hkl_pool_plan_intent(s->pools, &st.in, state_write, &st);
+	if (rc < 0)
+		rc = stop(s, HK_INTENT_UNPLANNED, rc);
+	else if (s->v.problem != HK_INTENT_PLANNED)
+		rc = 1;
+	free(st.wants);
+	hk_pool_unref(now);
+	return rc;
+}
+
 /*
  * A pool's Minimum or Maximum: judged by the pool planner (nodes, memory,
  * gigantic pools), after the checks of the entry itself; a memory amount
@@ -255,6 +457,9 @@ static int plan_pool(struct step *s)
 	struct hk_pool_change ch;
 	size_t n = 0;
 	int rc;
+
+	if (e->flags & HK_INTENT_STATE)
+		return plan_pool_state(s);
 
 	if (page_size(s, e->flags & HK_INTENT_LEGACY_SIZE))
 		return 1;
@@ -339,30 +544,19 @@ static int plan_sysctl(struct step *s)
 
 	switch (s->e->setting) {
 	case HK_SETTING_ZONE_MOVABLE:
-		which = HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE;
 		/* Removed from Linux: nothing to write. */
-		if (hk_sysctl_read(ctx, which, &cur) == -ENOENT)
+		if (hk_sysctl_read(ctx, HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE, &cur) == -ENOENT)
 			return 0;
+		which = HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE;
 		break;
 	case HK_SETTING_HVO:
 		which = HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP;
-		rc = hk_sysctl_read(ctx, which, &cur);
-		if (rc == -ENOENT)
-			return stop(s, HK_INTENT_NO_KERNEL, rc);
-		if (rc < 0)
-			return stop(s, HK_INTENT_UNREAD, rc);
 		break;
 	case HK_SETTING_MIN_FREE_KBYTES:
 		which = HK_SYSCTL_MIN_FREE_KBYTES;
-		rc = s->e->flags & HK_INTENT_GIVEN ? 0 : hk_recommended_min_free_kbytes(ctx, &v);
-		if (rc < 0)
-			return stop(s, HK_INTENT_UNREAD, rc);
 		break;
 	case HK_SETTING_SYSCTL:
 		which = (enum hk_sysctl)hkl_sysctl_of_key(s->e->knob);
-		rc = hk_sysctl_read(ctx, which, &cur);
-		if (rc == -ENOENT)
-			return stop(s, HK_INTENT_NO_KERNEL, rc);
 		break;
 	case HK_SETTING_SHMMAX:
 		which = HK_SYSCTL_SHMMAX;
@@ -371,6 +565,8 @@ static int plan_sysctl(struct step *s)
 		s->v.shmmax.size = sizeof(s->v.shmmax);
 		rc = hk_plan_add_recommended_shmmax(ctx, s->plan, s->pools, s->e->why,
 						    &s->v.shmmax);
+		if (rc == -ENOENT)
+			return stop(s, HK_INTENT_NO_KERNEL, rc);
 		if (rc < 0)
 			return stop(s, HK_INTENT_UNREAD, rc);
 		s->v.first = s->v.shmmax.index;
@@ -380,6 +576,15 @@ static int plan_sysctl(struct step *s)
 		which = HK_SYSCTL_HUGETLB_SHM_GROUP;
 		break;
 	}
+	/* The kernel has the file, before anything is written: else no such setting. */
+	rc = hk_sysctl_read(ctx, which, &cur);
+	if (rc == -ENOENT)
+		return stop(s, HK_INTENT_NO_KERNEL, rc);
+	if (rc < 0)
+		return stop(s, HK_INTENT_UNREAD, rc);
+	if (s->e->setting == HK_SETTING_MIN_FREE_KBYTES && !(s->e->flags & HK_INTENT_GIVEN) &&
+	    (rc = hk_recommended_min_free_kbytes(ctx, &v)) < 0)
+		return stop(s, HK_INTENT_UNREAD, rc);
 	return added(s, hk_plan_add_sysctl(ctx, s->plan, which, v, s->e->why));
 }
 

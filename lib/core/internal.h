@@ -29,6 +29,13 @@ int hkl_ctx_base_size(struct hk_ctx *ctx, uint64_t *ret);
 int hkl_sysctl_of_key(const char *key);
 /* A cgroup's name below the controller's root: no '.', '..' or empty part, no leading '/'. */
 bool hkl_cgroup_name_ok(const char *s);
+/*
+ * demote = yes's item: the pool's (or node's) pages above minimum demoted
+ * ("pool 2M demote", value the minimum; -ENOENT where the kernel has no
+ * demote file there): hk_plan_add's index, or -errno.
+ */
+int hkl_plan_add_demote_down(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size, int node,
+			     uint64_t minimum, const char *why);
 
 void hkl_log(const struct hk_ctx *ctx, int priority, const char *fmt, ...) HK_PRINTF(3, 4);
 

@@ -61,10 +61,6 @@ struct build {
 	size_t n_ph[PH_N];
 	uint64_t *sizes;
 	size_t n_sizes;
-	int *nodes;
-	size_t n_nodes;
-	/* Per machine size: the pool as read once at the start (NULL: it could not be read). */
-	struct hk_pool **pools;
 	/*
 	 * The pools as the plan leaves them, the options' planner's: each
 	 * [pool] planned by it (demoting pools first: the pages they demote
@@ -75,6 +71,7 @@ struct build {
 	const struct hk_config_entry **pool_heads;
 	bool no_cgroups;		/* no hugetlb cgroup controller: said once */
 	const struct mount_keys *mount; /* the [mount] being planned, for its verdict's words */
+	const struct pool_keys *pool;	/* the [pool] being planned: its items' keys, its words */
 	/* kernel.shmmax = recommended: planned as the options' unit, where its place is. */
 	const struct hk_config_entry *shmmax;
 };
@@ -205,14 +202,6 @@ static ssize_t size_index(const struct build *b, uint64_t size)
 	return -1;
 }
 
-static ssize_t node_index(const struct build *b, int node)
-{
-	for (size_t i = 0; i < b->n_nodes; i++)
-		if (b->nodes[i] == node)
-			return (ssize_t)i;
-	return -1;
-}
-
 /* The machine's sizes, for messages: "2M, 1G". */
 static void sizes_list(const struct build *b, char *buf, size_t sz)
 {
@@ -290,64 +279,6 @@ static void pool_value(enum hk_pool_field field, uint64_t number, char *buf, siz
 		snprintf(buf, sz, "%" PRIu64, number);
 }
 
-static struct hk_plan_item *pool_item(struct build *b, const struct hk_config_entry *e,
-				      uint64_t size, int node, enum hk_pool_field field,
-				      uint64_t pages)
-{
-	char item[96], value[32];
-	char *path = NULL;
-	struct hk_plan_item *it;
-	int rc = pool_names(b->ctx, size, node, field, 0, item, sizeof(item), &path);
-
-	if (rc < 0) {
-		sys_error(b, rc);
-		return NULL;
-	}
-	pool_value(field, pages, value, sizeof(value));
-	it = add(b, HK_SETTING_POOL, HK_PLAN_WRITE, e, item, path, value);
-	free(path);
-	if (it) {
-		it->page_size = size;
-		it->node = node;
-		it->field = field;
-		it->number = pages;
-	}
-	return it;
-}
-
-/* The entries of one [pool SIZE] section, by key; NULL when not set. */
-struct pool_keys {
-	const struct hk_config_entry *minimum, *maximum, *demote_size, *demote;
-};
-
-/* demote_size = SIZE: checked against the machine, an item. */
-static void plan_demote_size(struct build *b, uint64_t size, const struct pool_keys *k)
-{
-	uint64_t to = machine_size(b, k->demote_size, "demote_size", k->demote_size->value);
-	struct hk_demote_verdict v = {.size = sizeof(v)};
-	struct hk_pool_plan *pools = NULL;
-	int rc;
-
-	if (!to)
-		return;
-	/* The pool planner's check, as --pool-demote-size's. */
-	rc = hk_pool_plan_new(b->ctx, &pools);
-	if (rc == 0)
-		rc = hk_pool_demote_size_check(pools, size, to, &v);
-	hk_pool_plan_unref(pools);
-	if (rc < 0)
-		sys_error(b, rc);
-	else if (v.problem == HK_DEMOTE_NOT_SMALLER)
-		problem(b, k->demote_size, "demote_size %s is not below the pool's page size",
-			k->demote_size->value);
-	else if (v.problem != HK_DEMOTE_FITS)
-		problem(b, k->demote_size,
-			"demote_size: the kernel cannot demote these pages (Linux 5.16 or "
-			"later, and a page size that has a smaller one)");
-	else
-		pool_item(b, k->demote_size, size, HK_NODE_ALL, HK_POOL_DEMOTE_SIZE, to);
-}
-
 /* A demote item's name: "pool 1G demote", "pool 1G node 0 demote". */
 static void demote_name(uint64_t size, int node, char *item, size_t sz)
 {
@@ -358,295 +289,6 @@ static void demote_name(uint64_t size, int node, char *item, size_t sz)
 		snprintf(item, sz, "pool %s demote", sname);
 	else
 		snprintf(item, sz, "pool %s node %d demote", sname, node);
-}
-
-/*
- * demote = yes: a pool (or node) above its minimum shrinks by demoting the
- * pages it has too many into pages of its demote_size, which join that
- * smaller pool (the pool planner holds them there), instead of giving them
- * back to the system. Its value is the minimum to demote down to; applying
- * it writes the count above that to the demote file, and it holds once the
- * minimum is at most that. Before the minimum's own item, which then has
- * nothing left to do (or gives back what the kernel could not demote: pages
- * in use or reserved).
- */
-static int plan_demote(struct build *b, uint64_t size, const struct pool_keys *k, int node,
-		       uint64_t have, uint64_t want)
-{
-	char item[96], value[32];
-	char *path = NULL;
-	struct hk_plan_item *it;
-	int rc;
-
-	/* Whatever the pool holds today: a kernel that cannot demote is a problem of the setting. */
-	rc = hk_pool_file(b->ctx, size, node, HK_POOL_DEMOTE, 0, &path);
-	if (rc == -ENOENT) {
-		problem(b, k->demote,
-			"demote: the kernel cannot demote these pages (Linux 5.16 or later, and a "
-			"page size that has a smaller one)");
-		return 1;
-	}
-	if (rc < 0) {
-		sys_error(b, rc);
-		return 1;
-	}
-	if (have <= want) {
-		free(path);
-		return 0;
-	}
-	demote_name(size, node, item, sizeof(item));
-	snprintf(value, sizeof(value), "%" PRIu64, want);
-	it = add(b, HK_SETTING_POOL, HK_PLAN_WRITE, k->demote, item, path, value);
-	free(path);
-	if (it) {
-		it->page_size = size;
-		it->node = node;
-		it->field = HK_POOL_DEMOTE;
-		it->number = want;
-	}
-	return it ? 0 : 1;
-}
-
-/* One [pool SIZE] being planned: its keys, its minimum's parts, the pool planner's intent. */
-struct pool_plan {
-	struct build *b;
-	const struct pool_keys *k;
-	uint64_t size;
-	bool gigantic, demote;	     /* demote = yes */
-	bool demote_said;	     /* its demote_size planned, before the first demote */
-	uint64_t demote_to;	     /* the size its demoted pages become */
-	uint64_t incoming;	     /* what a larger pool's demote brings in (planned before) */
-	struct hkl_pool_part *parts; /* the minimum's, n of them (room for max) */
-	size_t n, max;
-	bool per_node, bad; /* bad: the minimum's problem said */
-	uint64_t total;	    /* the minimum the plan leaves */
-	struct hkl_pool_intent in;
-	struct hkl_pool_node_want *wants;
-};
-
-/* The build's pool of size; NULL after a system error. */
-static struct hk_pool *build_pool(struct build *b, uint64_t size, ssize_t si)
-{
-	int rc;
-
-	/* The build's pool (sizes are the machine's: plan_entries checked). */
-	if (si >= 0 && b->pools[si])
-		return b->pools[si];
-	/* Not read at the start: once more, for its error. */
-	rc = si >= 0 ? hk_pool_read(b->ctx, size, &b->pools[si]) : -ENOENT;
-	if (rc < 0) {
-		sys_error(b, rc);
-		return NULL;
-	}
-	return b->pools[si];
-}
-
-/* The parts of minimum's value (the configuration's grammar): false after a problem. */
-static bool minimum_parts(struct build *b, struct pool_plan *pp)
-{
-	const struct hk_config_entry *e = pp->k->minimum;
-	char why[1200];
-
-	if (hkl_pool_parts(e->value, pp->size, true, pp->parts, pp->max, &pp->n, why, sizeof(why)) <
-	    0) {
-		problem(b, e, "[pool] minimum %s", why);
-		return false;
-	}
-	for (size_t i = 0; i < pp->n; i++) {
-		if (pp->parts[i].node != HK_NODE_ALL && node_index(b, pp->parts[i].node) < 0) {
-			problem(b, e, "minimum %" PRIu64 "@%d: this machine has no NUMA node %d",
-				pp->parts[i].pages, pp->parts[i].node, pp->parts[i].node);
-			return false;
-		}
-	}
-	return true;
-}
-
-/* minimum read into pp, its parts and wants allocated: -ENOMEM (said), else 0 (pp->bad after a problem). */
-static int read_minimum(struct build *b, struct pool_plan *pp)
-{
-	const char *value = pp->k->minimum->value;
-
-	pp->per_node = strchr(value, '@') != NULL;
-	/* One part per comma-separated piece: as many as the machine has nodes, or more. */
-	pp->max = 1;
-	for (const char *c = value; *c; c++)
-		pp->max += *c == ',';
-	pp->parts = calloc(pp->max, sizeof(*pp->parts));
-	pp->wants = calloc(pp->max, sizeof(*pp->wants));
-	if (!pp->parts || !pp->wants) {
-		sys_error(b, -ENOMEM);
-		return -ENOMEM;
-	}
-	pp->bad = !minimum_parts(b, pp);
-	/* A bad minimum: said; the maximum and demote_size are still checked. */
-	if (pp->bad)
-		pp->n = 0;
-	return 0;
-}
-
-/*
- * What the section asks of the pool planner: the minimum (the pool's, or
- * per node), the maximum (else the overcommit left as it is), demote = yes;
- * an item for each key (declare).
- */
-static void pool_intent(struct pool_plan *pp, uint64_t max)
-{
-	struct hkl_pool_intent *in = &pp->in;
-
-	*in = (struct hkl_pool_intent){.page_size = pp->size, .declare = true};
-	if (pp->k->minimum && !pp->bad && pp->per_node) {
-		in->min = HKL_MIN_NODES;
-		for (size_t i = 0; i < pp->n; i++)
-			pp->wants[i] = (struct hkl_pool_node_want){.node = pp->parts[i].node,
-								   .pages = pp->parts[i].pages};
-		in->nodes = pp->wants;
-		in->n_nodes = pp->n;
-	} else if (pp->k->minimum && !pp->bad) {
-		in->min = HKL_MIN_POOL;
-		in->min_pages = pp->parts[0].pages;
-	}
-	in->max = pp->k->maximum ? HKL_MAX_SET : HKL_MAX_FOLLOW;
-	in->max_pages = max;
-	in->demote = pp->demote && in->min != HKL_MIN_KEEP;
-	in->demote_to = pp->demote_to;
-}
-
-/* The maximum checked against the minimum the plan leaves; said when say. False after a problem. */
-static bool check_maximum(struct build *b, const struct pool_plan *pp, bool say, uint64_t *ret)
-{
-	const struct hk_config_entry *e = pp->k->maximum;
-	uint64_t max;
-
-	if (hkl_pool_pages(e->value, pp->size, &max) < 0) {
-		if (say)
-			problem(b, e, "maximum '%s': not a page count or a size", e->value);
-		return false;
-	}
-	*ret = max;
-	if (pp->bad)
-		return false; /* nothing to compare with: the minimum's problem is said */
-	if (max < pp->total && pp->incoming && !pp->k->minimum) {
-		if (say)
-			problem(b, e,
-				"maximum %" PRIu64 " is below the minimum %" PRIu64
-				" the pool has after the demote of a larger pool (%" PRIu64
-				" pages come in): set a minimum for it",
-				max, pp->total, pp->incoming);
-		return false;
-	}
-	if (max < pp->total) {
-		if (say)
-			problem(b, e, "maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", max,
-				pp->total, pp->k->minimum ? "" : " the pool has now");
-		return false;
-	}
-	if (pp->gigantic && max != pp->total) {
-		if (say)
-			problem(b, e,
-				"maximum %" PRIu64 ": gigantic pages cannot be overcommitted; the "
-				"maximum of this pool is its minimum (%" PRIu64 ")",
-				max, pp->total);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Each write the pool planner plans for the section, as the section's item:
- * the demote_size before the first demote, each demote, the minimum's
- * items, the overcommit that gives the maximum.
- */
-static int pool_write(void *data, int node, enum hk_pool_field field, uint64_t number,
-		      uint64_t before, unsigned flags)
-{
-	struct pool_plan *pp = data;
-
-	(void)flags;
-	switch (field) {
-	case HK_POOL_DEMOTE:
-		if (!pp->demote_said && pp->k->demote_size)
-			plan_demote_size(pp->b, pp->size, pp->k);
-		pp->demote_said = true;
-		/* One the kernel cannot make brings nothing into the smaller pool. */
-		return plan_demote(pp->b, pp->size, pp->k, node, before, number);
-	case HK_POOL_MINIMUM:
-		pool_item(pp->b, pp->k->minimum, pp->size, node, HK_POOL_MINIMUM, number);
-		break;
-	case HK_POOL_OVERCOMMIT:
-		pool_item(pp->b, pp->k->maximum, pp->size, HK_NODE_ALL, HK_POOL_OVERCOMMIT, number);
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/* The section's writes, by the pool planner; its maximum's problems said where they come in the order. */
-static void plan_pool_writes(struct build *b, struct pool_plan *pp, uint64_t max)
-{
-	bool oc_first = false, max_ok = false;
-	uint64_t min, after;
-	int rc;
-
-	pool_intent(pp, max);
-	rc = hkl_pool_plan_preview(b->held, &pp->in, &min, &after, &oc_first);
-	if (rc < 0) {
-		sys_error(b, rc);
-		return;
-	}
-	/* The minimum the plan leaves: the new one, or the pool's now (with what comes in). */
-	pp->total = pp->in.min == HKL_MIN_KEEP
-			    ? hk_pool_plan_get(b->held, pp->size, HK_NODE_ALL, HK_POOL_MINIMUM)
-			    : min;
-	oc_first = oc_first && pp->k->minimum && !pp->bad;
-	if (pp->k->maximum)
-		max_ok = check_maximum(b, pp, oc_first, &max);
-	if (!pp->k->minimum && pp->demote)
-		problem(b, pp->k->demote, "demote = yes: no minimum in [pool] to shrink to");
-	if (!max_ok)
-		pp->in.max = HKL_MAX_FOLLOW;
-	rc = hkl_pool_plan_intent(b->held, &pp->in, pool_write, pp);
-	if (rc < 0)
-		sys_error(b, rc);
-	if (pp->k->maximum && !oc_first)
-		check_maximum(b, pp, true, &max);
-}
-
-static void plan_pool(struct build *b, uint64_t size, const struct pool_keys *k)
-{
-	struct pool_plan pp = {.b = b, .k = k, .size = size};
-	struct hk_pool *pool = build_pool(b, size, size_index(b, size));
-	uint64_t max = 0;
-	int rc;
-
-	if (!pool)
-		return;
-	rc = hk_pool_plan_load(b->held, size);
-	if (rc < 0) {
-		sys_error(b, rc);
-		return;
-	}
-	pp.gigantic = hk_pool_is_gigantic(pool);
-	pp.demote = k->demote && strcmp(k->demote->value, "yes") == 0;
-	/* The size demoted pages become: the configured one, else the kernel's. */
-	pp.demote_to = hk_pool_get(pool, HK_POOL_DEMOTE_SIZE);
-	if (k->demote_size && hk_parse_size(k->demote_size->value, &pp.demote_to) < 0)
-		pp.demote_to = 0;
-	pp.incoming = hkc_sat_sub(hk_pool_plan_get(b->held, size, HK_NODE_ALL, HK_POOL_MINIMUM),
-				  hk_pool_get(pool, HK_POOL_MINIMUM));
-	if (k->minimum && read_minimum(b, &pp) < 0) {
-		free(pp.parts);
-		free(pp.wants);
-		return;
-	}
-	if (k->maximum)
-		(void)hkl_pool_pages(k->maximum->value, size, &max);
-	plan_pool_writes(b, &pp, max);
-	free(pp.parts);
-	free(pp.wants);
-	if (k->demote_size && !pp.demote_said)
-		plan_demote_size(b, size, k);
 }
 
 /* The words of a THP mode line, for a message: "always madvise never". */
@@ -708,6 +350,8 @@ struct key_verdict {
 };
 
 static int mount_said(const struct key_verdict *t, const struct hk_intent_verdict *v);
+static int pool_said(const struct key_verdict *t, const struct hk_intent_verdict *v);
+static const struct hk_config_entry *pool_key(const struct pool_keys *k, enum hk_pool_field field);
 
 static int key_said(void *data, const struct hk_intent_verdict *v)
 {
@@ -716,6 +360,8 @@ static int key_said(void *data, const struct hk_intent_verdict *v)
 	char words[256];
 
 	if (v->problem != HK_INTENT_PLANNED && t->b->mount && mount_said(t, v))
+		return 1;
+	if (v->problem != HK_INTENT_PLANNED && t->b->pool && pool_said(t, v))
 		return 1;
 	switch (v->problem) {
 	case HK_INTENT_PLANNED:
@@ -749,6 +395,15 @@ static int key_said(void *data, const struct hk_intent_verdict *v)
 		problem(t->b, e, "%s '%s': not a whole number of pages of that size", e->key,
 			e->value);
 		return 1;
+	case HK_INTENT_UNREAD:
+		if (strcmp(e->section, "sysctl") == 0) {
+			problem(t->b, e, "[sysctl] %s: cannot read %s: %s", e->key,
+				hk_sysctl_path((enum hk_sysctl)hkl_sysctl_of_key(e->key)),
+				strerror(v->error < 0 ? -v->error : EIO));
+			return 1;
+		}
+		sys_error(t->b, v->error < 0 ? v->error : -EIO);
+		return 1;
 	default:
 		sys_error(t->b, v->error < 0 ? v->error : -EIO);
 		return 1;
@@ -770,10 +425,14 @@ static void add_planned(struct build *b, enum hk_setting ph, const struct hk_con
 	if ((it->kind == HK_PLAN_MKDIR || it->kind == HK_PLAN_CONTROLLER) &&
 	    find_item(b, ph, it->item))
 		return;
+	/* A pool's item: at the key it comes from (the overcommit of no maximum: implied). */
+	if (b->pool)
+		e = pool_key(b->pool, it->field);
 	na = add(b, ph, it->kind, implied ? NULL : e, it->item, it->path, it->value);
 	if (na) {
 		na->page_size = it->page_size;
 		na->node = it->node;
+		na->field = it->field;
 		na->number = it->number;
 		na->uid = it->uid;
 		na->gid = it->gid;
@@ -809,6 +468,178 @@ static void plan_by_intent(struct build *b, const struct hk_config_entry *e,
 		add_planned(b, ph, e, hk_plan_item_at(one, i));
 	hk_plan_unref(one);
 	hk_intent_unref(in);
+}
+
+/* The entries of one [pool SIZE] section, by key; NULL when not set. */
+struct pool_keys {
+	const struct hk_config_entry *head, *minimum, *maximum, *demote_size, *demote;
+};
+
+/* demote_size = SIZE: an entry of the intent (as --pool-demote-size), in its pool's place. */
+static void plan_demote_size(struct build *b, const char *name, const struct pool_keys *k)
+{
+	uint64_t to = machine_size(b, k->demote_size, "demote_size", k->demote_size->value);
+	struct hk_intent_entry ie = {
+		.setting = HK_SETTING_DEMOTE_SIZE, .page_size = name, .number = to};
+
+	if (!to)
+		return;
+	b->pool = k;
+	plan_by_intent(b, k->demote_size, &ie, HK_SETTING_POOL);
+	b->pool = NULL;
+}
+
+/* minimum = N or N@NODE, ...: into ie (per node: nodes and their pages, allocated); false after a problem. */
+static bool pool_minimum(struct build *b, const struct hk_config_entry *e, uint64_t size,
+			 struct hk_intent_entry *ie)
+{
+	size_t max = 1, n = 0;
+	struct hkl_pool_part *parts;
+	char why[1200];
+	bool ok;
+
+	/* One part per comma-separated piece. */
+	for (const char *c = e->value; *c; c++)
+		max += *c == ',';
+	parts = calloc(max, sizeof(*parts));
+	if (!parts) {
+		sys_error(b, -ENOMEM);
+		return false;
+	}
+	ok = hkl_pool_parts(e->value, size, true, parts, max, &n, why, sizeof(why)) == 0;
+	if (!ok)
+		problem(b, e, "[pool] minimum %s", why);
+	if (ok && strchr(e->value, '@')) {
+		int *nodes = calloc(n, sizeof(*nodes));
+		uint64_t *pages = calloc(n, sizeof(*pages));
+
+		for (size_t i = 0; nodes && pages && i < n; i++) {
+			nodes[i] = parts[i].node;
+			pages[i] = parts[i].pages;
+		}
+		ie->nodes = nodes;
+		ie->node_pages = pages;
+		ie->n_nodes = n;
+		ok = nodes && pages;
+		if (!ok)
+			sys_error(b, -ENOMEM);
+	} else if (ok) {
+		ie->number = parts[0].pages;
+	}
+	free(parts);
+	if (ok)
+		ie->flags |= HK_INTENT_HAS_MINIMUM;
+	return ok;
+}
+
+/*
+ * One [pool SIZE]: an entry of the intent, the pool's state (minimum and
+ * maximum together, per node, demote = yes), planned by the pool planner
+ * over the pools as the plan leaves them, as the options' changes are;
+ * demote_size before its demotes, else after the pool's items.
+ */
+static void plan_pool(struct build *b, uint64_t size, const char *name, const struct pool_keys *k)
+{
+	struct hk_intent_entry ie = {
+		.setting = HK_SETTING_POOL, .flags = HK_INTENT_STATE, .page_size = name};
+	bool demote = k->demote && strcmp(k->demote->value, "yes") == 0, ok = true;
+
+	if (k->minimum)
+		ok = pool_minimum(b, k->minimum, size, &ie);
+	if (k->maximum && hkl_pool_pages(k->maximum->value, size, &ie.maximum) < 0) {
+		problem(b, k->maximum, "maximum '%s': not a page count or a size",
+			k->maximum->value);
+		ok = false;
+	}
+	ie.flags |= k->maximum ? HK_INTENT_HAS_MAXIMUM : 0;
+	if (demote && !k->minimum) {
+		problem(b, k->demote, "demote = yes: no minimum in [pool] to shrink to");
+		ok = false;
+	}
+	ie.flags |= demote ? HK_INTENT_DEMOTE_DOWN : 0;
+	/* The size its demoted pages become: the configured one, else the kernel's. */
+	if (k->demote_size && hk_parse_size(k->demote_size->value, &ie.demote_to) < 0)
+		ie.demote_to = 0;
+	if (k->demote_size && demote)
+		plan_demote_size(b, name, k);
+	if (ok) {
+		b->pool = k;
+		plan_by_intent(b, k->head, &ie, HK_SETTING_POOL);
+		b->pool = NULL;
+	}
+	if (k->demote_size && !demote)
+		plan_demote_size(b, name, k);
+	free((int *)ie.nodes);
+	free((uint64_t *)ie.node_pages);
+}
+
+/* The key a pool's item comes from: its minimum, maximum, demote or demote_size. */
+static const struct hk_config_entry *pool_key(const struct pool_keys *k, enum hk_pool_field field)
+{
+	switch (field) {
+	case HK_POOL_MINIMUM:
+		return k->minimum;
+	case HK_POOL_OVERCOMMIT:
+		return k->maximum;
+	case HK_POOL_DEMOTE:
+		return k->demote;
+	default:
+		return k->demote_size;
+	}
+}
+
+/* A [pool]'s verdict in the words of its keys (1: said). */
+static int pool_said(const struct key_verdict *t, const struct hk_intent_verdict *v)
+{
+	const struct pool_keys *k = t->b->pool;
+	const struct hk_intent_entry *ie = t->ie;
+	const char *now = k->minimum ? "" : " the pool has now";
+	uint64_t pages = 0;
+
+	switch (v->problem) {
+	case HK_INTENT_POOL_NO_NODE:
+		for (size_t i = 0; i < ie->n_nodes; i++)
+			if (ie->nodes[i] == v->pool.node)
+				pages = ie->node_pages[i];
+		problem(t->b, k->minimum,
+			"minimum %" PRIu64 "@%d: this machine has no NUMA node %d", pages,
+			v->pool.node, v->pool.node);
+		return 1;
+	case HK_INTENT_MAX_BELOW_MIN:
+		if (v->incoming && !k->minimum)
+			problem(t->b, k->maximum,
+				"maximum %" PRIu64 " is below the minimum %" PRIu64
+				" the pool has after the demote of a larger pool (%" PRIu64
+				" pages come in): set a minimum for it",
+				v->pages, v->min_pages, v->incoming);
+		else
+			problem(t->b, k->maximum,
+				"maximum %" PRIu64 " is below the minimum %" PRIu64 "%s", v->pages,
+				v->min_pages, now);
+		return 1;
+	case HK_INTENT_GIGANTIC_MAX:
+		problem(t->b, k->maximum,
+			"maximum %" PRIu64
+			": gigantic pages cannot be overcommitted; the maximum of "
+			"this pool is its minimum (%" PRIu64 ")",
+			v->pages, v->min_pages);
+		return 1;
+	case HK_INTENT_DEMOTE:
+		if (ie->setting == HK_SETTING_DEMOTE_SIZE &&
+		    v->demote.problem == HK_DEMOTE_NOT_SMALLER)
+			problem(t->b, k->demote_size,
+				"demote_size %s is not below the pool's page size",
+				k->demote_size->value);
+		else
+			problem(t->b,
+				ie->setting == HK_SETTING_DEMOTE_SIZE ? k->demote_size : k->demote,
+				"%s: the kernel cannot demote these pages (Linux 5.16 or later, and a "
+				"page size that has a smaller one)",
+				ie->setting == HK_SETTING_DEMOTE_SIZE ? "demote_size" : "demote");
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* A [thp] key: an entry of the intent, as --thp-* and --thp-defrag. */
@@ -882,7 +713,13 @@ static void plan_sysctl(struct build *b, const struct hk_config_entry *e)
 		 * again from the pools the writes left, as for
 		 * --set-recommended-shmmax.
 		 */
-		b->shmmax = e;
+		uint64_t cur;
+
+		if (hk_sysctl_read(b->ctx, HK_SYSCTL_SHMMAX, &cur) == -ENOENT)
+			problem(b, e, "[sysctl] %s: the kernel has no such setting (%s)", e->key,
+				hk_sysctl_path(HK_SYSCTL_SHMMAX));
+		else
+			b->shmmax = e;
 		return;
 	}
 	if (ie.setting == HK_SETTING_SHM_GROUP && (gid = account_id(v, true)) < 0) {
@@ -915,17 +752,17 @@ static bool mount_limit(struct build *b, const struct hk_config_entry *e, unsign
 {
 	size_t len = strlen(e->value);
 	char num[32];
+	bool ok;
 
 	if (len > 1 && e->value[len - 1] == '%') {
 		snprintf(num, sizeof(num), "%.*s", (int)(len - 1), e->value);
-		if (hkc_parse_u64_strict(num, ret) == 0 && *ret <= 100)
+		ok = len - 1 < sizeof(num) && hkc_parse_u64_strict(num, ret) == 0 && *ret <= 100;
+		if (ok)
 			ie->flags |= percent;
-		else
-			*ret = UINT64_MAX;
-	} else if (hk_parse_size(e->value, ret) < 0 && hkc_parse_u64_strict(e->value, ret) < 0) {
-		*ret = UINT64_MAX;
+	} else {
+		ok = hk_parse_size(e->value, ret) == 0 || hkc_parse_u64_strict(e->value, ret) == 0;
 	}
-	if (*ret == UINT64_MAX) {
+	if (!ok) {
 		problem(b, e, "%s '%s': not a size or a percentage", e->key, e->value);
 		return false;
 	}
@@ -942,7 +779,6 @@ static bool mount_limit(struct build *b, const struct hk_config_entry *e, unsign
 static void mount_entry(struct build *b, const struct mount_keys *k, struct hk_intent_entry *ie)
 {
 	long uid = 0, gid = 0;
-	char *end;
 
 	if (k->user && (uid = account_id(k->user->value, false)) < 0)
 		problem(b, k->user, "user '%s': no such user", k->user->value);
@@ -956,15 +792,8 @@ static void mount_entry(struct build *b, const struct mount_keys *k, struct hk_i
 	ie->uid = (uint32_t)(uid > 0 ? uid : 0);
 	ie->gid = (uint32_t)(gid > 0 ? gid : 0);
 	ie->mode = 0755;
-	if (k->mode) {
-		unsigned long long mode;
-
-		errno = 0;
-		mode = strtoull(k->mode->value, &end, 8);
-		if (errno || *end || end == k->mode->value || mode > 07777)
-			problem(b, k->mode, "mode '%s': not an octal mode", k->mode->value);
-		ie->mode = (uint32_t)(mode & 07777);
-	}
+	if (k->mode && hkc_parse_mode(k->mode->value, &ie->mode) < 0)
+		problem(b, k->mode, "mode '%s': not an octal mode", k->mode->value);
 	if (k->size)
 		mount_limit(b, k->size, HK_INTENT_MAX_PERCENT, ie, &ie->max_size);
 	if (k->min_size)
@@ -985,8 +814,10 @@ static void plan_mount(struct build *b, const char *target, const struct mount_k
 	unsigned before = b->errors;
 
 	mount_entry(b, k, &ie);
+	/* After a problem of its keys, the page size is still judged (and said). */
 	if (b->errors != before)
-		return;
+		ie = (struct hk_intent_entry){
+			.setting = HK_SETTING_MOUNT, .base = target, .page_size = ie.page_size};
 	b->mount = k;
 	plan_by_intent(b, k->head, &ie, HK_SETTING_MOUNT);
 	b->mount = NULL;
@@ -1002,13 +833,13 @@ static int mount_said(const struct key_verdict *t, const struct hk_intent_verdic
 	struct build *b = t->b;
 	const struct mount_keys *k = b->mount;
 	const struct hk_intent_entry *ie = t->ie;
-	const struct hk_config_entry *lim = k->min_size;
+	const struct hk_config_entry *lim[] = {k->size, k->min_size};
+	const uint64_t bytes[] = {ie->max_size, ie->min_size};
+	const unsigned percent[] = {HK_INTENT_MAX_PERCENT, HK_INTENT_MIN_PERCENT};
 	struct hk_config_entry h;
 	char sname[32];
 
 	hkc_format_size(sname, sizeof(sname), v->page_size);
-	if (!(ie->flags & HK_INTENT_MAX_PERCENT) && v->page_size && ie->max_size % v->page_size)
-		lim = k->size;
 	switch (v->problem) {
 	case HK_INTENT_UNKNOWN_SIZE:
 		if (k->pagesize)
@@ -1018,8 +849,12 @@ static int mount_said(const struct key_verdict *t, const struct hk_intent_verdic
 				"[mount %s]: this machine has no huge pages", v->target);
 		return 1;
 	case HK_INTENT_NOT_WHOLE_PAGES:
-		problem(b, lim, "%s '%s': not a whole number of %s pages", lim->key, lim->value,
-			sname);
+		/* Each limit that is not: size, min_size. */
+		for (size_t i = 0; i < 2; i++)
+			if (lim[i] && !(ie->flags & percent[i]) && v->page_size &&
+			    bytes[i] % v->page_size)
+				problem(b, lim[i], "%s '%s': not a whole number of %s pages",
+					lim[i]->key, lim[i]->value, sname);
 		return 1;
 	case HK_INTENT_MIN_OVER_MAX:
 		problem(b, k->min_size, "min_size '%s': more pages than size '%s'",
@@ -1126,6 +961,7 @@ static void pool_section(struct build *b, const struct hk_config_entry *es, size
 		if (!is(&es[i], "pool", name))
 			continue;
 		head = head ? head : &es[i];
+		k.head = head;
 		if (strcmp(es[i].key, "minimum") == 0)
 			k.minimum = &es[i];
 		else if (strcmp(es[i].key, "maximum") == 0)
@@ -1144,7 +980,7 @@ static void pool_section(struct build *b, const struct hk_config_entry *es, size
 			name, first->name, hkl_config_section_line(b->cfg, first));
 	} else if (size) {
 		b->pool_heads[size_index(b, size)] = head;
-		plan_pool(b, size, &k);
+		plan_pool(b, size, name, &k);
 	}
 }
 
@@ -1234,12 +1070,8 @@ static void build_free(struct build *b)
 		free(b->ph[p]);
 	}
 	free(b->sizes);
-	free(b->nodes);
 	hk_pool_plan_unref(b->held);
 	free(b->pool_heads);
-	for (size_t i = 0; b->pools && i < b->n_sizes; i++)
-		hk_pool_unref(b->pools[i]);
-	free(b->pools);
 }
 
 /* A phase's items moved to the end of the plan: 0 or -ENOMEM. */
@@ -1303,19 +1135,13 @@ HK_EXPORT int hk_plan_from_config(struct hk_ctx *ctx, const struct hk_config *co
 		rc = 0;
 	}
 	if (rc == 0)
-		rc = hk_node_list(ctx, &b.nodes, &b.n_nodes);
-	if (rc == 0)
 		rc = hk_pool_plan_new(ctx, &b.held);
-	if (rc == 0 && (!(b.pools = calloc(b.n_sizes + 1, sizeof(*b.pools))) ||
-			!(b.pool_heads = calloc(b.n_sizes + 1, sizeof(*b.pool_heads)))))
+	if (rc == 0 && !(b.pool_heads = calloc(b.n_sizes + 1, sizeof(*b.pool_heads))))
 		rc = -ENOMEM;
 	if (rc < 0) {
 		build_free(&b);
 		return rc;
 	}
-	/* Each pool read once; one the config leaves alone keeps its Maximum. */
-	for (size_t i = 0; i < b.n_sizes; i++)
-		(void)hk_pool_read(ctx, b.sizes[i], &b.pools[i]);
 	plan_entries(&b, es, n);
 	if (b.rc < 0 || b.errors) {
 		rc = b.rc < 0 ? b.rc : -EINVAL;
@@ -1582,8 +1408,9 @@ HK_EXPORT int hk_plan_add_pool(struct hk_ctx *ctx, struct hk_plan *plan, uint64_
 	return add_named(plan, &it, item, path, value);
 }
 
-HK_EXPORT int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size,
-				      int node, uint64_t pages, const char *why)
+/* A demote item: pages (flags HK_POOL_DEMOTE_PAGES) or the minimum to demote down to (0). */
+static int add_demote(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size, int node,
+		      uint64_t number, unsigned flags, const char *why)
 {
 	struct hk_plan_item it = {.size = sizeof(it),
 				  .kind = HK_PLAN_WRITE,
@@ -1591,20 +1418,34 @@ HK_EXPORT int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, 
 				  .page_size = page_size,
 				  .node = node,
 				  .field = HK_POOL_DEMOTE,
-				  .number = pages,
-				  .flags = HK_POOL_DEMOTE_PAGES};
+				  .number = number,
+				  .flags = flags};
 	char item[96], value[32];
 	char *path = NULL;
 	int rc;
 
-	if (!ctx || !plan || !page_size || !pages || (node < 0 && node != HK_NODE_ALL))
+	if (!ctx || !plan || !page_size || (node < 0 && node != HK_NODE_ALL))
 		return -EINVAL;
 	rc = hk_pool_file(ctx, page_size, node, HK_POOL_DEMOTE, 0, &path);
 	if (rc < 0)
 		return rc;
 	demote_name(page_size, node, item, sizeof(item));
-	snprintf(value, sizeof(value), "%" PRIu64, pages);
+	snprintf(value, sizeof(value), "%" PRIu64, number);
 	return add_named(plan, &it, item, path, value);
+}
+
+HK_EXPORT int hk_plan_add_pool_demote(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size,
+				      int node, uint64_t pages, const char *why)
+{
+	if (!pages)
+		return -EINVAL;
+	return add_demote(ctx, plan, page_size, node, pages, HK_POOL_DEMOTE_PAGES, why);
+}
+
+int hkl_plan_add_demote_down(struct hk_ctx *ctx, struct hk_plan *plan, uint64_t page_size, int node,
+			     uint64_t minimum, const char *why)
+{
+	return add_demote(ctx, plan, page_size, node, minimum, 0, why);
 }
 
 HK_EXPORT int hk_plan_add_thp(struct hk_ctx *ctx, struct hk_plan *plan, const char *knob,

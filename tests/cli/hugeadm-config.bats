@@ -384,7 +384,14 @@ hugeadm:ERROR: $CONF:2: [sysctl] vm.compaction_proactiveness: the kernel has no 
 	# Compared before it is written: unreadable, it is neither written nor
 	# passed over (the controller and the cgroup limit after it are not
 	# made); all or nothing, as a write that fails.
+	# Unreadable when planned: said at its line, nothing is run.
 	run --separate-stderr env HK_FAULT="read:$mfk:*:EIO" "$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
+	assert_failure 1
+	[[ $stderr == *"hugeadm:ERROR: $CONF:"*": [sysctl] vm.min_free_kbytes: cannot read /$mfk: Input/output error"* ]] || fail "$stderr"
+	run changed "$PRISTINE" "$ROOT"
+	assert_output ""
+	# Read when planned (the kernel has it), unreadable when the run gets to it.
+	run --separate-stderr env HK_FAULT="read:$mfk:2+:EIO" "$bin/hugeadm" --sysroot "$ROOT" --apply "$CONF"
 	assert_failure 1
 	[[ $stderr == *"hugeadm:ERROR: sysctl vm.min_free_kbytes: cannot read /$mfk: Input/output error"* ]] || fail "$stderr"
 	[[ $stderr == *"hugeadm:ERROR: sysctl vm.min_free_kbytes: failed: 4 files put back as they were before this run"* ]] || fail "$stderr"

@@ -409,6 +409,17 @@ static void test_cgroups(void **state)
 		e[1].sub = names[i];
 		assert_int_equal(hk_intent_add(in, &e[1]), -EINVAL);
 	}
+	/* A name longer than a path: refused whole, never checked cut. */
+	{
+		char *longname = malloc(4200);
+
+		assert_non_null(longname);
+		memset(longname, 'a', 4094);
+		snprintf(longname + 4094, 4200 - 4094, "/../../etc");
+		e[1].sub = longname;
+		assert_int_equal(hk_intent_add(in, &e[1]), -EINVAL);
+		free(longname);
+	}
 	e[1].sub = "a";
 	e[1].knob = "current";
 	assert_int_equal(hk_intent_add(in, &e[1]), -EINVAL);
@@ -464,6 +475,77 @@ static void test_one_mount(void **state)
 	tree_close(&t);
 }
 
+/*
+ * A pool's state (HK_INTENT_STATE, a configuration's [pool]): an item for
+ * each limit said, per node too; a maximum below the minimum it leaves, a
+ * gigantic pool's maximum that is not its minimum, a node the pool does
+ * not have, told; what cannot be said refused when added.
+ */
+static void test_pool_state(void **state)
+{
+	struct hk_intent_entry e = entry(HK_SETTING_POOL);
+	static const int nodes[] = {0, 1}, node7[] = {7};
+	static const uint64_t pages[] = {10, 4};
+	struct hk_intent *in = NULL;
+	struct hk_plan *plan;
+	struct told told = {.stop_at = -1};
+	struct tree t;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	e.flags = HK_INTENT_STATE | HK_INTENT_HAS_MINIMUM | HK_INTENT_HAS_MAXIMUM;
+	e.page_size = "2M";
+	e.nodes = nodes;
+	e.node_pages = pages;
+	e.n_nodes = 2;
+	e.maximum = 40;
+	assert_int_equal(plan_entries(&t, &e, 1, &told, &plan), 0);
+	assert_int_equal(hk_plan_items(plan, NULL), 3);
+	/* 14 persistent pages: the overcommit that gives 40 goes first (the pool shrinks). */
+	assert_string_equal(item(plan, 0)->item, "pool 2M overcommit");
+	assert_string_equal(item(plan, 0)->value, "26");
+	assert_int_equal(item(plan, 0)->field, HK_POOL_OVERCOMMIT);
+	assert_string_equal(item(plan, 1)->item, "pool 2M node 0 minimum");
+	assert_string_equal(item(plan, 1)->value, "10");
+	assert_string_equal(item(plan, 2)->item, "pool 2M node 1 minimum");
+	assert_string_equal(item(plan, 2)->value, "4");
+	hk_plan_unref(plan);
+	e.maximum = 13;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_MAX_BELOW_MIN);
+	assert_int_equal(told.v[0].pages, 13);
+	assert_int_equal(told.v[0].min_pages, 14);
+	e.nodes = node7;
+	e.n_nodes = 1;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_POOL_NO_NODE);
+	assert_int_equal(told.v[0].pool.node, 7);
+	/* The 1G pool: gigantic, its maximum is its minimum. */
+	e = entry(HK_SETTING_POOL);
+	e.flags = HK_INTENT_STATE | HK_INTENT_HAS_MINIMUM | HK_INTENT_HAS_MAXIMUM;
+	e.page_size = "1G";
+	e.number = 1;
+	e.maximum = 3;
+	assert_int_equal(one(&t, e, &told), 1);
+	assert_int_equal(told.v[0].problem, HK_INTENT_GIGANTIC_MAX);
+	e.maximum = 1;
+	assert_int_equal(one(&t, e, &told), 0);
+	/* What a state cannot say. */
+	assert_int_equal(hk_intent_new(t.ctx, &in), 0);
+	e.node_pages = pages; /* counts without nodes */
+	assert_int_equal(hk_intent_add(in, &e), -EINVAL);
+	e.node_pages = NULL;
+	e.flags = HK_INTENT_STATE | HK_INTENT_DEMOTE_DOWN; /* down to no minimum */
+	assert_int_equal(hk_intent_add(in, &e), -EINVAL);
+	e.flags = HK_INTENT_STATE | HK_INTENT_HAS_MINIMUM | HK_INTENT_BYTES;
+	assert_int_equal(hk_intent_add(in, &e), -EINVAL);
+	e.flags = HK_INTENT_STATE | HK_INTENT_HAS_MINIMUM;
+	e.size = offsetof(struct hk_intent_entry, node_pages); /* an HK_1.6 caller has no state */
+	assert_int_equal(hk_intent_add(in, &e), -EINVAL);
+	assert_null(hk_intent_unref(in));
+	tree_close(&t);
+}
+
 static void test_stops(void **state)
 {
 	struct hk_intent_entry e[] = {
@@ -500,6 +582,11 @@ static void test_stops(void **state)
 	e[0] = pool("2M", HK_POOL_MINIMUM, 0, 1);
 	e[0].size = sizeof(e[0]) - 1;
 	assert_int_equal(hk_intent_add(in, &e[0]), -EINVAL);
+	e[0].size = sizeof(e[0]) + 8;
+	assert_int_equal(hk_intent_add(in, &e[0]), -EINVAL);
+	/* An HK_1.6 caller's entry, which ends before node_pages: taken, the rest 0. */
+	e[0].size = offsetof(struct hk_intent_entry, node_pages);
+	assert_int_equal(hk_intent_add(in, &e[0]), 0);
 	assert_int_equal(hk_plan_from_intent(in, NULL, NULL, tell, &told), -EINVAL);
 	assert_null(hk_intent_unref(in));
 	tree_close(&t);
@@ -711,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_mounts),	       cmocka_unit_test(test_unmounts),
 		cmocka_unit_test(test_shared_text),    cmocka_unit_test(test_sysctls),
 		cmocka_unit_test(test_cgroups),	       cmocka_unit_test(test_one_mount),
+		cmocka_unit_test(test_pool_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

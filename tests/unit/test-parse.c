@@ -345,6 +345,30 @@ static void test_nodelist_full_range(void **state)
 }
 
 /* HUGETLB_VERBOSE and HUGETLB_DEBUG, as 2.23's atoi() read them, held to 0..99. */
+/* The one mode grammar (a configuration's check and its planner): octal, 0000 to 7777. */
+static void test_mode(void **state)
+{
+	static const struct {
+		const char *s;
+		int rc;
+		uint32_t v;
+	} t[] = {
+		{"755", 0, 0755},      {"0700", 0, 0700},     {"1777", 0, 01777},
+		{"0", 0, 0},	       {"00000755", 0, 0755}, {"7777", 0, 07777},
+		{"17777", -EINVAL, 0}, {"0999", -EINVAL, 0},  {"", -EINVAL, 0},
+		{"-755", -EINVAL, 0},  {"0x1ff", -EINVAL, 0}, {"755 ", -EINVAL, 0},
+		{"+755", -EINVAL, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint32_t v = 12345;
+
+		if (hkc_parse_mode(t[i].s, &v) != t[i].rc || (t[i].rc == 0 && v != t[i].v))
+			fail_msg("'%s': wanted %d %o, got %o", t[i].s, t[i].rc, t[i].v, v);
+	}
+}
+
 static void test_verbosity_env(void **state)
 {
 	static const struct {
@@ -392,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_amount_table),   cmocka_unit_test(test_count_and_format),
 		cmocka_unit_test(test_verbosity_env),  cmocka_unit_test(test_is_pow2),
 		cmocka_unit_test(test_nodelist_table), cmocka_unit_test(test_nodelist_full_range),
+		cmocka_unit_test(test_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

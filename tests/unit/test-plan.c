@@ -219,6 +219,58 @@ static void expect_error(const char *text, const char *want)
 	tree_close(&t);
 }
 
+/*
+ * A sysctl the kernel does not have, whatever its key: named at its line
+ * with its file, and no plan (never a write that fails midway, never a
+ * message without its place).
+ */
+static void test_missing_sysctls(void **state)
+{
+	static const char *const files[] = {"kernel/shmmax", "kernel/shmmax", "vm/min_free_kbytes",
+					    "vm/hugetlb_shm_group"};
+	static const char *const texts[] = {
+		"[sysctl]\nkernel.shmmax = 1G\n", "[sysctl]\nkernel.shmmax = recommended\n",
+		"[sysctl]\nvm.min_free_kbytes = 100\n", "[sysctl]\nvm.hugetlb_shm_group = 0\n"};
+	char path[4096], want[256];
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		struct tree t;
+		struct errs errs;
+
+		tree_open(&t, "x86-2node");
+		snprintf(path, sizeof(path), "%s/proc/sys/%s", t.dir, files[i]);
+		assert_int_equal(unlink(path), 0);
+		assert_null(plan_of(&t, texts[i], &errs));
+		snprintf(want, sizeof(want),
+			 "t.conf:2: [sysctl] %.*s: the kernel has no such setting (/proc/sys/%s)",
+			 (int)(strchr(texts[i] + 9, ' ') - (texts[i] + 9)), texts[i] + 9, files[i]);
+		if (!strstr(errs.buf, want))
+			fail_msg("wanted '%s', got: %s", want, errs.buf);
+		tree_close(&t);
+	}
+}
+
+/* Each problem of a [mount] said, those of its keys and its page size's alike. */
+static void test_mount_problems(void **state)
+{
+	struct tree t;
+	struct errs errs;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	assert_null(plan_of(&t, "[mount /mnt/w]\npagesize = 4M\nuser = no-such-user-hk\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:2: pagesize '4M': this machine has no such"));
+	assert_non_null(strstr(errs.buf, "t.conf:3: user 'no-such-user-hk': no such user"));
+	assert_null(plan_of(&t, "[mount /mnt/z]\nsize = 3M\nmin_size = 1M\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:2: size '3M': not a whole number of 2M pages"));
+	assert_non_null(
+		strstr(errs.buf, "t.conf:3: min_size '1M': not a whole number of 2M pages"));
+	assert_null(plan_of(&t, "[mount /mnt/z]\nsize = 18446744073709551615\n", &errs));
+	assert_non_null(strstr(errs.buf, "not a whole number of 2M pages"));
+	tree_close(&t);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -918,6 +970,8 @@ int main(void)
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_mount_options_too_long),
+		cmocka_unit_test(test_missing_sysctls),
+		cmocka_unit_test(test_mount_problems),
 		cmocka_unit_test(test_check_mount_flags),
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_cgroup_limit_errors),

@@ -42,8 +42,10 @@ static void say_no_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	else if (a->size)
 		ha_msg(ctl, HA_ERROR, "%s: this kernel has no per-size THP setting for %s", a->arg,
 		       a->size_str);
-	else
+	else if (a->knob)
 		ha_msg(ctl, HA_ERROR, "this kernel has no transparent_hugepage/%s", a->knob);
+	else /* a sysctl: shmmax, min_free_kbytes, the shm group */
+		ha_msg(ctl, HA_ERROR, "%s: the kernel has no such setting", a->arg);
 }
 
 /*

@@ -1369,13 +1369,25 @@ enum {
 	/* A mount of one page size: max_size, min_size a percentage of the pool (0 to 100). */
 	HK_INTENT_MAX_PERCENT = 1 << 6,
 	HK_INTENT_MIN_PERCENT = 1 << 7,
+	/* A pool's state (HK_SETTING_POOL: a configuration's [pool]), and what it says. */
+	HK_INTENT_STATE = 1 << 8,
+	HK_INTENT_HAS_MINIMUM = 1 << 9,
+	HK_INTENT_HAS_MAXIMUM = 1 << 10,
+	HK_INTENT_DEMOTE_DOWN = 1 << 11,
 };
 
 /*
  * One entry; the caller sets size to sizeof(struct hk_intent_entry). What
  * each setting reads:
  * - HK_SETTING_POOL: page_size, field (HK_POOL_MINIMUM or HK_POOL_MAXIMUM),
- *   sign, number (pages, or bytes with HK_INTENT_BYTES), nodes;
+ *   sign, number (pages, or bytes with HK_INTENT_BYTES), nodes; or with
+ *   HK_INTENT_STATE the pool's state (a configuration's [pool], an item
+ *   for each limit said, whether or not it changes the pool): with
+ *   HK_INTENT_HAS_MINIMUM number the pool's Minimum, or node_pages[i] each
+ *   listed node's persistent pages; with HK_INTENT_HAS_MAXIMUM maximum its
+ *   Maximum (else the overcommit is left as it is); HK_INTENT_DEMOTE_DOWN
+ *   (with a minimum): the pages above it demoted into pages of demote_to
+ *   (0: the kernel's demote size) first, which join that pool;
  * - HK_SETTING_DEMOTE_SIZE: page_size, number (the size to demote to);
  * - HK_SETTING_DEMOTE: page_size, number (pages, on each listed node), nodes;
  * - HK_SETTING_THP: knob and value (hk_thp_check's);
@@ -1425,6 +1437,9 @@ struct hk_intent_entry {
 	const char *base, *sub;
 	uint32_t uid, gid, mode;
 	uint64_t max_size, min_size, max_inodes;
+	/* Since the pool's state (HK_INTENT_STATE): older callers' entries end above. */
+	const uint64_t *node_pages; /* n_nodes of them */
+	uint64_t maximum, demote_to;
 };
 
 int hk_intent_new(struct hk_ctx *ctx, struct hk_intent **ret);
@@ -1450,6 +1465,9 @@ enum hk_intent_problem {
 	HK_INTENT_MIN_OVER_MAX,	       /* min_size is more whole pages than max_size */
 	HK_INTENT_MIN_OVER_POOL,       /* min_size reserves more than the pool's Maximum */
 	HK_INTENT_NOT_WHOLE_PAGES, /* a cgroup's limit, a mount's: not whole pages of its size */
+	/* A pool's state: its maximum (pages) below the minimum (min_pages) it leaves. */
+	HK_INTENT_MAX_BELOW_MIN,
+	HK_INTENT_GIGANTIC_MAX, /* a pool's state: gigantic pages, a maximum not its minimum */
 };
 
 /* A mount's or an unmount's warnings (hk_intent_verdict.warnings): planned all the same. */
@@ -1483,6 +1501,8 @@ struct hk_intent_verdict {
 	const char *target, *options; /* a mount's */
 	uint64_t min_pages, max_pages, pool_maximum;
 	unsigned warnings;
+	/* A pool's state: pages a larger pool's demote brings into it, planned before. */
+	uint64_t incoming;
 };
 
 /* Told each verdict: 0 goes on, anything else stops planning (returned). */

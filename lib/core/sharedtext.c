@@ -328,20 +328,14 @@ static int walk(const struct text_walk *w)
 	return rc;
 }
 
-static int walk_uid(struct hk_ctx *ctx, int64_t uid, bool quiet, hk_shared_text_fn fn, void *data)
+HK_EXPORT int hk_shared_text_walk(struct hk_ctx *ctx, int64_t uid, hk_shared_text_fn fn, void *data)
 {
-	struct text_walk w = {
-		.ctx = ctx, .any_uid = uid < 0, .fn = fn, .data = data, .quiet = quiet};
+	struct text_walk w = {.ctx = ctx, .any_uid = uid < 0, .fn = fn, .data = data};
 
 	if (!ctx || !fn || uid > (int64_t)UINT32_MAX - 1)
 		return -EINVAL;
 	w.only_uid = uid < 0 ? 0 : (uid_t)uid;
 	return walk(&w);
-}
-
-HK_EXPORT int hk_shared_text_walk(struct hk_ctx *ctx, int64_t uid, hk_shared_text_fn fn, void *data)
-{
-	return walk_uid(ctx, uid, false, fn, data);
 }
 
 HK_EXPORT int hk_shared_text_remove(const struct hk_shared_text *file)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include <hugekit/hugekit.h>
 
@@ -90,6 +91,13 @@ static int plan_unmount(struct hk_ctx *ctx, struct hk_plan *plan, const char *pa
 	return rc < 0 ? -1 : 0;
 }
 
+/* The library's messages from warnings up, on stderr: what the run tells is seen. */
+static void log_msg(void *data, int priority, const char *msg)
+{
+	(void)data;
+	fprintf(stderr, "plan-race: %d: %s\n", priority, msg);
+}
+
 int main(int argc, char **argv)
 {
 	struct hk_ctx *ctx = NULL;
@@ -103,6 +111,8 @@ int main(int argc, char **argv)
 	}
 	if (hk_new(NULL, &ctx) < 0 || hk_plan_new(&plan) < 0)
 		return 1;
+	hk_set_log_fn(ctx, log_msg, NULL);
+	hk_set_log_priority(ctx, LOG_WARNING);
 	rc = strcmp(argv[1], "text") == 0 ? plan_text(ctx, plan, argv[2])
 					  : plan_unmount(ctx, plan, argv[2]);
 	if (rc < 0) {

@@ -259,10 +259,13 @@ static int page_size(struct step *s, bool legacy)
 	/* Not a size, or one the kernel has no pool for; a pool's file it cannot read (EIO, garbage). */
 	if (rc == -ENOENT || rc == -EINVAL || rc == -ERANGE)
 		return stop(s, HK_INTENT_UNKNOWN_SIZE, rc);
+	/* No pool of the size: no such page size here; one there that cannot be read: unread. */
+	if (rc == 0 && !hkc_path_existsf(&s->in->ctx->path,
+					 HK_SYS_HUGEPAGES "/hugepages-%" PRIu64 "kB", size / 1024))
+		return stop(s, HK_INTENT_UNKNOWN_SIZE, -ENOENT);
+	s->v.page_size = size; /* said with what could not be read */
 	if (rc == 0)
 		rc = hk_pool_plan_load(s->pools, size);
-	if (rc == -ENOENT)
-		return stop(s, HK_INTENT_UNKNOWN_SIZE, rc);
 	if (rc < 0)
 		return stop(s, HK_INTENT_UNREAD, rc);
 	s->v.page_size = size;
@@ -358,16 +361,13 @@ static bool state_intent(struct state *st)
 		return true;
 	}
 	for (size_t i = 0; i < e->n_nodes; i++) {
-		char *path = NULL;
-
-		if (hk_pool_file(s->in->ctx, s->v.page_size, e->nodes[i], HK_POOL_NR, 0, &path) <
-		    0) {
+		/* The nodes the pool planner holds: those the machine lists online. */
+		if (!hkl_pool_plan_has_node(s->pools, s->v.page_size, e->nodes[i])) {
 			s->v.pool = (struct hk_pool_verdict){.size = sizeof(s->v.pool),
 							     .problem = HK_POOL_CHANGE_NO_NODE,
 							     .node = e->nodes[i]};
 			return false;
 		}
-		free(path);
 		st->wants[i] =
 			(struct hkl_pool_node_want){.node = e->nodes[i], .pages = e->node_pages[i]};
 	}
@@ -407,6 +407,40 @@ static int state_maximum(struct state *st, bool gigantic, uint64_t incoming)
 }
 
 /*
+ * Whether the pool can demote (demote = yes) and its maximum, both judged:
+ * 0; 1 when one does not hold (the other's problem told first, where both
+ * do not), or the caller's word.
+ */
+static int state_judged(struct state *st, bool gigantic, uint64_t incoming)
+{
+	struct step *s = st->s;
+	struct hk_intent_verdict demote = {0};
+	char *path = NULL;
+	int rc = 0;
+
+	if (st->in.demote && hk_pool_file(s->in->ctx, s->v.page_size, HK_NODE_ALL, HK_POOL_DEMOTE,
+					  0, &path) == -ENOENT) {
+		s->v.demote = (struct hk_demote_verdict){.size = sizeof(s->v.demote),
+							 .problem = HK_DEMOTE_NO_KERNEL,
+							 .node = HK_NODE_ALL};
+		stop(s, HK_INTENT_DEMOTE, 0);
+		demote = s->v;
+		s->v.problem = HK_INTENT_PLANNED;
+		st->in.demote = false;
+	}
+	free(path);
+	rc = state_maximum(st, gigantic, incoming);
+	if (demote.problem == HK_INTENT_PLANNED)
+		return rc;
+	if (rc == 0) {
+		s->v = demote;
+		return 1;
+	}
+	rc = s->fn(s->data, &demote);
+	return rc ? rc : 1;
+}
+
+/*
  * A pool's state (a configuration's [pool]): its nodes, its maximum
  * against the minimum it leaves, then the pool planner's writes, an item
  * for each limit said; demote = yes first, into pages of its demote_to.
@@ -434,7 +468,7 @@ static int plan_pool_state(struct step *s)
 	if (rc == 0 && !st.in.demote_to)
 		st.in.demote_to = hk_pool_get(now, HK_POOL_DEMOTE_SIZE);
 	if (rc == 0)
-		rc = state_maximum(&st, hk_pool_is_gigantic(now), incoming);
+		rc = state_judged(&st, hk_pool_is_gigantic(now), incoming);
 	if (rc == 0)
 		rc = hkl_pool_plan_intent(s->pools, &st.in, state_write, &st);
 	if (rc < 0)
@@ -535,6 +569,25 @@ static int plan_thp(struct step *s)
 }
 
 /* The sysctls: the values given, or recommended from the pools the entries before leave. */
+/*
+ * The kernel has the sysctl's file, read before anything is written: 0;
+ * else no such setting, or the file that could not be read (the verdict's
+ * target): 1.
+ */
+static int sysctl_there(struct step *s, enum hk_sysctl which)
+{
+	uint64_t cur;
+	int rc = hk_sysctl_read(s->in->ctx, which, &cur);
+
+	if (rc == -ENOENT)
+		return stop(s, HK_INTENT_NO_KERNEL, rc);
+	if (rc < 0) {
+		s->v.target = hk_sysctl_path(which);
+		return stop(s, HK_INTENT_UNREAD, rc);
+	}
+	return 0;
+}
+
 static int plan_sysctl(struct step *s)
 {
 	struct hk_ctx *ctx = s->in->ctx;
@@ -562,11 +615,12 @@ static int plan_sysctl(struct step *s)
 		which = HK_SYSCTL_SHMMAX;
 		if (s->e->flags & HK_INTENT_GIVEN)
 			break;
+		rc = sysctl_there(s, which);
+		if (rc)
+			return rc;
 		s->v.shmmax.size = sizeof(s->v.shmmax);
 		rc = hk_plan_add_recommended_shmmax(ctx, s->plan, s->pools, s->e->why,
 						    &s->v.shmmax);
-		if (rc == -ENOENT)
-			return stop(s, HK_INTENT_NO_KERNEL, rc);
 		if (rc < 0)
 			return stop(s, HK_INTENT_UNREAD, rc);
 		s->v.first = s->v.shmmax.index;
@@ -576,12 +630,9 @@ static int plan_sysctl(struct step *s)
 		which = HK_SYSCTL_HUGETLB_SHM_GROUP;
 		break;
 	}
-	/* The kernel has the file, before anything is written: else no such setting. */
-	rc = hk_sysctl_read(ctx, which, &cur);
-	if (rc == -ENOENT)
-		return stop(s, HK_INTENT_NO_KERNEL, rc);
-	if (rc < 0)
-		return stop(s, HK_INTENT_UNREAD, rc);
+	rc = sysctl_there(s, which);
+	if (rc)
+		return rc;
 	if (s->e->setting == HK_SETTING_MIN_FREE_KBYTES && !(s->e->flags & HK_INTENT_GIVEN) &&
 	    (rc = hk_recommended_min_free_kbytes(ctx, &v)) < 0)
 		return stop(s, HK_INTENT_UNREAD, rc);
@@ -763,9 +814,9 @@ static int plan_one_mount(struct step *s)
 				      .options = opts};
 	int rc = page_size(s, false);
 
-	s->v.target = e->base;
 	if (rc)
 		return rc;
+	s->v.target = e->base;
 	if (part_page(e, s->v.page_size))
 		return stop(s, HK_INTENT_NOT_WHOLE_PAGES, 0);
 	rc = mount_limits(s, s->v.page_size);

@@ -145,6 +145,8 @@ int hkl_pool_plan_preview(struct hk_pool_plan *pools, const struct hkl_pool_inte
 /* Plan the intent: its writes told to fn in their order, the held pools moved. 0 or -errno. */
 int hkl_pool_plan_intent(struct hk_pool_plan *pools, const struct hkl_pool_intent *in,
 			 hkl_pool_write_fn fn, void *data);
+/* Whether the held pool of size (loaded) has node: the nodes the machine lists online. */
+bool hkl_pool_plan_has_node(const struct hk_pool_plan *pools, uint64_t size, int node);
 
 /*
  * A pool change as hk_plan_add_pool_change planned it, kept by its plan:

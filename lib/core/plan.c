@@ -106,8 +106,9 @@ at_section(const struct build *b, const struct hk_config_entry *e, struct hk_con
 
 static void sys_error(struct build *b, int rc)
 {
+	/* -EINVAL is the plan's "problems said": a system error is never taken for it. */
 	if (!b->rc)
-		b->rc = rc;
+		b->rc = rc == -EINVAL ? -EIO : rc;
 }
 
 static void item_free(struct hk_plan_item *it)
@@ -353,6 +354,25 @@ static int mount_said(const struct key_verdict *t, const struct hk_intent_verdic
 static int pool_said(const struct key_verdict *t, const struct hk_intent_verdict *v);
 static const struct hk_config_entry *pool_key(const struct pool_keys *k, enum hk_pool_field field);
 
+/* What the judgement of a key needed and could not read, at the key's line. */
+static void unread(const struct key_verdict *t, const struct hk_intent_verdict *v)
+{
+	const struct hk_config_entry *e = t->e;
+	const char *err = strerror(v->error < 0 ? -v->error : EIO);
+	char sname[32] = "";
+
+	if (strcmp(e->section, "sysctl") == 0 && v->target)
+		problem(t->b, e, "[sysctl] %s: cannot read %s: %s", e->key, v->target, err);
+	else if (strcmp(e->section, "sysctl") == 0)
+		problem(t->b, e, "[sysctl] %s = %s: cannot compute it: %s", e->key, e->value, err);
+	else {
+		if (v->page_size)
+			hkc_format_size(sname, sizeof(sname), v->page_size);
+		problem(t->b, e, "[%s%s%s]: cannot read the %s%spool: %s", e->section,
+			e->name ? " " : "", e->name ? e->name : "", sname, *sname ? " " : "", err);
+	}
+}
+
 static int key_said(void *data, const struct hk_intent_verdict *v)
 {
 	struct key_verdict *t = data;
@@ -396,13 +416,7 @@ static int key_said(void *data, const struct hk_intent_verdict *v)
 			e->value);
 		return 1;
 	case HK_INTENT_UNREAD:
-		if (strcmp(e->section, "sysctl") == 0) {
-			problem(t->b, e, "[sysctl] %s: cannot read %s: %s", e->key,
-				hk_sysctl_path((enum hk_sysctl)hkl_sysctl_of_key(e->key)),
-				strerror(v->error < 0 ? -v->error : EIO));
-			return 1;
-		}
-		sys_error(t->b, v->error < 0 ? v->error : -EIO);
+		unread(t, v);
 		return 1;
 	default:
 		sys_error(t->b, v->error < 0 ? v->error : -EIO);
@@ -550,8 +564,9 @@ static void plan_pool(struct build *b, uint64_t size, const char *name, const st
 		problem(b, k->maximum, "maximum '%s': not a page count or a size",
 			k->maximum->value);
 		ok = false;
+	} else if (k->maximum) {
+		ie.flags |= HK_INTENT_HAS_MAXIMUM;
 	}
-	ie.flags |= k->maximum ? HK_INTENT_HAS_MAXIMUM : 0;
 	if (demote && !k->minimum) {
 		problem(b, k->demote, "demote = yes: no minimum in [pool] to shrink to");
 		ok = false;
@@ -562,11 +577,18 @@ static void plan_pool(struct build *b, uint64_t size, const char *name, const st
 		ie.demote_to = 0;
 	if (k->demote_size && demote)
 		plan_demote_size(b, name, k);
-	if (ok) {
-		b->pool = k;
-		plan_by_intent(b, k->head, &ie, HK_SETTING_POOL);
-		b->pool = NULL;
-	}
+	/*
+	 * After a problem of its keys, what is left is still judged (and said):
+	 * its maximum against the pool now where its demote had no minimum;
+	 * nothing to compare a maximum with after a bad minimum.
+	 */
+	if (!ok && k->minimum && !(ie.flags & HK_INTENT_HAS_MINIMUM))
+		ie.flags &= ~(unsigned)HK_INTENT_HAS_MAXIMUM;
+	if (!ok && !(ie.flags & HK_INTENT_HAS_MINIMUM))
+		ie.flags &= ~(unsigned)HK_INTENT_DEMOTE_DOWN;
+	b->pool = k;
+	plan_by_intent(b, k->head, &ie, HK_SETTING_POOL);
+	b->pool = NULL;
 	if (k->demote_size && !demote)
 		plan_demote_size(b, name, k);
 	free((int *)ie.nodes);

@@ -101,6 +101,16 @@ static int read_held(struct hk_ctx *ctx, uint64_t size, struct held *h)
 	return 0;
 }
 
+bool hkl_pool_plan_has_node(const struct hk_pool_plan *pools, uint64_t size, int node)
+{
+	const struct held *h = find(pools, size);
+
+	for (size_t k = 0; h && k < h->n_nodes; k++)
+		if (h->ids[k] == node)
+			return true;
+	return false;
+}
+
 HK_EXPORT int hk_pool_plan_load(struct hk_pool_plan *pools, uint64_t page_size)
 {
 	struct held *nh;

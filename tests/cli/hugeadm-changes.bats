@@ -294,3 +294,23 @@ changed() {
 	assert_success
 	assert_line --partial ",size=9223372036854775807"
 }
+
+@test "a sysctl the kernel lacks, a pool that cannot be read: each said, named, nothing written" {
+	local root
+	root=$(fixture x86-2node)
+	rm "$root/proc/sys/vm/hugetlb_shm_group"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --set-shm-group root
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: the kernel has no /proc/sys/vm/hugetlb_shm_group"
+	# The recommendation counts every pool: one that cannot be read is said as such.
+	rm "$root/sys/kernel/mm/hugepages/hugepages-1048576kB/resv_hugepages"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --set-recommended-shmmax
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: cannot compute the recommended shmmax: No such file or directory"
+	assert_equal "$(cat "$root/proc/sys/kernel/shmmax")" 18446744073692774399
+	echo abc > "$root/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --pool-pages-min 1G:3
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: 1G: cannot read the pool: Invalid argument"
+	assert_equal "$(cat "$root/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages")" abc
+}

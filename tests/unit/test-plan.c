@@ -251,6 +251,55 @@ static void test_missing_sysctls(void **state)
 	}
 }
 
+/*
+ * What cannot be read is said at its key or section, never as "no such
+ * page size" of a pool the machine has, never in silence; a section's
+ * problems are all said; a node is one the machine lists online.
+ */
+static void test_unreadable(void **state)
+{
+	struct tree t;
+	struct errs errs;
+	char path[4096];
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	snprintf(path, sizeof(path), "%s/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages",
+		 t.dir);
+	assert_int_equal(unlink(path), 0);
+	assert_null(plan_of(&t, "[pool 2M]\nminimum = 30\n", &errs));
+	assert_non_null(
+		strstr(errs.buf, "t.conf:2: [pool 2M]: cannot read the 2M pool: No such file"));
+	assert_null(strstr(errs.buf, "no such huge page size"));
+	fixture_write(t.dir, "sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "abc\n");
+	assert_null(plan_of(&t, "[mount /mnt/h]\npagesize = 1G\n", &errs));
+	assert_non_null(
+		strstr(errs.buf, "[mount /mnt/h]: cannot read the 1G pool: Invalid argument"));
+	tree_close(&t);
+
+	tree_open(&t, "x86-2node");
+	/* Both problems of one section: 2M pages cannot be demoted here, and the maximum. */
+	assert_null(plan_of(&t, "[pool 2M]\nminimum = 10@0\ndemote = yes\nmaximum = 12\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:3: demote: the kernel cannot demote these pages"));
+	assert_non_null(strstr(errs.buf, "t.conf:4: maximum 12 is below the minimum 16"));
+	/* demote without a minimum, and a maximum below the pool's minimum now. */
+	assert_null(plan_of(&t, "[pool 2M]\ndemote = yes\nmaximum = 3\n", &errs));
+	assert_non_null(
+		strstr(errs.buf, "t.conf:2: demote = yes: no minimum in [pool] to shrink to"));
+	assert_non_null(strstr(errs.buf, "t.conf:3: maximum 3 is below the minimum"));
+	/* min_free_kbytes = recommended without the zones it is computed from. */
+	snprintf(path, sizeof(path), "%s/proc/zoneinfo", t.dir);
+	assert_int_equal(unlink(path), 0);
+	assert_null(plan_of(&t, "[sysctl]\nvm.min_free_kbytes = recommended\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:2: [sysctl] vm.min_free_kbytes = recommended: "
+					 "cannot compute it"));
+	/* Node 1 offline: no node 1, whatever its directory. */
+	fixture_write(t.dir, "sys/devices/system/node/online", "0\n");
+	assert_null(plan_of(&t, "[pool 2M]\nminimum = 3@1\n", &errs));
+	assert_non_null(strstr(errs.buf, "t.conf:2: minimum 3@1: this machine has no NUMA node 1"));
+	tree_close(&t);
+}
+
 /* Each problem of a [mount] said, those of its keys and its page size's alike. */
 static void test_mount_problems(void **state)
 {
@@ -972,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_mount_options_too_long),
 		cmocka_unit_test(test_missing_sysctls),
 		cmocka_unit_test(test_mount_problems),
+		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_check_mount_flags),
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_cgroup_limit_errors),

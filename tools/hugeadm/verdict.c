@@ -17,7 +17,8 @@ static void say_unread(struct hugeadm_ctl *ctl, const struct ha_action *a,
 {
 	const char *err = strerror(-v->error);
 
-	if (!v->page_size && a->size_str && a->kind != HA_THP)
+	if (a->size_str && a->kind != HA_THP &&
+	    (!v->page_size || (a->kind != HA_DEMOTE && a->kind != HA_DEMOTE_SIZE)))
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->size_str, err);
 	else if (a->kind == HA_DEMOTE || a->kind == HA_DEMOTE_SIZE)
 		ha_msg(ctl, HA_ERROR, "%s: cannot read the pool: %s", a->arg, err);
@@ -26,6 +27,8 @@ static void say_unread(struct hugeadm_ctl *ctl, const struct ha_action *a,
 	else if (a->kind == HA_VMEMMAP)
 		ha_msg(ctl, HA_ERROR, "%s: %s", hk_sysctl_path(HK_SYSCTL_HUGETLB_OPTIMIZE_VMEMMAP),
 		       err);
+	else if (v->target) /* a sysctl's own file */
+		ha_msg(ctl, HA_ERROR, "cannot read %s: %s", v->target, err);
 	else
 		ha_msg(ctl, HA_ERROR, "cannot compute the recommended %s: %s",
 		       a->kind == HA_SHMMAX ? "shmmax" : "min_free_kbytes", err);
@@ -45,7 +48,11 @@ static void say_no_kernel(struct hugeadm_ctl *ctl, const struct ha_action *a)
 	else if (a->knob)
 		ha_msg(ctl, HA_ERROR, "this kernel has no transparent_hugepage/%s", a->knob);
 	else /* a sysctl: shmmax, min_free_kbytes, the shm group */
-		ha_msg(ctl, HA_ERROR, "%s: the kernel has no such setting", a->arg);
+		ha_msg(ctl, HA_ERROR, "the kernel has no %s",
+		       hk_sysctl_path(a->kind == HA_SHMMAX ? HK_SYSCTL_SHMMAX
+				      : a->kind == HA_MIN_FREE_KBYTES
+					      ? HK_SYSCTL_MIN_FREE_KBYTES
+					      : HK_SYSCTL_HUGETLB_SHM_GROUP));
 }
 
 /*

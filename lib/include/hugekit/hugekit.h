@@ -1498,7 +1498,8 @@ struct hk_intent_verdict {
 	struct hk_shmmax_plan shmmax;
 	const char *line; /* HK_INTENT_NOT_A_MODE: the knob's modes */
 	size_t first, n;
-	const char *target, *options; /* a mount's */
+	/* A mount's; HK_INTENT_UNREAD's target: the file that could not be read, where one was. */
+	const char *target, *options;
 	uint64_t min_pages, max_pages, pool_maximum;
 	unsigned warnings;
 	/* A pool's state: pages a larger pool's demote brings into it, planned before. */

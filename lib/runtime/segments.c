@@ -592,7 +592,8 @@ static bool base_aligned(const struct move *mv, const struct exe *exe)
  * a private copy; on failure, say so once and fall back to transparent huge
  * pages where they are enabled. 0 or -errno.
  */
-static int move_hugetlb(struct move *mv, const struct conf *c, const struct exe *exe, bool *made)
+static int move_hugetlb(struct move *mv, const struct conf *c, const struct exe *exe, bool *made,
+			bool *shared)
 {
 	const char *name = hkc_seg_kind_name(mv->r->kind);
 	char what[64];
@@ -603,6 +604,7 @@ static int move_hugetlb(struct move *mv, const struct conf *c, const struct exe 
 
 		if (base_aligned(mv, exe)) {
 			rc = move_shared(mv, exe, made);
+			*shared = rc == 0;
 			if (rc == 0)
 				return 0;
 			why = strerror(-rc);
@@ -631,7 +633,7 @@ static void move_range(const struct hkc_seg_range *r, const struct part *part, c
 	const char *name = hkc_seg_kind_name(r->kind);
 	struct map file = map_at(maps, r->seg_start);
 	char how[96];
-	bool made = false;
+	bool made = false, shared = false;
 	int rc = -EOPNOTSUPP;
 
 	if (r->why == HKC_SEG_MOVE) {
@@ -650,7 +652,7 @@ static void move_range(const struct hkc_seg_range *r, const struct part *part, c
 		return;
 	}
 	if (mv.bk == BK_HUGETLB)
-		rc = move_hugetlb(&mv, c, exe, &made);
+		rc = move_hugetlb(&mv, c, exe, &made, &shared);
 	/* THP pages are pmd-sized: a range planned for larger pages is aligned for them too. */
 	if (rc < 0 && mv.bk == BK_THP) {
 		rc = c->thp_ok ? move_copy(&mv, c) : -EOPNOTSUPP;
@@ -667,10 +669,11 @@ static void move_range(const struct hkc_seg_range *r, const struct part *part, c
 	if (mv.bk == BK_THP)
 		snprintf(how, sizeof(how), "transparent huge pages");
 	else
+		/* Shared only where the file was: a private copy was said as such. */
 		snprintf(how, sizeof(how), "%" PRIu64 " kB hugetlb pages%s", mv.size / 1024,
-			 !c->share || (r->prot & PROT_WRITE) ? ""
-			 : made				     ? ", shared (file made)"
-							     : ", shared (file reused)");
+			 !shared ? ""
+			 : made	 ? ", shared (file made)"
+				 : ", shared (file reused)");
 	/* A child of fork() gets private hugetlb data on base pages (fork.c); text is never written. */
 	if (mv.bk == BK_HUGETLB && (r->prot & PROT_WRITE))
 		rt_fork_watch();

@@ -309,6 +309,9 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 	assert_line "text hugetlb r-xp"
 	assert_line ok
 	assert_regex "$stderr" 'segment 3 \(text\): (not shared \([^)]*\): a private copy|.*hugetlb pages, shared \(file (made|reused)\))'
+	# One or the other, never both for the segment.
+	[ "$(grep -c -e 'segment 3 (text): not shared' -e 'segment 3 (text): .*, shared (file' <<< "$stderr")" = 1 ] ||
+		fail "$stderr"
 	HUGETLB_SHARE=2 seg R "$SEG" check
 	assert_success
 	assert_line "text hugetlb r-xp"

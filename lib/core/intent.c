@@ -574,13 +574,16 @@ static int plan_thp(struct step *s)
  * else no such setting, or the file that could not be read (the verdict's
  * target): 1.
  */
-static int sysctl_there(struct step *s, enum hk_sysctl which)
+static int sysctl_there(struct step *s, enum hk_sysctl which, bool *ret_gone)
 {
 	uint64_t cur;
 	int rc = hk_sysctl_read(s->in->ctx, which, &cur);
 
+	/* A setting removed from Linux (ret_gone given): nothing to write, and no problem. */
+	if (rc == -ENOENT && ret_gone)
+		*ret_gone = true;
 	if (rc == -ENOENT)
-		return stop(s, HK_INTENT_NO_KERNEL, rc);
+		return ret_gone ? 0 : stop(s, HK_INTENT_NO_KERNEL, rc);
 	if (rc < 0) {
 		s->v.target = hk_sysctl_path(which);
 		return stop(s, HK_INTENT_UNREAD, rc);
@@ -592,14 +595,12 @@ static int plan_sysctl(struct step *s)
 {
 	struct hk_ctx *ctx = s->in->ctx;
 	enum hk_sysctl which;
-	uint64_t v = s->e->number, cur;
+	uint64_t v = s->e->number;
+	bool gone = false;
 	int rc;
 
 	switch (s->e->setting) {
-	case HK_SETTING_ZONE_MOVABLE:
-		/* Removed from Linux: nothing to write. */
-		if (hk_sysctl_read(ctx, HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE, &cur) == -ENOENT)
-			return 0;
+	case HK_SETTING_ZONE_MOVABLE: /* removed from Linux in 5.x: nothing to write there */
 		which = HK_SYSCTL_HUGEPAGES_TREAT_AS_MOVABLE;
 		break;
 	case HK_SETTING_HVO:
@@ -615,7 +616,7 @@ static int plan_sysctl(struct step *s)
 		which = HK_SYSCTL_SHMMAX;
 		if (s->e->flags & HK_INTENT_GIVEN)
 			break;
-		rc = sysctl_there(s, which);
+		rc = sysctl_there(s, which, NULL);
 		if (rc)
 			return rc;
 		s->v.shmmax.size = sizeof(s->v.shmmax);
@@ -630,8 +631,8 @@ static int plan_sysctl(struct step *s)
 		which = HK_SYSCTL_HUGETLB_SHM_GROUP;
 		break;
 	}
-	rc = sysctl_there(s, which);
-	if (rc)
+	rc = sysctl_there(s, which, s->e->setting == HK_SETTING_ZONE_MOVABLE ? &gone : NULL);
+	if (rc || gone)
 		return rc;
 	if (s->e->setting == HK_SETTING_MIN_FREE_KBYTES && !(s->e->flags & HK_INTENT_GIVEN) &&
 	    (rc = hk_recommended_min_free_kbytes(ctx, &v)) < 0)

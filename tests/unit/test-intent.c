@@ -352,7 +352,8 @@ static void test_sysctls(void **state)
 static void test_cgroups(void **state)
 {
 	struct hk_intent_entry e[] = {entry(HK_SETTING_CGROUP), entry(HK_SETTING_CGROUP)};
-	static const char *const names[] = {"/a", "a/../b", "a//b", "a/", "", "..", NULL};
+	static const char *const names[] = {"/a", "a/../b", "a//b",  "a/", "",
+					    "..", "a\nb",   "a/\tb", NULL};
 	static const char *const items[][3] = {
 		{"cgroup / +hugetlb", "/sys/fs/cgroup/cgroup.subtree_control", "implied"},
 		{"cgroup a", "/sys/fs/cgroup/a", "implied"},

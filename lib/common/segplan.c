@@ -116,6 +116,33 @@ static void place(struct hkc_seg_range *r, uint64_t page, uintptr_t lo, uintptr_
 	}
 }
 
+/*
+ * The gaps around segment i (r), up to the neighbours' pages: [*lo, and
+ * hi) (UINTPTR_MAX and 0: none). None before the first; after the last, up
+ * to the program break where it is known (r->at_brk: it cuts the last huge
+ * page short).
+ */
+static void gaps(const struct hkc_seg_in *in, size_t i, struct hkc_seg_range *r, uintptr_t *lo,
+		 uintptr_t *hi)
+{
+	for (size_t j = 0; j < in->phnum; j++) {
+		const ElfW(Phdr) *q = &in->phdr[j];
+		uintptr_t s = 0, e = 0;
+
+		if (j == i || q->p_type != PT_LOAD || q->p_memsz == 0)
+			continue;
+		span(q, in->bias, in->page_size, &s, &e);
+		if (e <= r->seg_start && (*lo == UINTPTR_MAX || up(e, in->base_page) > *lo))
+			*lo = up(e, in->base_page);
+		if (s >= r->seg_end && (*hi == 0 || down(s, in->base_page) < *hi))
+			*hi = down(s, in->base_page);
+	}
+	if (*hi == 0 && in->brk > r->seg_end) {
+		*hi = down(in->brk, in->base_page);
+		r->at_brk = up(r->seg_end, in->page_size) > *hi;
+	}
+}
+
 int hkc_seg_plan(const struct hkc_seg_in *in, struct hkc_seg_range *out, size_t cap, size_t *n)
 {
 	uintptr_t prev_end = 0;
@@ -164,23 +191,16 @@ int hkc_seg_plan(const struct hkc_seg_in *in, struct hkc_seg_range *out, size_t 
 		if (r->kind == HKC_SEG_DATA &&
 		    (rc = relro_end(in, r->seg_start, r->seg_end, &r->relro_end)) < 0)
 			return rc;
-		/* The gaps around it, up to the neighbours' pages; none before the first or after the last. */
-		for (size_t j = 0; j < in->phnum; j++) {
-			const ElfW(Phdr) *q = &in->phdr[j];
-			uintptr_t s = 0, e = 0;
-
-			if (j == i || q->p_type != PT_LOAD || q->p_memsz == 0)
-				continue;
-			span(q, in->bias, in->page_size, &s, &e);
-			if (e <= r->seg_start && (lo == UINTPTR_MAX || up(e, in->base_page) > lo))
-				lo = up(e, in->base_page);
-			if (s >= r->seg_end && (hi == 0 || down(s, in->base_page) < hi))
-				hi = down(s, in->base_page);
-		}
+		gaps(in, i, r, &lo, &hi);
 		if (!(p->p_flags & PF_R))
 			r->why = HKC_SEG_UNREADABLE;
-		else if ((p->p_flags & PF_W) && (p->p_flags & PF_X))
+		else if ((p->p_flags & PF_W) && (p->p_flags & PF_X) &&
+			 !(p->p_flags & PF_LINUX_HUGETLB))
 			r->why = HKC_SEG_WX;
+		else if ((p->p_flags & PF_W) && (p->p_flags & PF_X)) {
+			r->prot &= ~PROT_EXEC;
+			r->x_dropped = true;
+		}
 		if (r->why == HKC_SEG_MOVE)
 			place(r, in->page_size, lo, hi);
 		else

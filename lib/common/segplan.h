@@ -40,7 +40,7 @@ enum hkc_seg_kind {
 enum hkc_seg_why {
 	HKC_SEG_MOVE,	    /* [start, end) is to be moved */
 	HKC_SEG_SMALL,	    /* no aligned interior (after RELRO, for a writable one) */
-	HKC_SEG_WX,	    /* writable and executable: never mapped so */
+	HKC_SEG_WX,	    /* writable and executable, not marked: never mapped so */
 	HKC_SEG_UNREADABLE, /* no PF_R: it cannot be copied */
 };
 
@@ -52,12 +52,24 @@ struct hkc_seg_in {
 	uint64_t base_page; /* a power of two */
 	unsigned kinds;	    /* HKC_SEG_BIT()s of the kinds selected */
 	bool flagged;	    /* only segments carrying PF_LINUX_HUGETLB (hugeedit) */
+	/*
+	 * Where the program break starts (0: unknown): the last segment's range
+	 * may reach up to it, never past it; with 0 it ends in the segment.
+	 */
+	uintptr_t brk;
 };
 
 struct hkc_seg_range {
 	unsigned phdr;		/* index of the PT_LOAD in the headers */
 	enum hkc_seg_kind kind; /* TEXT, RODATA, or DATA (its bss included) */
-	int prot;		/* PROT_* of the segment; never PROT_WRITE with PROT_EXEC */
+	/*
+	 * PROT_* of the segment; never PROT_WRITE with PROT_EXEC: a writable and
+	 * executable one that carries PF_LINUX_HUGETLB (libhugetlbfs's linker
+	 * scripts mark data and bss so, FLAGS(0x00100007)) is planned writable
+	 * only, and x_dropped says so. Any other stays (HKC_SEG_WX).
+	 */
+	int prot;
+	bool x_dropped;
 	enum hkc_seg_why why;
 	uintptr_t seg_start, seg_end; /* the segment in memory (bias + p_vaddr, + p_memsz) */
 	uintptr_t bss;		      /* where its zero-filled tail starts (seg_end: none) */
@@ -68,9 +80,12 @@ struct hkc_seg_range {
 	 * The same range without the gaps between segments: start < istart when
 	 * the range reaches down into the gap before the segment, iend < end
 	 * when it reaches into the one after (the caller checks that the gap is
-	 * free before it takes it, else it moves [istart, iend) only).
+	 * free before it takes it, else it moves [istart, iend) only). After
+	 * the last segment the gap runs up to the program break (brk).
 	 */
 	uintptr_t istart, iend;
+	/* The range stops short of the end of the segment's last huge page: the program break is there. */
+	bool at_brk;
 	/* Bytes of the segment (RELRO included) left on base pages before and after [start, end). */
 	uint64_t head, tail;
 };

@@ -5,14 +5,17 @@
  * without relinking. In the constructor, before main() and while this is
  * the only thread, for each chosen PT_LOAD segment of the main executable
  * (lib/common/segplan.c plans the ranges from its program headers): the
- * interior aligned to the huge page size is copied into huge pages built
+ * whole segment rounded out to huge pages where the rest of those pages
+ * holds nothing (the maps, read once; below the program break), else the
+ * interior aligned to the huge page size, is copied into huge pages built
  * aside (an anonymous MAP_HUGETLB mapping, prefaulted, or transparent huge
  * pages made with MADV_COLLAPSE), given the segment's protection (never
- * writable and executable at once) and put in place of the original with
- * one mremap(MREMAP_FIXED): the program never sees a half-moved segment.
- * The edges stay on base pages; RELRO stays as ld.so left it; nothing past
- * the last segment (the brk heap) is touched. Addresses do not change, so
- * dl_iterate_phdr, dladdr and backtraces stay right.
+ * writable and executable at once: the RWX data segment of 2.23's linker
+ * scripts moves writable only) and put in place of the original with one
+ * mremap(MREMAP_FIXED): the program never sees a half-moved segment. Edges
+ * that share a huge page with another mapping stay on base pages; RELRO
+ * stays as ld.so left it; the brk heap is never covered. Addresses do not
+ * change, so dl_iterate_phdr, dladdr and backtraces stay right.
  *
  * Whatever fails leaves the original mapping as it was: the program runs on
  * base pages, with one warning a run. An empty pool falls back to
@@ -555,6 +558,7 @@ static const char *why_not(const struct hkc_seg_range *r)
 		return "not readable";
 	default:
 		return r->relro_end > r->seg_start ? "no aligned interior after RELRO"
+		       : r->at_brk		   ? "no aligned interior below the program break"
 						   : "no aligned interior";
 	}
 }
@@ -625,24 +629,74 @@ static int move_hugetlb(struct move *mv, const struct conf *c, const struct exe 
 	return rc;
 }
 
+/*
+ * What stays on base pages at an edge of a moved range, and why: RELRO
+ * (read-only, never on a writable huge page), the program break, or another
+ * mapping in the huge page the edge shares.
+ */
+static void say_edges(const struct hkc_seg_range *r, const struct move *mv, char *buf, size_t size)
+{
+	uint64_t before = mv->s > r->seg_start ? mv->s - r->seg_start : 0;
+	uint64_t after = mv->e < r->seg_end ? r->seg_end - mv->e : 0;
+
+	if (!before && !after) {
+		snprintf(buf, size, "the whole segment");
+		return;
+	}
+	snprintf(buf, size,
+		 "its aligned interior; on base pages: %" PRIu64 " bytes before it%s, %" PRIu64
+		 " after%s",
+		 before,
+		 !before		       ? ""
+		 : r->relro_end > r->seg_start ? " (RELRO)"
+					       : " (its huge page holds another mapping)",
+		 after,
+		 !after	     ? ""
+		 : r->at_brk ? " (its huge page reaches the program break)"
+			     : " (its huge page holds another mapping)");
+}
+
+/* The backing, for the information line. */
+static void say_how(const struct move *mv, bool made, bool shared, char *how, size_t size)
+{
+	if (mv->bk == BK_THP)
+		snprintf(how, size, "transparent huge pages");
+	else
+		/* Shared only where the file was: a private copy was said as such. */
+		snprintf(how, size, "%" PRIu64 " kB hugetlb pages%s", mv->size / 1024,
+			 !shared ? ""
+			 : made	 ? ", shared (file made)"
+				 : ", shared (file reused)");
+}
+
+/*
+ * The range to move: the whole segment rounded out to huge pages (the plan
+ * keeps it below the program break) where the gaps it reaches into hold
+ * nothing (maps, read now), else the interior on that side.
+ */
+static void trim(struct move *mv, const struct conf *c, const char *maps)
+{
+	const struct hkc_seg_range *r = mv->r;
+	struct map file = map_at(maps, r->seg_start);
+
+	if (!gap_free(maps, mv->s, page_down(r->seg_start, c->page), &file))
+		mv->s = r->istart;
+	if (!gap_free(maps, page_up(r->seg_end, c->page), mv->e, &file))
+		mv->e = r->iend;
+}
+
 /* Move one range by its part of the configuration; says what it did. */
 static void move_range(const struct hkc_seg_range *r, const struct part *part, const struct conf *c,
 		       const struct exe *exe, const char *maps, uint64_t size)
 {
 	struct move mv = {.r = r, .s = r->start, .e = r->end, .bk = part->bk, .size = size};
 	const char *name = hkc_seg_kind_name(r->kind);
-	struct map file = map_at(maps, r->seg_start);
-	char how[96];
+	char how[96], edges[160];
 	bool made = false, shared = false;
 	int rc = -EOPNOTSUPP;
 
-	if (r->why == HKC_SEG_MOVE) {
-		/* The gaps only where nothing else is: else the interior alone. */
-		if (!gap_free(maps, mv.s, page_down(r->seg_start, c->page), &file))
-			mv.s = r->istart;
-		if (!gap_free(maps, page_up(r->seg_end, c->page), mv.e, &file))
-			mv.e = r->iend;
-	}
+	if (r->why == HKC_SEG_MOVE)
+		trim(&mv, c, maps);
 	if (r->why != HKC_SEG_MOVE || mv.s >= mv.e) {
 		rt_msg(RT_INFO,
 		       "segment %u (%s): %#" PRIxPTR "-%#" PRIxPTR " stays on base pages: %s",
@@ -666,14 +720,6 @@ static void move_range(const struct hkc_seg_range *r, const struct part *part, c
 		account(r, 0, 0);
 		return;
 	}
-	if (mv.bk == BK_THP)
-		snprintf(how, sizeof(how), "transparent huge pages");
-	else
-		/* Shared only where the file was: a private copy was said as such. */
-		snprintf(how, sizeof(how), "%" PRIu64 " kB hugetlb pages%s", mv.size / 1024,
-			 !shared ? ""
-			 : made	 ? ", shared (file made)"
-				 : ", shared (file reused)");
 	/* A child of fork() gets private hugetlb data on base pages (fork.c); text is never written. */
 	if (mv.bk == BK_HUGETLB && (r->prot & PROT_WRITE))
 		rt_fork_watch();
@@ -682,17 +728,38 @@ static void move_range(const struct hkc_seg_range *r, const struct part *part, c
 		moved[nmoved].s = mv.s;
 		moved[nmoved++].e = mv.e;
 	}
-	rt_msg(RT_INFO,
-	       "segment %u (%s): %#" PRIxPTR "-%#" PRIxPTR
-	       " (%zu kB) on %s; on base pages: %" PRIu64 " bytes before it, %" PRIu64 " after",
-	       r->phdr, name, mv.s, mv.e, (size_t)(mv.e - mv.s) / 1024, how,
-	       (uint64_t)(mv.s > r->seg_start ? mv.s - r->seg_start : 0),
-	       (uint64_t)(mv.e < r->seg_end ? r->seg_end - mv.e : 0));
+	say_how(&mv, made, shared, how, sizeof(how));
+	say_edges(r, &mv, edges, sizeof(edges));
+	rt_msg(RT_INFO, "segment %u (%s): %#" PRIxPTR "-%#" PRIxPTR " (%zu kB) on %s: %s%s",
+	       r->phdr, name, mv.s, mv.e, (size_t)(mv.e - mv.s) / 1024, how, edges,
+	       r->x_dropped ? "; not executable (libhugetlbfs's linker script made it writable "
+			      "and executable)"
+			    : "");
+}
+
+/*
+ * Where the program break starts: the [heap] mapping's start, else (no heap
+ * yet) the break itself. 0 when it cannot be told: then no range reaches past
+ * the end of the last segment.
+ */
+static uintptr_t brk_start(const char *maps)
+{
+	static const char heap[] = " [heap]\n";
+	const char *h = strstr(maps, heap), *line;
+	void *b = sbrk(0);
+	uintptr_t a;
+
+	if (h) {
+		for (line = h; line > maps && line[-1] != '\n'; line--)
+			;
+		return sscanf(line, "%" SCNxPTR "-", &a) == 1 ? a : 0;
+	}
+	return b == (void *)-1 ? 0 : (uintptr_t)b;
 }
 
 /* Plan the segments of kinds for part's page size and move them. */
 static void plan_part(const struct conf *c, const struct exe *exe, const char *maps,
-		      const struct part *part, unsigned kinds)
+		      const struct part *part, unsigned kinds, uintptr_t brk)
 {
 	uint64_t size = part->bk == BK_THP ? c->pmd
 			: part->size	   ? part->size
@@ -705,7 +772,8 @@ static void plan_part(const struct conf *c, const struct exe *exe, const char *m
 		.page_size = size ? size : c->pmd,
 		.base_page = c->page,
 		.kinds = kinds,
-		.flagged = c->flagged};
+		.flagged = c->flagged,
+		.brk = brk};
 	struct hkc_seg_range r[SEG_MAX];
 	size_t n;
 	int rc;
@@ -729,6 +797,7 @@ void rt_segments(void)
 	struct exe exe = {.found = false};
 	struct conf c;
 	char *maps = NULL;
+	uintptr_t brk;
 	uint64_t n;
 
 	if (!read_conf(&c))
@@ -755,11 +824,12 @@ void rt_segments(void)
 				   "base pages");
 		return;
 	}
+	brk = brk_start(maps);
 	if (c.r.bk == c.w.bk && c.r.size == c.w.size) {
-		plan_part(&c, &exe, maps, &c.r, HKC_SEG_SEL_R | HKC_SEG_SEL_W);
+		plan_part(&c, &exe, maps, &c.r, HKC_SEG_SEL_R | HKC_SEG_SEL_W, brk);
 	} else {
-		plan_part(&c, &exe, maps, &c.r, HKC_SEG_SEL_R);
-		plan_part(&c, &exe, maps, &c.w, HKC_SEG_SEL_W);
+		plan_part(&c, &exe, maps, &c.r, HKC_SEG_SEL_R, brk);
+		plan_part(&c, &exe, maps, &c.w, HKC_SEG_SEL_W, brk);
 	}
 	free(maps);
 }

@@ -301,7 +301,11 @@ static void test_small(void **state)
 	}
 }
 
-/* hugeedit's flags select alone; writable and executable, or unreadable, never move. */
+/*
+ * hugeedit's flags select alone. Unreadable never moves; writable and
+ * executable moves only with libhugetlbfs's mark (its linker scripts' data
+ * segment, FLAGS(0x00100007)), and then writable only.
+ */
 static void test_flags_and_prot(void **state)
 {
 	static const ElfW(Phdr) ph[] = {
@@ -310,21 +314,93 @@ static void test_flags_and_prot(void **state)
 		LOAD(PF_R, 0x600000, 0x400000, 0x400000),
 		LOAD(RW | PF_X | PF_LINUX_HUGETLB, 0xa00000, 0x400000, 0x400000),
 		LOAD(PF_X | PF_LINUX_HUGETLB, 0xe00000, 0x400000, 0x400000),
+		LOAD(RW | PF_X, 0x1200000, 0x400000, 0x400000),
 	};
 	struct hkc_seg_range r[8];
 
 	(void)state;
-	assert_int_equal(plan(ph, 5, 0, 2 * MiB, ALL, true, r), 3);
+	assert_int_equal(plan(ph, 6, 0, 2 * MiB, ALL, true, r), 3);
 	expect(&r[0], 1, HKC_SEG_TEXT, PROT_READ | PROT_EXEC, 0x200000, 0x600000, 0, 0);
-	assert_int_equal(r[1].phdr, 3);
-	assert_int_equal(r[1].why, HKC_SEG_WX);
-	assert_int_equal(r[1].start, r[1].end);
-	assert_int_equal(r[1].head, 0x400000);
+	assert_false(r[0].x_dropped);
+	expect(&r[1], 3, HKC_SEG_DATA, PROT_READ | PROT_WRITE, 0xa00000, 0xe00000, 0, 0);
+	assert_true(r[1].x_dropped);
 	assert_int_equal(r[2].phdr, 4);
 	assert_int_equal(r[2].why, HKC_SEG_UNREADABLE);
 	/* Flags and a selection of W: only the flagged writable one. */
-	assert_int_equal(plan(ph, 5, 0, 2 * MiB, HKC_SEG_SEL_W, true, r), 1);
+	assert_int_equal(plan(ph, 6, 0, 2 * MiB, HKC_SEG_SEL_W, true, r), 1);
 	assert_int_equal(r[0].phdr, 3);
+	/* Without flags, W selects the unmarked writable and executable one too: it stays. */
+	assert_int_equal(plan(ph, 6, 0, 2 * MiB, HKC_SEG_SEL_W, false, r), 2);
+	assert_int_equal(r[1].phdr, 5);
+	assert_int_equal(r[1].why, HKC_SEG_WX);
+	assert_int_equal(r[1].prot, PROT_READ | PROT_WRITE | PROT_EXEC);
+	assert_false(r[1].x_dropped);
+	assert_int_equal(r[1].start, r[1].end);
+	assert_int_equal(r[1].head, 0x400000);
+}
+
+/*
+ * The headers of a program linked with 2.23's elf_x86_64.xBDT (gcc -no-pie
+ * -Wl,-T,...): text and rodata in one R E segment at 16 MiB, data and bss
+ * (96 + 160 bytes) in one marked RWX segment at 32 MiB, nothing after it
+ * but the program break.
+ */
+static const ElfW(Phdr) xbdt[] = {
+	OTHER(PT_PHDR, 0x1000040, 0x1c0),
+	LOAD(RX | PF_LINUX_HUGETLB, 0x1000000, 0xbd8, 0xbd8),
+	LOAD(RW | PF_X | PF_LINUX_HUGETLB, 0x2000000, 0x2c0, 0x360),
+	OTHER(PT_DYNAMIC, 0x2000010, 0x1d0),
+};
+
+/* The last segment reaches up to the program break, never past it. */
+static void test_brk(void **state)
+{
+	struct hkc_seg_range r[8];
+	struct hkc_seg_in in = {.phdr = xbdt,
+				.phnum = 4,
+				.page_size = 2 * MiB,
+				.base_page = 4096,
+				.kinds = ALL,
+				.flagged = true};
+	size_t got = 0;
+
+	(void)state;
+	/* The break unknown: the text reaches up to the data's page; the data no further than itself. */
+	assert_int_equal(plan(xbdt, 4, 0, 2 * MiB, ALL, true, r), 2);
+	expect(&r[0], 1, HKC_SEG_TEXT, PROT_READ | PROT_EXEC, 0x1000000, 0x1200000, 0, 0);
+	assert_int_equal(r[1].why, HKC_SEG_SMALL);
+	assert_false(r[1].at_brk);
+	/* The break 10 MiB on: the data's whole huge page, 0x2000000-0x2200000. */
+	in.brk = 0x2a00000;
+	assert_int_equal(hkc_seg_plan(&in, r, 8, &got), 0);
+	assert_int_equal(got, 2);
+	expect(&r[1], 2, HKC_SEG_DATA, PROT_READ | PROT_WRITE, 0x2000000, 0x2200000, 0, 0);
+	assert_int_equal(r[1].istart, 0x2000000);
+	assert_int_equal(r[1].iend, 0x2000000);
+	assert_true(r[1].x_dropped);
+	assert_false(r[1].at_brk);
+	/* The break exactly at the end of that huge page: still whole. */
+	in.brk = 0x2200000;
+	assert_int_equal(hkc_seg_plan(&in, r, 8, &got), 0);
+	assert_int_equal(r[1].end, 0x2200000);
+	assert_false(r[1].at_brk);
+	/* One page short of it (no ASLR: the break right after the bss): nothing, said so. */
+	in.brk = 0x21ff000;
+	assert_int_equal(hkc_seg_plan(&in, r, 8, &got), 0);
+	assert_int_equal(r[1].why, HKC_SEG_SMALL);
+	assert_true(r[1].at_brk);
+	in.brk = 0x2001000;
+	assert_int_equal(hkc_seg_plan(&in, r, 8, &got), 0);
+	assert_int_equal(r[1].why, HKC_SEG_SMALL);
+	assert_true(r[1].at_brk);
+	/* A break inside the segment (nonsense) is no limit past it: nothing moves. */
+	in.brk = 0x2000100;
+	assert_int_equal(hkc_seg_plan(&in, r, 8, &got), 0);
+	assert_int_equal(r[1].why, HKC_SEG_SMALL);
+	assert_false(r[1].at_brk);
+	/* Only the last segment looks at the break: the text's limit is the data segment. */
+	assert_int_equal(r[0].end, 0x1200000);
+	assert_false(r[0].at_brk);
 }
 
 static int plan_rc(const ElfW(Phdr) * ph, size_t n, uintptr_t bias, uint64_t page, size_t cap)
@@ -408,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_bss),
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_flags_and_prot),
+		cmocka_unit_test(test_brk),
 		cmocka_unit_test(test_hostile),
 	};
 

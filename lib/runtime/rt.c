@@ -51,6 +51,8 @@ static bool shm_on;
 static bool launched = true;
 /* Whether the run's warning was said already, by an earlier image of this process. */
 static bool said;
+/* This image's pid at start: a forked child (another pid) is not the launched program. */
+static pid_t start_pid;
 static atomic_int shm_huge, shm_fallback;
 static atomic_flag shm_warned = ATOMIC_FLAG_INIT;
 static int (*real_shmget)(key_t, size_t, int);
@@ -534,7 +536,7 @@ static void report(void)
 	}
 	free(buf);
 	/* In every process (HUGETLB_REPORT=all), the others say who they are. */
-	if (!launched)
+	if (!launched || getpid() != start_pid)
 		snprintf(who, sizeof(who), " (pid %ld)", (long)getpid());
 	snprintf(msg, sizeof(msg),
 		 "hugekit report%s: %" PRIu64
@@ -580,6 +582,7 @@ __attribute__((constructor)) static void rt_init(void)
 	pthread_atfork(prefork, postfork, postfork);
 	pthread_once(&shmget_once, resolve_shmget);
 	rt_base_page_size();
+	start_pid = getpid();
 	read_verbosity();
 	read_launched();
 	if (restricted_out()) {
@@ -599,6 +602,7 @@ __attribute__((constructor)) static void rt_init(void)
 
 __attribute__((destructor)) static void rt_fini(void)
 {
-	if (report_on)
+	/* HUGETLB_REPORT=1: the launched program, not its forked children. */
+	if (report_on == 2 || (report_on == 1 && getpid() == start_pid))
 		report();
 }

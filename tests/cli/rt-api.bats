@@ -148,8 +148,13 @@ first_mount() {
 	local ours theirs lib=/usr/lib/x86_64-linux-gnu/libhugetlbfs.so.0
 	# A coverage build (tests/coverage.sh) links libgcov, which exports its own
 	# __gcov_* and mangle_path (version Base): not part of the API.
+	# The interposers (shmget; _Fork and clone, for children that keep huge
+	# pages) are unversioned, so that they take the place of glibc's.
+	run objdump -T "$RTLIB"
+	assert_line --regexp ' g +DF \.text\s+[0-9a-f]+ +Base +_Fork$'
+	assert_line --regexp ' g +DF \.text\s+[0-9a-f]+ +Base +clone$'
 	ours=$(objdump -T "$RTLIB" | awk '$2 == "g" && $4 == ".text" { print $7, $6 }' |
-		grep -v -E -e '^shmget ' -e '^(__gcov_[a-z_]*|mangle_path) Base$' | sort)
+		grep -v -E -e '^(shmget|_Fork|clone) ' -e '^(__gcov_[a-z_]*|mangle_path) Base$' | sort)
 	assert_equal "$ours" "$API_VERSIONS"
 	[ -e "$lib" ] || lib=$(ldconfig -p | awk '/libhugetlbfs\.so\.0 / { print $NF; exit }')
 	[ -n "$lib" ] && [ -e "$lib" ] || hk_missing "libhugetlbfs.so.0 (2.23) is not installed"

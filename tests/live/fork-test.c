@@ -18,9 +18,20 @@
  *     every other free page of the pool taken; a child makes the page
  *     writable again, writes and checks it. Exit 0 when the child exited 0
  *     (it dies of SIGBUS when the page was left shared with the parent).
+ *   fork-test workers N MiB HOW: a heap block of MiB, then N workers made
+ *     one after the other by HOW (fork, _Fork, or clone without CLONE_VM),
+ *     The parent prints "free F" (HugePages_Free just before the first
+ *     worker); each writes all of the block, checks it, prints "worker I huge H
+ *     base B" (kB of the block on huge and on base pages, from its own
+ *     /proc/self/smaps), waits until every worker is made (all hold their
+ *     copies at once) and exits with exit(0) (its atexit work runs: the
+ *     runtime's report). The parent writes its block while they run. Exit
+ *     0 when every worker exited 0 and the parent's block is intact.
  * The others print nothing on success; the reason on failure.
  */
+#include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,6 +42,25 @@
 #include <unistd.h>
 
 static atomic_bool stop;
+
+/* Wait for n workers; 1 when one did not exit 0 or the parent's block (all 9) changed. */
+static int reap(int n, const unsigned char *block, size_t len)
+{
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		int st;
+
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "fork-test: a worker ended with status %#x\n", st);
+			bad = 1;
+		}
+	}
+	for (size_t k = 0; k < len; k += 4096)
+		if (block[k] != 9)
+			bad = 1;
+	return bad;
+}
 
 static int prefork(int n, size_t mib)
 {
@@ -63,17 +93,7 @@ static int prefork(int n, size_t mib)
 		}
 	}
 	memset(block, 9, len);
-	for (int i = 0; i < n; i++) {
-		int st;
-
-		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "fork-test: a worker ended with status %#x\n", st);
-			bad = 1;
-		}
-	}
-	for (size_t k = 0; k < len; k += 4096)
-		if (block[k] != 9)
-			bad = 1;
+	bad = reap(n, block, len);
 	free(block);
 	return bad;
 }
@@ -89,6 +109,113 @@ static void *churn(void *arg)
 		free(p);
 	}
 	return NULL;
+}
+
+/* kB of [p, p + len) on huge pages (*huge) and on base pages (*base), from /proc/self/smaps. */
+static void backing(const void *p, size_t len, unsigned long *huge, unsigned long *base)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	uintptr_t s = (uintptr_t)p, e = s + len, a = 0, b = 0;
+	char line[512];
+	unsigned long kb;
+
+	*huge = *base = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &a, &b) == 2 &&
+		    strchr(line, ' ') > strchr(line, '-'))
+			continue;
+		if (sscanf(line, "KernelPageSize: %lu kB", &kb) == 1 && a < e && b > s) {
+			uintptr_t lo = a > s ? a : s, hi = b < e ? b : e;
+
+			*(kb > 4 ? huge : base) += (hi - lo) / 1024;
+		}
+	}
+	fclose(f);
+}
+
+/* HugePages_Free of /proc/meminfo. */
+static unsigned long free_pages(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	unsigned long v = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Free: %lu", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+struct worker {
+	unsigned char *block;
+	size_t len;
+	int i;
+	int gate[2]; /* closed by the parent once every worker is made */
+};
+
+/* A worker: its copy of the block written, checked, and where it lives said. */
+static int work(void *arg)
+{
+	const struct worker *w = arg;
+	unsigned long huge, base;
+	char out[128];
+	int n;
+
+	memset(w->block, (unsigned char)(w->i + 2), w->len);
+	for (size_t k = 0; k < w->len; k += 4096)
+		if (w->block[k] != (unsigned char)(w->i + 2))
+			exit(3);
+	backing(w->block, w->len, &huge, &base);
+	n = snprintf(out, sizeof(out), "worker %d huge %lu base %lu\n", w->i, huge, base);
+	if (write(STDOUT_FILENO, out, (size_t)n) != n)
+		exit(4);
+	close(w->gate[1]);
+	while (read(w->gate[0], out, 1) > 0)
+		;
+	exit(0);
+}
+
+pid_t _Fork(void);
+
+static pid_t spawn(const char *how, struct worker *w, char *stack, size_t stack_len)
+{
+	pid_t pid;
+
+	if (strcmp(how, "clone") == 0)
+		return clone(work, stack + stack_len, SIGCHLD, w);
+	pid = strcmp(how, "_Fork") == 0 ? _Fork() : fork();
+	if (pid == 0)
+		work(w);
+	return pid;
+}
+
+static int workers(int n, size_t mib, const char *how)
+{
+	size_t len = mib << 20, stack_len = 256 << 10;
+	unsigned char *block = malloc(len);
+	char *stack = malloc(stack_len);
+	int gate[2];
+
+	if (!block || !stack || pipe(gate) < 0)
+		return 1;
+	memset(block, 1, len);
+	printf("free %lu\n", free_pages());
+	fflush(stdout);
+	for (int i = 0; i < n; i++) {
+		struct worker w = {.block = block, .len = len, .i = i, .gate = {gate[0], gate[1]}};
+
+		if (spawn(how, &w, stack, stack_len) < 0) {
+			perror(how);
+			return 1;
+		}
+	}
+	memset(block, 9, len);
+	close(gate[1]);
+	return reap(n, block, len);
 }
 
 static int with_system(int n)
@@ -299,7 +426,9 @@ int main(int argc, char **argv)
 		return race(strtoul(argv[2], NULL, 10), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 2 && strcmp(argv[1], "readonly") == 0)
 		return readonly();
+	if (argc == 5 && strcmp(argv[1], "workers") == 0)
+		return workers(atoi(argv[2]), strtoul(argv[3], NULL, 10), argv[4]);
 	fprintf(stderr, "usage: fork-test prefork N MiB | system N | threads N | race PAGES "
-			"THREADS N | readonly\n");
+			"THREADS N | readonly | workers N MiB fork|_Fork|clone\n");
 	return 2;
 }

@@ -94,6 +94,97 @@ prefork() {
 	for_pools prefork
 }
 
+# workers POOL HOW: fork-test's prefork server (8 workers, a 16 MiB block,
+# made by HOW: fork, _Fork or clone without CLONE_VM, all alive at once)
+# under hugectl --heap --report=all with a pool of POOL free pages. The
+# parent takes 10 of them (the block's 18 MiB chunk and the main arena's 2
+# MiB); it prints the free pages left (free F), each worker how much of its
+# own copy of the block is on huge pages, and each worker's report.
+workers() {
+	live_pool_free "$1"
+	run --separate-stderr hugectl --heap --report=all "$FORK_TEST" workers 8 16 "$2"
+	printf '# %s\n# stderr: %s\n' "$output" "$stderr"
+	assert_success
+}
+
+# count REGEX TEXT: lines of TEXT that match.
+count() {
+	grep -c -E "$1" <<< "$2" || true
+}
+
+# served HOW: the rule. Each worker's copy takes 10 pages, given worker after
+# worker while free pages last; a worker that gets only part of them has that
+# part on huge pages and the rest on base pages; one warning for the run.
+served() {
+	local free full part have
+	free=$(sed -n 's/^free //p' <<< "$output")
+	full=$((free / 10 > 8 ? 8 : free / 10))
+	part=$((full < 8 && free % 10 > 1 ? 1 : 0))
+	have=$(count '^worker [0-7] huge 16384 base 0$' "$output")
+	[ "$have" = "$full" ] || fail "$1: $have workers all on huge pages, want $full of $free free pages"
+	[ "$(count '^worker [0-7] huge [1-9][0-9]* base [1-9][0-9]*$' "$output")" = "$part" ] ||
+		fail "$1: want $part worker partly on huge pages"
+	[ "$(count '^worker [0-7] huge 0 base 16384$' "$output")" = $((8 - full - part)) ] ||
+		fail "$1: want $((8 - full - part)) workers on base pages"
+	[ "$(count 'WARNING: a forked child' "$stderr")" = $((full == 8 ? 0 : 1)) ] ||
+		fail "$1: want one warning when a worker falls back, none else"
+	# Each worker's report says what its heap had.
+	[ "$(count '^hugekit report \(pid [0-9]+\): 20480 kB of anonymous and heap memory on huge pages' "$stderr")" = "$full" ] ||
+		fail "$1: want $full reports of 20480 kB on huge pages"
+}
+
+@test "a prefork server (fork, _Fork, clone): room for all 8 workers, each worker's heap on huge pages, its report says so" {
+	for how in fork _Fork clone; do
+		workers 100 "$how"
+		assert_line "free 90"
+		served "$how"
+	done
+}
+
+@test "the same with room for half the workers, for 4.5, for none: the pages that cannot be had fall back, one warning, no SIGBUS" {
+	for how in fork _Fork clone; do
+		workers 50 "$how"
+		assert_line "free 40"
+		served "$how"
+		workers 55 "$how"
+		served "$how"
+		workers 10 "$how"
+		assert_line "free 0"
+		served "$how"
+	done
+}
+
+@test "a hugetlb cgroup limit of 15 pages, pool of 100: worker 0 gets the 5 pages left, the others base pages, no SIGBUS" {
+	local root
+	root=$(live_cgroup_root) || hk_missing "no cgroup v2 hierarchy with the hugetlb controller here"
+	live_pool_free 100
+	# The group, its limit and the controller are put back by the script's own trap.
+	run --separate-stderr bash -c '
+		root=$1 cg=$1/hk-fork-test.$$
+		saved=$(cat "$root/cgroup.subtree_control")
+		trap "rmdir \"\$cg\"; grep -qw hugetlb <<< \"\$saved\" || echo -hugetlb > \"\$root/cgroup.subtree_control\"" EXIT
+		grep -qw hugetlb <<< "$saved" || echo +hugetlb > "$root/cgroup.subtree_control"
+		mkdir "$cg" && echo $((15 * 2097152)) > "$cg/hugetlb.2MB.max" || exit 99
+		sh -c "echo \$\$ > \"\$1/cgroup.procs\" && exec hugectl --heap \"\$2\" workers 8 16 fork" sh "$cg" "$2"
+	' bash "$root" "$FORK_TEST"
+	printf '# %s\n# stderr: %s\n' "$output" "$stderr"
+	assert_success
+	assert_line "free 90"
+	assert_line --regexp '^worker 0 huge 102[0-9][0-9] base [0-9]+$'
+	assert_equal "$(count '^worker [1-7] huge 0 base 16384$' "$output")" 7
+	assert_equal "$(count 'WARNING: a forked child .* hugetlb cgroup' "$stderr")" 1
+	# The script put the group back.
+	[ -z "$(find "$root" -maxdepth 1 -name 'hk-fork-test.*')" ]
+}
+
+@test "--report (not =all): the launched program's report only, not its forked workers'" {
+	live_pool_free 100
+	run --separate-stderr hugectl --heap --report "$FORK_TEST" workers 8 16 fork
+	assert_success
+	assert_equal "$(count '^hugekit report' "$stderr")" 1
+	[[ "$stderr" == *"hugekit report: "* ]]
+}
+
 threaded_system() {
 	run --separate-stderr hugectl --heap "$FORK_TEST" system 20
 	assert_success

@@ -140,18 +140,28 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 	assert_regex "$stderr" 'hugekit report: 0 kB of anonymous'
 }
 
-@test "a forked child writes its data and bss and exits 0; its text stays huge, its data moves to base pages" {
-	live_pool_free 16
+@test "a forked child writes its data and bss and exits 0; its text stays huge, its bss its own copy on hugetlb pages (room in the pool)" {
+	live_pool_free 40
 	seg RW "$SEG" fork
 	assert_success
-	assert_output ok
+	assert_line "child bss hugetlb (was hugetlb)"
+	assert_line ok
 }
 
 @test "the same from a parent with two threads writing to its bss" {
-	live_pool_free 16
+	live_pool_free 40
 	seg RW "$SEG" fork-threads
 	assert_success
-	assert_output ok
+	assert_line "child bss hugetlb (was hugetlb)"
+	assert_line ok
+}
+
+@test "HK_RT_FORK=base: the child's copy on base pages (transparent huge pages where allowed), as before" {
+	live_pool_free 40
+	HK_RT_FORK=base seg RW "$SEG" fork
+	assert_success
+	assert_line --regexp '^child bss (base|thp) \(was hugetlb\)$'
+	assert_line ok
 }
 
 @test "a program it executes inherits the setting: the child's segments are moved too" {

@@ -28,7 +28,12 @@
 
 /*
  * Shared text: <hugetlbfs mount>/<HKC_SHARE_DIR_PREFIX><euid>/<exe>.<key>.<offset
- * hex>, made under a temporary name <HKC_SHARE_TMP_PREFIX><pid>-<n> first.
+ * hex>, made under a temporary name <HKC_SHARE_TMP_PREFIX><pid>-<n> first. The
+ * directory is libhugetlbfs 2.23's, which keeps its own files there as
+ * <exe>_<bits>_<phdr index> (<that>.tmp while one is made): no name of one
+ * is a name of the other. Before 2.23's layout the runtime used
+ * <HKC_SHARE_OLD_DIR_PREFIX><euid>: hugeadm still lists and removes its files.
  */
-#define HKC_SHARE_DIR_PREFIX "hugekit-text-"
+#define HKC_SHARE_DIR_PREFIX "elflink-uid-"
+#define HKC_SHARE_OLD_DIR_PREFIX "hugekit-text-"
 #define HKC_SHARE_TMP_PREFIX ".hugekit-tmp-"

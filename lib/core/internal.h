@@ -211,3 +211,10 @@ int hkl_unmount_apply(struct hk_ctx *ctx, const struct hk_plan_item *it);
 /* An HK_PLAN_REMOVE item (sharedtext.c): done when its file is gone (1), else 0 and its pages. */
 int hkl_text_check(struct hk_ctx *ctx, const struct hk_plan_item *it, char **ret);
 int hkl_text_apply(struct hk_ctx *ctx, const struct hk_plan_item *it);
+/* A directory of shared text (sharedtext.c): its uid, written as the runtime writes it. */
+enum hkl_text_dir {
+	HKL_TEXT_NOT = 0, /* not one */
+	HKL_TEXT_ELFLINK, /* elflink-uid-<uid>: 2.23's layout, the runtime's */
+	HKL_TEXT_OLD,	  /* hugekit-text-<uid>: the runtime's before */
+};
+enum hkl_text_dir hkl_text_dir_uid(const char *name, uid_t *ret);

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The files of shared text that libhugekit-rt makes for HUGETLB_SHARE=1,
- * <hugetlbfs mount>/hugekit-text-<uid>/<exe>.<key>.<offset hex> (and
+ * <hugetlbfs mount>/elflink-uid-<uid>/<exe>.<key>.<offset hex> (and
  * .hugekit-tmp-<pid>-<n> while one is being made): found by
- * hk_shared_text_walk(), removed by hk_shared_text_remove().
+ * hk_shared_text_walk(), removed by hk_shared_text_remove(). elflink-uid-<uid>
+ * is libhugetlbfs 2.23's directory; the files left in hugekit-text-<uid>,
+ * where the runtime kept them before 2.23's layout, are told and removed
+ * too: an upgrade leaves nothing behind.
  *
  * The directories belong to their users, who may put anything in them, and
  * the caller runs as root: nothing is followed. Each mount is opened and must
  * be hugetlbfs (a mount seen twice, bound elsewhere, is read once); in it only
- * hugekit-text-<uid> directories, opened O_DIRECTORY|O_NOFOLLOW and owned by
- * that uid, are read; in them only regular files (fstatat without following)
- * are told, and removed by unlinkat() on that directory's descriptor. A
+ * elflink-uid-<uid> and hugekit-text-<uid> directories, opened
+ * O_DIRECTORY|O_NOFOLLOW and owned by that uid, are read; in them only
+ * regular files (fstatat without following) are told, and removed by
+ * unlinkat() on that directory's descriptor. A name says what a file is
+ * (whose program), never more: its contents are not read. A
  * symbolic link or a directory swapped in meanwhile is at most unlinked
  * itself (a link) or not at all (a directory: EISDIR), never followed.
  * Removing a file that a running program maps is safe: the program keeps its
@@ -149,29 +154,41 @@ static void free_names(char **names, size_t n)
 	free(names);
 }
 
-/* "hugekit-text-<uid>", the uid written as the runtime writes it. */
-static bool text_dir_uid(const char *name, uid_t *ret)
+/* A decimal number as printf's %u writes it (no sign, no leading 0), of at most max digits. */
+static bool canonical_number(const char *s, size_t len, size_t max)
 {
-	const char *d = name + strlen(HKC_SHARE_DIR_PREFIX);
-	char canon[32];
+	return len > 0 && len <= max && strspn(s, "0123456789") >= len && (s[0] != '0' || len == 1);
+}
+
+/* The uid after prefix in name, written as the runtime writes it (%lu). */
+static bool dir_uid(const char *name, const char *prefix, uid_t *ret)
+{
+	const char *d = name + strlen(prefix);
 	unsigned long v;
 
-	if (strncmp(name, HKC_SHARE_DIR_PREFIX, strlen(HKC_SHARE_DIR_PREFIX)) != 0 ||
-	    strspn(d, "0123456789") != strlen(d) || !*d || strlen(d) > 10)
+	if (strncmp(name, prefix, strlen(prefix)) != 0 || !canonical_number(d, strlen(d), 10))
 		return false;
 	v = strtoul(d, NULL, 10);
-	snprintf(canon, sizeof(canon), "%lu", v);
-	if (strcmp(canon, d) != 0 || v > UINT32_MAX - 1)
+	if (v > UINT32_MAX - 1)
 		return false;
 	*ret = (uid_t)v;
 	return true;
+}
+
+enum hkl_text_dir hkl_text_dir_uid(const char *name, uid_t *ret)
+{
+	if (dir_uid(name, HKC_SHARE_DIR_PREFIX, ret))
+		return HKL_TEXT_ELFLINK;
+	if (dir_uid(name, HKC_SHARE_OLD_DIR_PREFIX, ret))
+		return HKL_TEXT_OLD;
+	return HKL_TEXT_NOT;
 }
 
 static bool is_text_dir(const char *name)
 {
 	uid_t uid;
 
-	return text_dir_uid(name, &uid);
+	return hkl_text_dir_uid(name, &uid) != HKL_TEXT_NOT;
 }
 
 /* One name of a user's directory: told when it is a regular file (its name parsed). */
@@ -316,7 +333,7 @@ static int walk(const struct text_walk *w)
 		for (size_t k = 0; k < n && rc == 0; k++) {
 			uid_t uid = 0;
 
-			text_dir_uid(names[k], &uid);
+			hkl_text_dir_uid(names[k], &uid);
 			if (w->any_uid || uid == w->only_uid)
 				rc = walk_dir(w, mntfd, mnt, names[k], uid, (uint64_t)sf.f_bsize);
 		}
@@ -396,11 +413,11 @@ static int find_text(void *data, const struct hk_shared_text *f)
 }
 
 /*
- * The walk that finds the item's file: <mount>/hugekit-text-<uid>/<name>,
- * that one name of that directory of that mount only (each check and
- * removal costs the same however many files there are), checked as every
- * walk checks it. 0 (not there), 1 (found), or -errno (-EINVAL: not
- * such a path).
+ * The walk that finds the item's file: <mount>/elflink-uid-<uid>/<name> (or
+ * hugekit-text-<uid>), that one name of that directory of that mount only
+ * (each check and removal costs the same however many files there are),
+ * checked as every walk checks it. 0 (not there), 1 (found), or -errno
+ * (-EINVAL: not such a path).
  */
 static int find_walk(struct hk_ctx *ctx, struct text_find *tf)
 {
@@ -414,7 +431,7 @@ static int find_walk(struct hk_ctx *ctx, struct text_find *tf)
 	if (name && name > path) {
 		*name++ = '\0';
 		dir = strrchr(path, '/');
-		if (dir && *name && text_dir_uid(dir + 1, &w.only_uid)) {
+		if (dir && *name && hkl_text_dir_uid(dir + 1, &w.only_uid)) {
 			*dir++ = '\0';
 			w.only_mnt = *path ? path : "/";
 			w.only_dir = dir;

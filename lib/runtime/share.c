@@ -4,10 +4,21 @@
  * hugetlbfs files that every process of the same user and the same build maps,
  * so that a second copy of the program takes no new huge page.
  *
- * Where: <mount>/hugekit-text-<euid>/<exe>.<key>.<offset hex>, the mount
+ * Where: <mount>/elflink-uid-<euid>/<exe>.<key>.<offset hex>, the mount
  * being HUGETLB_SHARE_PATH or the first hugetlbfs mount of the page size (in
  * the mount table's order, as api.c reads it) where the directory is, or can
- * be made. Other users may write the mount (a 1777 mount, say), so nothing
+ * be made. The directory is libhugetlbfs 2.23's (which makes it 0700 too, so
+ * one it left is used as it is), and administrators' scripts that clean up
+ * after 2.23 remove it. 2.23 keeps its own files there,
+ * <exe>_<bits>_<phdr index> (and <that>.tmp while it makes one); a crash
+ * leaves our temporary files: none of those names is ever one of ours (ours
+ * end in "." and hex digits), and nothing but our own name is opened. The
+ * runtime no longer uses hugekit-text-<euid>, its directory before 2.23's
+ * layout (hugeadm --clean-shared-text still removes what is left there).
+ * Unlike 2.23, HUGETLB_SHARE_PATH names the mount (or a directory on it)
+ * where that directory is made, never the directory of the files itself: a
+ * directory of the user's own is what keeps other users' files out.
+ * Other users may write the mount (a 1777 mount, say), so nothing
  * found there is trusted by its name:
  *  - the directory is opened O_DIRECTORY|O_NOFOLLOW and must be ours
  *    (euid), 0700 or less, on hugetlbfs of the page size, not noexec: one made

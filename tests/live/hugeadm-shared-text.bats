@@ -27,18 +27,18 @@ in_ns() {
 
 @test "--list-shared-text: a table, or JSON, of each file once (a bound mount is not listed twice)" {
 	run --separate-stderr in_ns '
-		touch /mnt/h/hugekit-text-0/.hugekit-tmp-77-0
+		touch /mnt/h/elflink-uid-0/.hugekit-tmp-77-0
 		hugeadm --list-shared-text
 		hugeadm --list-shared-text --json | jq -c ".shared_text[]"'
 	assert_success
 	assert_equal "$stderr" ""
 	assert_line --index 0 --regexp '^User +Pages +Size +File +Executable +Key$'
-	assert_line --index 1 --regexp '^root +0 +0 /mnt/h/hugekit-text-0/.hugekit-tmp-77-0 +\(being made, or left by a crash\) +-$'
-	assert_line --index 2 --regexp '^root +1 +2M /mnt/h/hugekit-text-0/prog.k1.200000 +prog +k1$'
-	assert_line --index 3 --regexp "^nobody +1 +2M /mnt/h/hugekit-text-65534/it's.k1.400000 +it's +k1$"
-	assert_line --index 4 --regexp '^nobody +2 +4M /mnt/h/hugekit-text-65534/prog.k1.200000 +prog +k1$'
-	assert_line --index 5 '{"user":"root","uid":0,"file":"/mnt/h/hugekit-text-0/.hugekit-tmp-77-0","page_size":2097152,"pages":0,"size":0,"unfinished":true,"executable":null,"key":null,"offset":null}'
-	assert_line --index 8 '{"user":"nobody","uid":65534,"file":"/mnt/h/hugekit-text-65534/prog.k1.200000","page_size":2097152,"pages":2,"size":4194304,"unfinished":false,"executable":"prog","key":"k1","offset":2097152}'
+	assert_line --index 1 --regexp '^root +0 +0 /mnt/h/elflink-uid-0/.hugekit-tmp-77-0 +\(being made, or left by a crash\) +-$'
+	assert_line --index 2 --regexp '^root +1 +2M /mnt/h/elflink-uid-0/prog.k1.200000 +prog +k1$'
+	assert_line --index 3 --regexp "^nobody +1 +2M /mnt/h/elflink-uid-65534/it's.k1.400000 +it's +k1$"
+	assert_line --index 4 --regexp '^nobody +2 +4M /mnt/h/elflink-uid-65534/prog.k1.200000 +prog +k1$'
+	assert_line --index 5 '{"user":"root","uid":0,"file":"/mnt/h/elflink-uid-0/.hugekit-tmp-77-0","page_size":2097152,"pages":0,"size":0,"unfinished":true,"executable":null,"key":null,"offset":null}'
+	assert_line --index 8 '{"user":"nobody","uid":65534,"file":"/mnt/h/elflink-uid-65534/prog.k1.200000","page_size":2097152,"pages":2,"size":4194304,"unfinished":false,"executable":"prog","key":"k1","offset":2097152}'
 	assert_equal "${#lines[@]}" 9
 }
 
@@ -51,12 +51,12 @@ in_ns() {
 		echo "pages freed $(($(pages) - f0))"'
 	assert_success
 	assert_output "HUGETLB_VERBOSE='2'
-rm -f -- '/mnt/h/hugekit-text-0/prog.k1.200000'
-rm -f -- '/mnt/h/hugekit-text-65534/it'\\''s.k1.400000'
-rm -f -- '/mnt/h/hugekit-text-65534/prog.k1.200000'
+rm -f -- '/mnt/h/elflink-uid-0/prog.k1.200000'
+rm -f -- '/mnt/h/elflink-uid-65534/it'\\''s.k1.400000'
+rm -f -- '/mnt/h/elflink-uid-65534/prog.k1.200000'
 HUGETLB_VERBOSE='2'
-rm -f -- '/mnt/h/hugekit-text-65534/it'\\''s.k1.400000'
-rm -f -- '/mnt/h/hugekit-text-65534/prog.k1.200000'
+rm -f -- '/mnt/h/elflink-uid-65534/it'\\''s.k1.400000'
+rm -f -- '/mnt/h/elflink-uid-65534/prog.k1.200000'
 unchanged
 pages freed 0"
 }
@@ -68,8 +68,8 @@ pages freed 0"
 			jq -c ".plan[] | [.item, .value]"
 		files | diff /mnt/before - && echo unchanged'
 	assert_success
-	assert_line --index 0 "[\"remove /mnt/h/hugekit-text-65534/it's.k1.400000\",\"1\"]"
-	assert_line --index 1 '["remove /mnt/h/hugekit-text-65534/prog.k1.200000","2"]'
+	assert_line --index 0 "[\"remove /mnt/h/elflink-uid-65534/it's.k1.400000\",\"1\"]"
+	assert_line --index 1 '["remove /mnt/h/elflink-uid-65534/prog.k1.200000","2"]'
 	assert_line --index 2 --regexp '^\["pool 2M minimum","[0-9]+"\]$'
 	assert_line --index 3 "unchanged"
 }
@@ -83,18 +83,18 @@ pages freed 0"
 	# through libhugekit, as hugeadm does).
 	run --separate-stderr in_ns '
 		cat > /mnt/swap.sh <<"EOS"
-D=/mnt/h/hugekit-text-65534
+D=/mnt/h/elflink-uid-65534
 as() { u=$1; shift; setpriv --reuid "$u" --regid "$(id -g "$u")" --clear-groups -- "$@"; }
 as nobody sh -c "rm $D/prog.k1.200000 && mkfifo $D/prog.k1.200000 && mv $D /mnt/h/moved"
 as daemon mkdir $D
 as daemon touch "$D/$(ls /mnt/h/moved | grep k1.400000)"
 EOS
 		'"$HK_BUILD_DIR"'/tests/plan-race text 65534 "bash /mnt/swap.sh"
-		ls -n /mnt/h/hugekit-text-65534 | awk "NR > 1 { print \$3, \$9 }"
+		ls -n /mnt/h/elflink-uid-65534 | awk "NR > 1 { print \$3, \$9 }"
 		ls /mnt/h/moved'
 	assert_success
-	assert_output "ALREADY /mnt/h/hugekit-text-65534/it's.k1.400000
-ALREADY /mnt/h/hugekit-text-65534/prog.k1.200000
+	assert_output "ALREADY /mnt/h/elflink-uid-65534/it's.k1.400000
+ALREADY /mnt/h/elflink-uid-65534/prog.k1.200000
 rc=0
 1 it's.k1.400000
 it's.k1.400000
@@ -108,10 +108,10 @@ prog.k1.200000"
 	hk_need_built "$HK_BUILD_DIR/tests/plan-race"
 	run --separate-stderr in_ns '
 		'"$HK_BUILD_DIR"'/tests/plan-race text 65534 "mount -o remount,ro,bind /mnt/h"
-		ls /mnt/h/hugekit-text-65534'
+		ls /mnt/h/elflink-uid-65534'
 	assert_success
-	assert_output "SHORT Read-only file system /mnt/h/hugekit-text-65534/it's.k1.400000
-SHORT Read-only file system /mnt/h/hugekit-text-65534/prog.k1.200000
+	assert_output "SHORT Read-only file system /mnt/h/elflink-uid-65534/it's.k1.400000
+SHORT Read-only file system /mnt/h/elflink-uid-65534/prog.k1.200000
 rc=1
 it's.k1.400000
 prog.k1.200000"
@@ -130,11 +130,11 @@ prog.k1.200000"
 @test "many files: the directory read once to plan, each removal looks up one name (strace counts getdents64)" {
 	hk_need_cmd strace strace
 	run --separate-stderr in_ns '
-		for i in $(seq 1 300); do echo "/mnt/h/hugekit-text-65534/f$i.k1.0"; done |
+		for i in $(seq 1 300); do echo "/mnt/h/elflink-uid-65534/f$i.k1.0"; done |
 			as nobody xargs touch
 		strace -f -qq -y -o /mnt/trace -e trace=getdents64,unlinkat hugeadm --clean-shared-text=nobody
 		echo "unlinkat $(grep -c "^[0-9]* *unlinkat(.*= 0$" /mnt/trace)"
-		echo "reads of the directory $(grep -c "getdents64([0-9]*</mnt/h/hugekit-text-65534>" /mnt/trace)"
+		echo "reads of the directory $(grep -c "getdents64([0-9]*</mnt/h/elflink-uid-65534>" /mnt/trace)"
 		echo "left: $(files | wc -l)"'
 	assert_success
 	assert_line "unlinkat 302"
@@ -148,15 +148,15 @@ prog.k1.200000"
 
 @test "a file name with a newline and an escape: one table line, one rm word, removed" {
 	run --separate-stderr in_ns '
-		as nobody touch "/mnt/h/hugekit-text-65534/x
+		as nobody touch "/mnt/h/elflink-uid-65534/x
 y$(printf "\033")[2J"
-		hugeadm --list-shared-text | grep -c "hugekit-text-65534/x"
+		hugeadm --list-shared-text | grep -c "elflink-uid-65534/x"
 		hugeadm --dry-run --clean-shared-text=65534 | grep -F "65534/x"
 		hugeadm --clean-shared-text=65534
-		ls -b /mnt/h/hugekit-text-65534 | grep -c "^x" || true'
+		ls -b /mnt/h/elflink-uid-65534 | grep -c "^x" || true'
 	assert_success
 	assert_line --index 0 "1"
-	assert_line --index 1 "rm -f -- \$'/mnt/h/hugekit-text-65534/x\\012y\\033[2J'"
+	assert_line --index 1 "rm -f -- \$'/mnt/h/elflink-uid-65534/x\\012y\\033[2J'"
 	assert_line --index 2 "0"
 	[[ $output != *$'\033'* ]] || fail "an escape reached the terminal: $output"
 }
@@ -171,10 +171,10 @@ y$(printf "\033")[2J"
 		files
 		echo "pages freed $(($(pages) - f0))"'
 	assert_success
-	assert_output "/mnt/h/hugekit-text-0/prog.k1.200000
+	assert_output "/mnt/h/elflink-uid-0/prog.k1.200000
 pages freed 3
 pages freed 4"
-	[[ "$stderr" == *"hugeadm:INFO: removed /mnt/h/hugekit-text-0/prog.k1.200000 (1 page)"* ]]
+	[[ "$stderr" == *"hugeadm:INFO: removed /mnt/h/elflink-uid-0/prog.k1.200000 (1 page)"* ]]
 	[[ "$stderr" == *"hugeadm:INFO: 1 file of shared text removed, 1 huge page freed (when no program maps them any more)"* ]]
 }
 
@@ -200,34 +200,38 @@ pages freed 4"
 
 @test "never follows or removes what users put there: foreign directories, subdirectories, FIFOs" {
 	run --separate-stderr in_ns '
-		# daemon makes hugekit-text-0 on the second mount (root'"'"'s name) and fills it.
+		# daemon makes elflink-uid-0 on the second mount (root'"'"'s name) and fills it.
 		mkdir /mnt/h2 && mount -t hugetlbfs -o mode=1777 none /mnt/h2
-		as daemon mkdir -m 0777 /mnt/h2/hugekit-text-0 /mnt/h2/hugekit-text-65534
-		as daemon touch /mnt/h2/hugekit-text-0/x /mnt/h2/hugekit-text-65534/y
+		as daemon mkdir -m 0777 /mnt/h2/elflink-uid-0 /mnt/h2/elflink-uid-65534 /mnt/h2/hugekit-text-0
+		as daemon touch /mnt/h2/elflink-uid-0/x /mnt/h2/elflink-uid-65534/y /mnt/h2/hugekit-text-0/x_64_2
 		# nobody puts a directory and a FIFO in its own.
-		as nobody mkdir /mnt/h/hugekit-text-65534/sub
-		as nobody touch /mnt/h/hugekit-text-65534/sub/z
-		as nobody mkfifo /mnt/h/hugekit-text-65534/fifo
-		# Not hugekit-text-<uid>: left alone.
-		as daemon mkdir /mnt/h/hugekit-text-00 /mnt/h/hugekit-text-x
-		as daemon touch /mnt/h/hugekit-text-00/a /mnt/h/hugekit-text-x/b
+		as nobody mkdir /mnt/h/elflink-uid-65534/sub
+		as nobody touch /mnt/h/elflink-uid-65534/sub/z
+		as nobody mkfifo /mnt/h/elflink-uid-65534/fifo
+		# Neither elflink-uid-<uid> nor hugekit-text-<uid>: left alone.
+		as daemon mkdir /mnt/h/elflink-uid-00 /mnt/h/elflink-uid-x /mnt/h/hugekit-text-00 /mnt/h/hugekit-text-x
+		as daemon touch /mnt/h/elflink-uid-00/a /mnt/h/elflink-uid-x/b /mnt/h/hugekit-text-00/c /mnt/h/hugekit-text-x/d
 		hugeadm --clean-shared-text
 		echo "rc=$?"
 		files; find /mnt/h2 -mindepth 2 | sort'
 	assert_success
 	assert_line "rc=0"
-	assert_output --partial "/mnt/h/hugekit-text-00/a
-/mnt/h/hugekit-text-65534/fifo
-/mnt/h/hugekit-text-65534/sub
-/mnt/h/hugekit-text-65534/sub/z
-/mnt/h/hugekit-text-x/b
-/mnt/h2/hugekit-text-0/x
-/mnt/h2/hugekit-text-65534/y"
+	assert_output --partial "/mnt/h/elflink-uid-00/a
+/mnt/h/elflink-uid-65534/fifo
+/mnt/h/elflink-uid-65534/sub
+/mnt/h/elflink-uid-65534/sub/z
+/mnt/h/elflink-uid-x/b
+/mnt/h/hugekit-text-00/c
+/mnt/h/hugekit-text-x/d
+/mnt/h2/elflink-uid-0/x
+/mnt/h2/elflink-uid-65534/y
+/mnt/h2/hugekit-text-0/x_64_2"
 	refute_output --partial "prog"
+	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h2/elflink-uid-0 is owned by uid 1, not 0: skipped"* ]]
+	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h2/elflink-uid-65534 is owned by uid 1, not 65534: skipped"* ]]
 	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h2/hugekit-text-0 is owned by uid 1, not 0: skipped"* ]]
-	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h2/hugekit-text-65534 is owned by uid 1, not 65534: skipped"* ]]
-	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h/hugekit-text-65534/sub is not a regular file: left alone"* ]]
-	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h/hugekit-text-65534/fifo is not a regular file: left alone"* ]]
+	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h/elflink-uid-65534/sub is not a regular file: left alone"* ]]
+	[[ "$stderr" == *"hugeadm:WARNING: /mnt/h/elflink-uid-65534/fifo is not a regular file: left alone"* ]]
 	# Told once, when planned: the run's walks to each file are quiet.
 	assert_equal "$(grep -c "fifo is not a regular file" <<< "$stderr")" 1
 }
@@ -243,4 +247,23 @@ pages freed 4"
 	assert_line "rc=1"
 	assert_line "3"
 	[[ "$stderr" == *"changing the huge page set-up needs the CAP_SYS_ADMIN capability"* ]]
+}
+
+@test "the files left in hugekit-text-UID (the runtime's directory before 2.23's layout): listed, removed, their pages back" {
+	run --separate-stderr in_ns '
+		O=/mnt/h/hugekit-text-65534
+		as nobody mkdir -m 0700 $O
+		as nobody "$P" fd y k1 0 1 4 > /dev/null
+		as nobody mv /mnt/h/elflink-uid-65534/y.k1.0 $O/y.k1.0
+		hugeadm --list-shared-text | grep hugekit-text
+		f0=$(pages)
+		hugeadm -v --clean-shared-text=nobody
+		echo "pages freed $(($(pages) - f0))"
+		ls -A $O | wc -l'
+	assert_success
+	assert_line --index 0 --regexp '^nobody +1 +2M /mnt/h/hugekit-text-65534/y.k1.0 +y +k1$'
+	# it's (1), prog (2), y (1).
+	assert_line --index 1 "pages freed 4"
+	assert_line --index 2 "0"
+	[[ "$stderr" == *"hugeadm:INFO: removed /mnt/h/hugekit-text-65534/y.k1.0 (1 page)"* ]]
 }

@@ -178,7 +178,7 @@ two_copies() {
 	[ "$taken1" -ge 7 ] || fail "the first copy took only $taken1 pages: text not on hugetlb?"
 	[ "$taken2" -le 1 ] || fail "the second copy took $taken2 pages"
 	run ! grep -h 'shared text:' "$BATS_TEST_TMPDIR/out1" "$BATS_TEST_TMPDIR/out2"
-	rm -rf "${dir:?}"/hugekit-text-*
+	rm -rf "${dir:?}"/elflink-uid-*
 }
 
 @test "hugectl --share-text, PIE with p_align 4 kB: one warning, a private copy each, no file made; runs" {
@@ -198,7 +198,7 @@ two_copies() {
 	done
 	run find "$dir" -type f
 	assert_output ''
-	rm -rf "${dir:?}"/hugekit-text-*
+	rm -rf "${dir:?}"/elflink-uid-*
 }
 
 # live_wait_file_line FILE LINE WHAT: wait (at most 60 s) until FILE has LINE.

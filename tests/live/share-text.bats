@@ -6,7 +6,7 @@
 # Each test runs in a private mount namespace (unshare -m --propagation
 # private) with an empty tmpfs on /mnt and a 1777 hugetlbfs mount at /mnt/h,
 # as a machine-wide mount would be: the files and their pages go with the
-# namespace. The victim is nobody (its directory /mnt/h/hugekit-text-65534);
+# namespace. The victim is nobody (its directory /mnt/h/elflink-uid-65534);
 # the attacker is daemon, another user who may write the mount. An attack
 # must end in a refusal with a warning naming the file: nothing of the
 # attacker's mapped, nothing of the victim's or the attacker's changed, no
@@ -40,8 +40,8 @@ in_ns() {
 			state | diff /mnt/before - && echo unchanged
 			echo "pages taken $((f0 - $(pages)))"
 		}
-		D=/mnt/h/hugekit-text-65534
-		A=/mnt/h/hugekit-text-1
+		D=/mnt/h/elflink-uid-65534
+		A=/mnt/h/elflink-uid-1
 		'"$1"
 }
 
@@ -72,8 +72,8 @@ assert_refused() {
 	# Two pages in the file, none for either mapping (free while mapped: 8 - 2).
 	assert_line "pages taken 2"
 	assert_equal "$(grep -c '^free 6$' <<< "$output")" 2
-	assert_line "/mnt/h/hugekit-text-65534 nobody 700"
-	assert_line "/mnt/h/hugekit-text-65534/prog.k1.200000 nobody 400"
+	assert_line "/mnt/h/elflink-uid-65534 nobody 700"
+	assert_line "/mnt/h/elflink-uid-65534/prog.k1.200000 nobody 400"
 	assert_equal "$stderr" ""
 }
 
@@ -124,9 +124,9 @@ assert_refused() {
 			# The attacker makes a perfect copy in its own directory and renames it to the victim'"'"'s.
 			as daemon "$P" fd prog k1 200000 2 1 > /dev/null
 			as daemon chmod $mode $A
-			as daemon mv $A /mnt/h/hugekit-text-$uid
+			as daemon mv $A /mnt/h/elflink-uid-$uid
 			replay as $V timeout 20 "$P" fd prog k1 200000 2 1'
-		assert_refused "error EACCES" "/mnt/h/hugekit-text-${victim##*:}: owned by another user: not using it"
+		assert_refused "error EACCES" "/mnt/h/elflink-uid-${victim##*:}: owned by another user: not using it"
 		assert_line "rc=1"
 	done
 }
@@ -143,7 +143,7 @@ hugetlbfs_symlinks() {
 @test "(2) a symbolic link in place of the directory, to the attacker's or to anywhere: refused" {
 	local target
 	hugetlbfs_symlinks
-	for target in /mnt/h/hugekit-text-1 /mnt/victim /nonexistent; do
+	for target in /mnt/h/elflink-uid-1 /mnt/victim /nonexistent; do
 		run --separate-stderr in_ns '
 			as daemon "$P" fd prog k1 200000 2 1 > /dev/null
 			as daemon chmod 0755 $A
@@ -153,7 +153,7 @@ hugetlbfs_symlinks() {
 			text || echo "rc=$?"
 			{ state; ls -A /mnt/victim; } | diff /mnt/before - && echo unchanged
 			echo "pages taken $((f0 - $(pages)))"'
-		assert_refused "error EACCES" "/mnt/h/hugekit-text-65534: not a directory (a symbolic link?): not using it"
+		assert_refused "error EACCES" "/mnt/h/elflink-uid-65534: not a directory (a symbolic link?): not using it"
 	done
 }
 
@@ -167,7 +167,7 @@ plant_file() {
 		F=$D/prog.k1.200000
 		'"$1"'
 		replay text'
-	assert_refused "error EACCES" "/mnt/h/hugekit-text-65534/prog.k1.200000: $2: not mapping it"
+	assert_refused "error EACCES" "/mnt/h/elflink-uid-65534/prog.k1.200000: $2: not mapping it"
 }
 
 @test "(3) a hard link, FIFO, foreign or loose file in place of the file: refused" {
@@ -195,7 +195,7 @@ plant_file() {
 		as nobody truncate -s 4M $D/prog.k1.200000
 		as nobody chmod 0400 $D/prog.k1.200000
 		replay text'
-	assert_refused "error ESTALE" "/mnt/h/hugekit-text-65534/prog.k1.200000: pages are missing from it: not mapping it"
+	assert_refused "error ESTALE" "/mnt/h/elflink-uid-65534/prog.k1.200000: pages are missing from it: not mapping it"
 }
 
 @test "(5) a directory of the victim's that others may enter is not used" {
@@ -203,7 +203,7 @@ plant_file() {
 		text > /dev/null
 		chmod 0711 $D
 		replay text'
-	assert_refused "error EACCES" "/mnt/h/hugekit-text-65534: its mode is not 0700: not using it"
+	assert_refused "error EACCES" "/mnt/h/elflink-uid-65534: its mode is not 0700: not using it"
 }
 
 @test "(6) a refused directory on the first mount: the next mount of the page size is used" {
@@ -211,14 +211,14 @@ plant_file() {
 		as daemon mkdir -m 0777 $D
 		mkdir /mnt/h2 && mount -t hugetlbfs -o mode=1777 none /mnt/h2
 		text
-		stat -c "%n %U %a" /mnt/h2/hugekit-text-65534/*
+		stat -c "%n %U %a" /mnt/h2/elflink-uid-65534/*
 		ls -A $D | wc -l'
 	assert_success
 	assert_line "made"
 	assert_line "same"
-	assert_line "/mnt/h2/hugekit-text-65534/prog.k1.200000 nobody 400"
+	assert_line "/mnt/h2/elflink-uid-65534/prog.k1.200000 nobody 400"
 	assert_line --index 5 "0"
-	[[ "$stderr" == *"/mnt/h/hugekit-text-65534: owned by another user: not using it"* ]]
+	[[ "$stderr" == *"/mnt/h/elflink-uid-65534: owned by another user: not using it"* ]]
 }
 
 @test "(7) HUGETLB_SHARE_PATH: only a hugetlbfs mount of the size, not noexec; read-only: nothing made" {
@@ -229,7 +229,7 @@ plant_file() {
 		for p in /mnt /mnt/nx /mnt/missing /mnt/ro; do
 			HUGETLB_SHARE_PATH=$p text || echo "rc=$?"
 		done
-		ls -A /mnt/nx /mnt/ro /mnt/h | grep -c hugekit || true
+		ls -A /mnt/nx /mnt/ro /mnt/h | grep -c elflink || true
 		HUGETLB_SHARE_PATH=/mnt/h text'
 	assert_equal "$(grep -c '^error ENOENT$' <<< "$output")" 4
 	assert_line "0"
@@ -237,7 +237,7 @@ plant_file() {
 	[[ "$stderr" == *"HUGETLB_SHARE_PATH=/mnt: not on hugetlbfs (a hugetlbfs mount of 2048 kB pages is needed): text not shared"* ]]
 	[[ "$stderr" == *"HUGETLB_SHARE_PATH=/mnt/nx: on a noexec mount"* ]]
 	[[ "$stderr" == *"HUGETLB_SHARE_PATH=/mnt/missing: No such file or directory"* ]]
-	[[ "$stderr" == *"HUGETLB_SHARE_PATH=/mnt/ro: cannot make hugekit-text-65534 there: text not shared"* ]]
+	[[ "$stderr" == *"HUGETLB_SHARE_PATH=/mnt/ro: cannot make elflink-uid-65534 there: text not shared"* ]]
 }
 
 @test "(8) an empty pool while the file is made: an error, no SIGBUS, no file left" {
@@ -252,18 +252,18 @@ plant_file() {
 	assert_line "pages taken 0"
 	refute_line --partial "prog"
 	refute_line --partial ".hugekit-tmp"
-	[[ "$stderr" == *"libhugetlbfs: INFO: shared text: /mnt/h/hugekit-text-65534/prog.k1.200000: Cannot allocate memory"* ]]
+	[[ "$stderr" == *"libhugetlbfs: INFO: shared text: /mnt/h/elflink-uid-65534/prog.k1.200000: Cannot allocate memory"* ]]
 }
 
-@test "root's files are root's: hugekit-text-0, made without following anything" {
+@test "root's files are root's: elflink-uid-0, made without following anything" {
 	run --separate-stderr in_ns '
 		"$P" fd prog k1 200000 2 1
-		stat -c "%n %U %a" /mnt/h/hugekit-text-0 /mnt/h/hugekit-text-0/*'
+		stat -c "%n %U %a" /mnt/h/elflink-uid-0 /mnt/h/elflink-uid-0/*'
 	assert_success
 	assert_line "made"
 	assert_line "same"
-	assert_line "/mnt/h/hugekit-text-0 root 700"
-	assert_line "/mnt/h/hugekit-text-0/prog.k1.200000 root 400"
+	assert_line "/mnt/h/elflink-uid-0 root 700"
+	assert_line "/mnt/h/elflink-uid-0/prog.k1.200000 root 400"
 }
 
 # two_copies PROGRAM [WRAPPER]: PROGRAM (build/dev/tests, as staged for nobody), under WRAPPER
@@ -305,7 +305,7 @@ two_copies() {
 		assert_equal "$(grep -c '^text 2048 kB, ' <<< "$output")" 2
 		refute_line --regexp '^text .*, 0 kB shared, 0 kB private$'
 		assert_line --regexp '^first took [1-9][0-9]*, second took 0$'
-		assert_line --regexp "^/mnt/h/hugekit-text-65534/$prog\.[0-9a-f]+\.[0-9a-f]+$"
+		assert_line --regexp "^/mnt/h/elflink-uid-65534/$prog\.[0-9a-f]+\.[0-9a-f]+$"
 	done
 }
 
@@ -322,4 +322,46 @@ two_copies() {
 	# Private copies: pages for each, no file.
 	assert_line --regexp '^first took [1-9][0-9]*, second took [1-9][0-9]*$'
 	refute_line --partial "/mnt/h/"
+}
+
+# run_prog NAME: share-hold-nopie, as nobody, with the runtime preloaded
+# (HUGETLB_ELFMAP=R HUGETLB_SHARE=1 HUGETLB_VERBOSE=3), its input closed: its
+# output and messages into /mnt/NAME.
+RUN_PROG='
+	run_prog() {
+		as nobody env LD_PRELOAD='"$SHARE_STAGE/lib/libhugekit-rt.so.0"' HUGETLB_ELFMAP=R \
+			HUGETLB_SHARE=1 HUGETLB_VERBOSE=3 timeout 60 '"$SHARE_STAGE/tests/share-hold-nopie"' \
+			< /dev/null > /mnt/$1 2>&1 || echo "rc=$?"
+	}'
+
+@test "2.23's elflink-uid-UID, made before (0700): used; 2.23's file and a file of ours with other contents never mapped" {
+	hk_need_built "$HK_BUILD_DIR/lib/libhugekit-rt.so.0" "the runtime"
+	run --separate-stderr in_ns "$RUN_PROG"'
+		# libhugetlbfs 2.23 made the directory (0700, as it does).
+		as nobody mkdir -m 0700 $D
+		run_prog first
+		grep -c "shared (file made)" /mnt/first
+		name=$(ls $D); size=$(stat -c %s "$D/$name")
+		# 2.23 names its files <exe>_<bits>_<phdr index>: this one holds the
+		# very text (renamed from ours). A file of our name now holds other
+		# text of the same size, ours, 0400, every page there.
+		as nobody mv "$D/$name" $D/share-hold-nopie_64_3
+		as nobody "$P" fd prog k1 200000 $((size / 2097152)) 9 > /dev/null
+		as nobody mv $D/prog.k1.200000 "$D/$name"
+		replay run_prog second
+		cat /mnt/second
+		stat -c "%a" $D; echo "files: $(ls $D | tr "\n" " ")"'
+	assert_success
+	assert_line --index 0 "1"
+	assert_line "unchanged"
+	assert_line "pages taken 0"
+	# The program ran right on huge pages, from a private copy.
+	assert_line "intact"
+	assert_line --regexp '^text 2048 kB, '
+	assert_line --regexp "^libhugetlbfs: WARNING: shared text: /mnt/h/elflink-uid-65534/share-hold-nopie\.[0-9a-f]+\.[0-9a-f]+: its contents are not this program's: not mapping it \(remove it: hugeadm --clean-shared-text\)$"
+	assert_line --regexp '^libhugetlbfs: INFO: segment [0-9]+ \(text\): not shared \(Stale file handle\): a private copy$'
+	refute_line --partial "shared (file"
+	refute_line --partial "share-hold-nopie_64_3:"
+	assert_line "700"
+	assert_line --regexp '^files: share-hold-nopie\.[0-9a-f]+\.[0-9a-f]+ share-hold-nopie_64_3 $'
 }

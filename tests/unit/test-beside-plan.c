@@ -5,8 +5,9 @@
  * that makes nothing and names what it would make; the swap itself (made,
  * taken down, a killed run's file, files of others left alone) is
  * tests/live/swap.bats. Shared text (lib/core/sharedtext.c): the arguments
- * refused; the walk on real mounts (links, foreign owners, removal) is
- * tests/live/hugeadm-shared-text.bats.
+ * refused, and the directories walked (elflink-uid-<uid>, 2.23's layout, and
+ * hugekit-text-<uid>); the walk on real mounts (links, foreign owners,
+ * removal) is tests/live/hugeadm-shared-text.bats.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 
 #include <hugekit/hugekit.h>
 
+#include "internal.h"
 #include "tree.h"
 
 static void no_line(void *data, const char *path, const char *value)
@@ -101,12 +103,49 @@ static void test_shared_text_bad_arguments(void **state)
 	tree_close(&t);
 }
 
+/* The directories walked: either prefix, a uid as the runtime writes it (%lu). */
+static void test_shared_text_dirs(void **state)
+{
+	static const struct {
+		const char *name;
+		enum hkl_text_dir kind;
+		uid_t uid;
+	} cases[] = {
+		{"elflink-uid-0", HKL_TEXT_ELFLINK, 0},
+		{"elflink-uid-65534", HKL_TEXT_ELFLINK, 65534},
+		{"elflink-uid-4294967294", HKL_TEXT_ELFLINK, 4294967294u},
+		{"hugekit-text-1000", HKL_TEXT_OLD, 1000},
+		{"elflink-uid-", HKL_TEXT_NOT, 0},
+		{"elflink-uid-00", HKL_TEXT_NOT, 0},
+		{"elflink-uid-01", HKL_TEXT_NOT, 0},
+		{"elflink-uid-x", HKL_TEXT_NOT, 0},
+		{"elflink-uid-1x", HKL_TEXT_NOT, 0},
+		{"elflink-uid--1", HKL_TEXT_NOT, 0},
+		{"elflink-uid-4294967295", HKL_TEXT_NOT, 0},
+		{"elflink-uid-10000000000", HKL_TEXT_NOT, 0},
+		{"hugekit-text-00", HKL_TEXT_NOT, 0},
+		{"elflink-gid-0", HKL_TEXT_NOT, 0},
+		{"xelflink-uid-0", HKL_TEXT_NOT, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uid_t uid = 12345;
+
+		print_message("%s\n", cases[i].name);
+		assert_int_equal(hkl_text_dir_uid(cases[i].name, &uid), cases[i].kind);
+		if (cases[i].kind != HKL_TEXT_NOT)
+			assert_int_equal(uid, cases[i].uid);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_dry_run_names_the_file),
 		cmocka_unit_test(test_shared_text_bad_arguments),
+		cmocka_unit_test(test_shared_text_dirs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -761,7 +761,7 @@ static void test_shared_text(void **state)
 {
 	struct hk_intent_entry e[2] = {unmount(), entry(HK_SETTING_SHARED_TEXT)};
 	struct hk_shared_text f = {.size = sizeof(f),
-				   .dir = "/mnt/h/hugekit-text-0",
+				   .dir = "/mnt/h/elflink-uid-0",
 				   .name = "prog.k1.200000",
 				   .page_size = 2 * MIB,
 				   .pages = 3};
@@ -780,11 +780,11 @@ static void test_shared_text(void **state)
 	assert_int_equal(hk_plan_add_shared_text(plan, NULL, "x"), -EINVAL);
 	f.dir = "relative";
 	assert_int_equal(hk_plan_add_shared_text(plan, &f, "x"), -EINVAL);
-	f.dir = "/mnt/h/hugekit-text-0";
+	f.dir = "/mnt/h/elflink-uid-0";
 	assert_int_equal(hk_plan_add_shared_text(plan, &f, "x"), 0);
 	assert_int_equal(item(plan, 0)->kind, HK_PLAN_REMOVE);
-	assert_string_equal(item(plan, 0)->item, "remove /mnt/h/hugekit-text-0/prog.k1.200000");
-	assert_string_equal(item(plan, 0)->path, "/mnt/h/hugekit-text-0/prog.k1.200000");
+	assert_string_equal(item(plan, 0)->item, "remove /mnt/h/elflink-uid-0/prog.k1.200000");
+	assert_string_equal(item(plan, 0)->path, "/mnt/h/elflink-uid-0/prog.k1.200000");
 	assert_string_equal(item(plan, 0)->value, "3");
 	assert_int_equal(item(plan, 0)->page_size, 2 * MIB);
 	hk_plan_unref(plan);

@@ -1112,16 +1112,19 @@ int hk_run_set_swap(struct hk_run *run, const struct hk_run_swap *swap);
 
 /*
  * Shared text (HK_1.6): the files libhugekit-rt makes for HUGETLB_SHARE=1, in
- * <hugetlbfs mount>/hugekit-text-<uid>/. hk_shared_text_walk() tells fn each
- * regular file of every user's directory (uid < 0) or of one uid's, mount by
- * mount, names sorted; nothing is followed: a directory must be a real one
- * owned by its uid, a mount must still be hugetlbfs (one bound twice is read
- * once). What is skipped is logged. fn's non-zero value stops the walk and is
+ * <hugetlbfs mount>/elflink-uid-<uid>/, the directory of libhugetlbfs 2.23's
+ * shared files, and in <hugetlbfs mount>/hugekit-text-<uid>/, where the
+ * runtime kept them before (no longer used; told so that nothing is left
+ * behind). hk_shared_text_walk() tells fn each regular file of every user's
+ * directories (uid < 0) or of one uid's, mount by mount, directories and
+ * names sorted; nothing is followed: a directory must be a real one owned by
+ * its uid, a mount must still be hugetlbfs (one bound twice is read once).
+ * What is skipped is logged. fn's non-zero value stops the walk and is
  * returned; else 0 or -errno. The file and its strings live during fn only.
  */
 struct hk_shared_text {
 	size_t size;	    /* sizeof(struct hk_shared_text): fields only added at the end */
-	const char *dir;    /* "<mount>/hugekit-text-<uid>" */
+	const char *dir;    /* "<mount>/elflink-uid-<uid>" or "<mount>/hugekit-text-<uid>" */
 	const char *name;   /* the file's name in dir */
 	uint32_t uid;	    /* whose directory */
 	uint64_t page_size; /* the mount's */

@@ -218,3 +218,14 @@ enum hkl_text_dir {
 	HKL_TEXT_OLD,	  /* hugekit-text-<uid>: the runtime's before */
 };
 enum hkl_text_dir hkl_text_dir_uid(const char *name, uid_t *ret);
+/* What a file's name in such a directory says (all NULL, false: nothing). */
+struct hkl_text_name {
+	char *exe; /* <exe>.<key>.<offset hex>: the runtime's */
+	char *key;
+	uint64_t offset;
+	char *libhugetlbfs_exe; /* <exe>_<32|64>_<n>[.tmp], in elflink-uid-<uid> only */
+	bool temporary;		/* .hugekit-tmp-*, or 2.23's .tmp */
+};
+/* 0, or -ENOMEM; free with hkl_text_name_free(). */
+int hkl_text_name_parse(const char *name, enum hkl_text_dir dir, struct hkl_text_name *ret);
+void hkl_text_name_free(struct hkl_text_name *tn);

@@ -4,9 +4,11 @@
  * <hugetlbfs mount>/elflink-uid-<uid>/<exe>.<key>.<offset hex> (and
  * .hugekit-tmp-<pid>-<n> while one is being made): found by
  * hk_shared_text_walk(), removed by hk_shared_text_remove(). elflink-uid-<uid>
- * is libhugetlbfs 2.23's directory; the files left in hugekit-text-<uid>,
- * where the runtime kept them before 2.23's layout, are told and removed
- * too: an upgrade leaves nothing behind.
+ * is libhugetlbfs 2.23's directory, and 2.23's own files there,
+ * <exe>_<32|64>_<phdr index> (<that>.tmp while one is made), are told and
+ * removed too: they hold huge pages the same way. So are the files left in
+ * hugekit-text-<uid>, where the runtime kept them before 2.23's layout: an
+ * upgrade leaves nothing behind.
  *
  * The directories belong to their users, who may put anything in them, and
  * the caller runs as root: nothing is followed. Each mount is opened and must
@@ -39,6 +41,7 @@
 struct text_file {
 	struct hk_shared_text pub;
 	int dirfd;
+	enum hkl_text_dir kind;
 };
 
 /* The file being told (hk_shared_text_remove takes that one only), in this thread. */
@@ -63,42 +66,84 @@ struct text_walk {
 			hkl_log((w)->ctx, (level), __VA_ARGS__);                                   \
 	} while (0)
 
-/* What a file's name says: <exe>.<key>.<offset hex>, or a file being made. */
-struct text_name {
-	char *exe; /* NULL when the name is not one of the runtime's */
-	char *key;
-	uint64_t offset;
-	bool temporary;
-};
+/* A decimal number as printf's %u writes it (no sign, no leading 0), of at most max digits. */
+static bool canonical_number(const char *s, size_t len, size_t max)
+{
+	return len > 0 && len <= max && strspn(s, "0123456789") >= len && (s[0] != '0' || len == 1);
+}
 
-static void parse_name(const char *name, struct text_name *ret)
+/* <exe>_<32|64>_<phdr index>, libhugetlbfs 2.23's name, of len bytes: its <exe>'s length, or 0. */
+static size_t libhugetlbfs_name(const char *name, size_t len)
+{
+	const char *u2 = memrchr(name, '_', len), *u1;
+
+	if (!u2 || u2 < name + 4 || !canonical_number(u2 + 1, len - (size_t)(u2 + 1 - name), 5))
+		return 0;
+	u1 = u2 - 3;
+	if (u1[0] != '_' || (strncmp(u1 + 1, "32", 2) != 0 && strncmp(u1 + 1, "64", 2) != 0))
+		return 0;
+	return (size_t)(u1 - name);
+}
+
+/* <exe>.<key>.<offset hex>, the runtime's name: 0 when it is one, else -EINVAL (or -ENOMEM). */
+static int runtime_name(const char *name, struct hkl_text_name *ret)
 {
 	const char *dot2 = strrchr(name, '.'), *dot1;
 	char *end;
 
-	memset(ret, 0, sizeof(*ret));
-	if (strncmp(name, HKC_SHARE_TMP_PREFIX, strlen(HKC_SHARE_TMP_PREFIX)) == 0) {
-		ret->temporary = true;
-		return;
-	}
 	if (!dot2 || dot2 == name || !dot2[1] ||
 	    strspn(dot2 + 1, "0123456789abcdef") != strlen(dot2 + 1))
-		return;
+		return -EINVAL;
 	for (dot1 = dot2 - 1; dot1 > name && *dot1 != '.'; dot1--)
 		;
 	if (dot1 == name || dot1 + 1 == dot2)
-		return;
+		return -EINVAL;
 	errno = 0;
 	ret->offset = strtoull(dot2 + 1, &end, 16);
 	if (errno)
-		return;
+		return -EINVAL;
 	ret->exe = strndup(name, (size_t)(dot1 - name));
 	ret->key = strndup(dot1 + 1, (size_t)(dot2 - dot1 - 1));
-	if (!ret->exe || !ret->key) {
-		free(ret->exe);
-		free(ret->key);
-		ret->exe = ret->key = NULL;
+	return ret->exe && ret->key ? 0 : -ENOMEM;
+}
+
+int hkl_text_name_parse(const char *name, enum hkl_text_dir dir, struct hkl_text_name *ret)
+{
+	size_t len = strlen(name), exe;
+	int rc;
+
+	memset(ret, 0, sizeof(*ret));
+	if (strncmp(name, HKC_SHARE_TMP_PREFIX, strlen(HKC_SHARE_TMP_PREFIX)) == 0) {
+		ret->temporary = true;
+		return 0;
 	}
+	rc = runtime_name(name, ret);
+	if (rc != -EINVAL || dir != HKL_TEXT_ELFLINK) {
+		if (rc < 0)
+			hkl_text_name_free(ret);
+		return rc == -EINVAL ? 0 : rc;
+	}
+	hkl_text_name_free(ret);
+	/* 2.23 makes <name>.tmp (O_EXCL, its lock) and renames it into place. */
+	if (len > 4 && strcmp(name + len - 4, ".tmp") == 0) {
+		ret->temporary = true;
+		len -= 4;
+	}
+	exe = libhugetlbfs_name(name, len);
+	if (!exe) {
+		ret->temporary = false;
+		return 0;
+	}
+	ret->libhugetlbfs_exe = strndup(name, exe);
+	return ret->libhugetlbfs_exe ? 0 : -ENOMEM;
+}
+
+void hkl_text_name_free(struct hkl_text_name *tn)
+{
+	free(tn->exe);
+	free(tn->key);
+	free(tn->libhugetlbfs_exe);
+	memset(tn, 0, sizeof(*tn));
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -154,12 +199,6 @@ static void free_names(char **names, size_t n)
 	free(names);
 }
 
-/* A decimal number as printf's %u writes it (no sign, no leading 0), of at most max digits. */
-static bool canonical_number(const char *s, size_t len, size_t max)
-{
-	return len > 0 && len <= max && strspn(s, "0123456789") >= len && (s[0] != '0' || len == 1);
-}
-
 /* The uid after prefix in name, written as the runtime writes it (%lu). */
 static bool dir_uid(const char *name, const char *prefix, uid_t *ret)
 {
@@ -194,7 +233,7 @@ static bool is_text_dir(const char *name)
 /* One name of a user's directory: told when it is a regular file (its name parsed). */
 static int tell_file(const struct text_walk *w, struct text_file *f, const char *name)
 {
-	struct text_name tn;
+	struct hkl_text_name tn;
 	struct stat st;
 	int rc;
 
@@ -207,7 +246,9 @@ static int tell_file(const struct text_walk *w, struct text_file *f, const char 
 		say(w, LOG_WARNING, "%s/%s is not a regular file: left alone", f->pub.dir, name);
 		return 0;
 	}
-	parse_name(name, &tn);
+	rc = hkl_text_name_parse(name, f->kind, &tn);
+	if (rc < 0)
+		return rc;
 	f->pub.name = name;
 	f->pub.bytes = (uint64_t)st.st_size;
 	f->pub.pages = f->pub.page_size ? (uint64_t)st.st_blocks * 512 / f->pub.page_size : 0;
@@ -215,11 +256,11 @@ static int tell_file(const struct text_walk *w, struct text_file *f, const char 
 	f->pub.executable = tn.exe;
 	f->pub.key = tn.key;
 	f->pub.offset = tn.offset;
+	f->pub.libhugetlbfs_executable = tn.libhugetlbfs_exe;
 	current = f;
 	rc = w->fn(w->data, &f->pub);
 	current = NULL;
-	free(tn.exe);
-	free(tn.key);
+	hkl_text_name_free(&tn);
 	return rc;
 }
 
@@ -231,7 +272,10 @@ static int walk_dir(const struct text_walk *w, int mntfd, const char *mnt, const
 	char *dir = NULL, **names = NULL;
 	size_t n = 0;
 	struct stat st;
+	uid_t named;
 	int fd, rc;
+
+	f.kind = hkl_text_dir_uid(name, &named);
 
 	if (asprintf(&dir, "%s/%s", strcmp(mnt, "/") ? mnt : "", name) < 0)
 		return -ENOMEM;

@@ -37,8 +37,8 @@ in_ns() {
 	assert_line --index 2 --regexp '^root +1 +2M /mnt/h/elflink-uid-0/prog.k1.200000 +prog +k1$'
 	assert_line --index 3 --regexp "^nobody +1 +2M /mnt/h/elflink-uid-65534/it's.k1.400000 +it's +k1$"
 	assert_line --index 4 --regexp '^nobody +2 +4M /mnt/h/elflink-uid-65534/prog.k1.200000 +prog +k1$'
-	assert_line --index 5 '{"user":"root","uid":0,"file":"/mnt/h/elflink-uid-0/.hugekit-tmp-77-0","page_size":2097152,"pages":0,"size":0,"unfinished":true,"executable":null,"key":null,"offset":null}'
-	assert_line --index 8 '{"user":"nobody","uid":65534,"file":"/mnt/h/elflink-uid-65534/prog.k1.200000","page_size":2097152,"pages":2,"size":4194304,"unfinished":false,"executable":"prog","key":"k1","offset":2097152}'
+	assert_line --index 5 '{"user":"root","uid":0,"file":"/mnt/h/elflink-uid-0/.hugekit-tmp-77-0","page_size":2097152,"pages":0,"size":0,"unfinished":true,"executable":null,"key":null,"offset":null,"libhugetlbfs":false}'
+	assert_line --index 8 '{"user":"nobody","uid":65534,"file":"/mnt/h/elflink-uid-65534/prog.k1.200000","page_size":2097152,"pages":2,"size":4194304,"unfinished":false,"executable":"prog","key":"k1","offset":2097152,"libhugetlbfs":false}'
 	assert_equal "${#lines[@]}" 9
 }
 
@@ -249,21 +249,88 @@ pages freed 4"
 	[[ "$stderr" == *"changing the huge page set-up needs the CAP_SYS_ADMIN capability"* ]]
 }
 
-@test "the files left in hugekit-text-UID (the runtime's directory before 2.23's layout): listed, removed, their pages back" {
+@test "2.23's files in elflink-uid-UID (a finished one, a crash's .tmp) and the old hugekit-text-UID's: listed, removed, their pages back" {
 	run --separate-stderr in_ns '
-		O=/mnt/h/hugekit-text-65534
+		D=/mnt/h/elflink-uid-65534 O=/mnt/h/hugekit-text-65534
+		# Named as 2.23 names its files (the probe'"'"'s text, renamed), and a
+		# file of the directory the runtime used before 2.23'"'"'s layout.
+		as nobody "$P" fd x k1 0 2 3 > /dev/null
+		as nobody mv $D/x.k1.0 $D/prog_64_3
+		as nobody touch $D/prog_64_2.tmp
 		as nobody mkdir -m 0700 $O
 		as nobody "$P" fd y k1 0 1 4 > /dev/null
-		as nobody mv /mnt/h/elflink-uid-65534/y.k1.0 $O/y.k1.0
-		hugeadm --list-shared-text | grep hugekit-text
+		as nobody mv $D/y.k1.0 $O/y.k1.0
+		hugeadm --list-shared-text
+		hugeadm --list-shared-text --json | jq -c ".shared_text[] | select(.libhugetlbfs or (.file | test(\"hugekit-text\")))"
 		f0=$(pages)
 		hugeadm -v --clean-shared-text=nobody
 		echo "pages freed $(($(pages) - f0))"
-		ls -A $O | wc -l'
+		files'
 	assert_success
-	assert_line --index 0 --regexp '^nobody +1 +2M /mnt/h/hugekit-text-65534/y.k1.0 +y +k1$'
-	# it's (1), prog (2), y (1).
-	assert_line --index 1 "pages freed 4"
-	assert_line --index 2 "0"
+	assert_line --index 0 --regexp '^User +Pages +Size +File +Executable +Key$'
+	assert_line --index 1 --regexp '^root +1 +2M /mnt/h/elflink-uid-0/prog.k1.200000 +prog +k1$'
+	assert_line --index 2 --regexp "^nobody +1 +2M /mnt/h/elflink-uid-65534/it's.k1.400000 +it's +k1$"
+	assert_line --index 3 --regexp '^nobody +2 +4M /mnt/h/elflink-uid-65534/prog.k1.200000 +prog +k1$'
+	assert_line --index 4 --regexp '^nobody +0 +0 /mnt/h/elflink-uid-65534/prog_64_2.tmp +\(being made, or left by a crash\) +\(libhugetlbfs\)$'
+	assert_line --index 5 --regexp '^nobody +2 +4M /mnt/h/elflink-uid-65534/prog_64_3 +prog +\(libhugetlbfs\)$'
+	assert_line --index 6 --regexp '^nobody +1 +2M /mnt/h/hugekit-text-65534/y.k1.0 +y +k1$'
+	assert_line --index 7 '{"user":"nobody","uid":65534,"file":"/mnt/h/elflink-uid-65534/prog_64_2.tmp","page_size":2097152,"pages":0,"size":0,"unfinished":true,"executable":"prog","key":null,"offset":null,"libhugetlbfs":true}'
+	assert_line --index 8 '{"user":"nobody","uid":65534,"file":"/mnt/h/elflink-uid-65534/prog_64_3","page_size":2097152,"pages":2,"size":4194304,"unfinished":false,"executable":"prog","key":null,"offset":null,"libhugetlbfs":true}'
+	assert_line --index 9 '{"user":"nobody","uid":65534,"file":"/mnt/h/hugekit-text-65534/y.k1.0","page_size":2097152,"pages":1,"size":2097152,"unfinished":false,"executable":"y","key":"k1","offset":0,"libhugetlbfs":false}'
+	# it's (1), prog (2), prog_64_3 (2), y (1): root's file stays.
+	assert_line --index 10 "pages freed 6"
+	assert_line --index 11 "/mnt/h/elflink-uid-0/prog.k1.200000"
+	assert_equal "${#lines[@]}" 12
+	[[ "$stderr" == *"hugeadm:INFO: removed /mnt/h/elflink-uid-65534/prog_64_3 (2 pages)"* ]]
 	[[ "$stderr" == *"hugeadm:INFO: removed /mnt/h/hugekit-text-65534/y.k1.0 (1 page)"* ]]
+	[[ "$stderr" == *"hugeadm:INFO: 5 files of shared text removed, 6 huge pages freed (when no program maps them any more)"* ]]
+}
+
+@test "libhugetlbfs 2.23 (a program linked with it, HUGETLB_SHARE=1) and the runtime share elflink-uid-UID: both run, every file listed, removed, the pages back" {
+	local src="$BATS_TEST_TMPDIR/p223.c"
+	hk_need_cmd gcc gcc
+	hk_need_built "$HK_BUILD_DIR/lib/libhugekit-rt.so.0" "the runtime"
+	printf '%s\n' '#include <stdio.h>' 'int main(void) { puts("hello from 2.23"); return 0; }' > "$src"
+	# What ld.hugetlbfs --hugetlbfs-align does on x86-64: segments 2 MiB apart.
+	gcc -no-pie -o "$BATS_TEST_TMPDIR/p223" "$src" -Wl,-zmax-page-size=0x200000 \
+		-Wl,-zcommon-page-size=0x200000 -Wl,--no-as-needed -lhugetlbfs 2> /dev/null ||
+		hk_missing "libhugetlbfs 2.23 cannot be linked (apt-get install libhugetlbfs-dev)"
+	run --separate-stderr share_ns '
+		D=/mnt/h/elflink-uid-65534
+		cp '"$BATS_TEST_TMPDIR/p223"' /mnt/p223 && chmod 0755 /mnt/p223
+		l223() { as nobody env HUGETLB_ELFMAP=R HUGETLB_SHARE=1 /mnt/p223; }
+		ours() {
+			as nobody env LD_PRELOAD='"$SHARE_STAGE/lib/libhugekit-rt.so.0"' HUGETLB_ELFMAP=R \
+				HUGETLB_SHARE=1 HUGETLB_VERBOSE=3 timeout 60 '"$SHARE_STAGE/tests/share-hold-nopie"' \
+				< /dev/null 2>&1 | grep "intact\|shared\|WARNING" || true
+		}
+		f0=$(pages)
+		l223
+		echo "2.23 made: $(ls $D | tr "\n" " ")"
+		ours
+		l223
+		hugeadm --list-shared-text | awk "NR > 1 { print \$1, \$4, \$5, \$6 }"
+		echo "held: $((f0 - $(pages)))"
+		hugeadm --clean-shared-text=nobody
+		echo "left: $(ls -A $D | wc -l), pages back: $(($(pages) - f0))"'
+	assert_success
+	local made
+	made=$(sed -n 's/^2.23 made: //p' <<< "$output")
+	[[ "$made" == p223_64_* ]] || hk_skip "libhugetlbfs 2.23 shares no text on this machine: $output $stderr"
+	assert_line --index 0 "hello from 2.23"
+	# The runtime used 2.23's directory as it found it; 2.23 ran again beside our file.
+	assert_line "intact"
+	assert_line --regexp '^libhugetlbfs: INFO: segment [0-9]+ \(text\): .* shared \(file made\); '
+	refute_line --partial "WARNING"
+	assert_equal "$(grep -c '^hello from 2.23$' <<< "$output")" 2
+	local f n=0
+	for f in $made; do
+		assert_line "nobody /mnt/h/elflink-uid-65534/$f p223 (libhugetlbfs)"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ]
+	assert_line --regexp '^nobody /mnt/h/elflink-uid-65534/share-hold-nopie\.[0-9a-f]+\.[0-9a-f]+ share-hold-nopie [0-9a-f]+$'
+	# 2.23's (a page each) and ours (the text: 2 pages) held until removed.
+	assert_line "held: $((n + 2))"
+	assert_line "left: 0, pages back: 0"
 }

@@ -5,9 +5,10 @@
  * that makes nothing and names what it would make; the swap itself (made,
  * taken down, a killed run's file, files of others left alone) is
  * tests/live/swap.bats. Shared text (lib/core/sharedtext.c): the arguments
- * refused, and the directories walked (elflink-uid-<uid>, 2.23's layout, and
- * hugekit-text-<uid>); the walk on real mounts (links, foreign owners,
- * removal) is tests/live/hugeadm-shared-text.bats.
+ * refused, and what a directory's and a file's names say (elflink-uid-<uid>,
+ * 2.23's layout, and hugekit-text-<uid>; the runtime's names and 2.23's);
+ * the walk on real mounts (links, foreign owners, removal) is
+ * tests/live/hugeadm-shared-text.bats.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -139,6 +140,67 @@ static void test_shared_text_dirs(void **state)
 	}
 }
 
+/* A file's name: the runtime's, 2.23's (in elflink-uid-<uid> only), a temporary one, or none. */
+static void test_shared_text_names(void **state)
+{
+	static const struct {
+		const char *name;
+		enum hkl_text_dir dir;
+		const char *exe, *key, *libhugetlbfs_exe;
+		uint64_t offset;
+		bool temporary;
+	} cases[] = {
+		{"prog.k1.200000", HKL_TEXT_ELFLINK, "prog", "k1", NULL, 0x200000, false},
+		{"prog.k1.200000", HKL_TEXT_OLD, "prog", "k1", NULL, 0x200000, false},
+		{"a_64_2.k1.0", HKL_TEXT_ELFLINK, "a_64_2", "k1", NULL, 0, false},
+		{".hugekit-tmp-77-0", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, true},
+		{"prog_64_2", HKL_TEXT_ELFLINK, NULL, NULL, "prog", 0, false},
+		{"my_prog_32_10", HKL_TEXT_ELFLINK, NULL, NULL, "my_prog", 0, false},
+		{"x.1.ab_64_4", HKL_TEXT_ELFLINK, NULL, NULL, "x.1.ab", 0, false},
+		{"prog_64_2.tmp", HKL_TEXT_ELFLINK, NULL, NULL, "prog", 0, true},
+		/* Not 2.23's where 2.23 never wrote: the old directory is the runtime's. */
+		{"prog_64_2", HKL_TEXT_OLD, NULL, NULL, NULL, 0, false},
+		{"prog_64_2.tmp", HKL_TEXT_OLD, NULL, NULL, NULL, 0, false},
+		/* Not a name of either. */
+		{"_64_2", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog_48_2", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog_64_", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog_64_02", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog_64_2x", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog_640_2", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog_64_123456", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{".tmp", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog.tmp", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+		{"prog.k1.20000g", HKL_TEXT_ELFLINK, NULL, NULL, NULL, 0, false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hkl_text_name tn;
+
+		print_message("%s (%d)\n", cases[i].name, (int)cases[i].dir);
+		assert_int_equal(hkl_text_name_parse(cases[i].name, cases[i].dir, &tn), 0);
+		if (cases[i].exe) {
+			assert_non_null(tn.exe);
+			assert_string_equal(tn.exe, cases[i].exe);
+			assert_string_equal(tn.key, cases[i].key);
+			assert_int_equal(tn.offset, cases[i].offset);
+		} else {
+			assert_null(tn.exe);
+			assert_null(tn.key);
+		}
+		if (cases[i].libhugetlbfs_exe) {
+			assert_non_null(tn.libhugetlbfs_exe);
+			assert_string_equal(tn.libhugetlbfs_exe, cases[i].libhugetlbfs_exe);
+		} else {
+			assert_null(tn.libhugetlbfs_exe);
+		}
+		assert_int_equal(tn.temporary, cases[i].temporary);
+		hkl_text_name_free(&tn);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_dry_run_names_the_file),
 		cmocka_unit_test(test_shared_text_bad_arguments),
 		cmocka_unit_test(test_shared_text_dirs),
+		cmocka_unit_test(test_shared_text_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

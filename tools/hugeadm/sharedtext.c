@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <libsmartcols.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,53 @@ static const char *user_name(uid_t uid, char *buf, size_t size)
 	return buf;
 }
 
+/* A libhugetlbfs 2.23 file's marker in the Key column (a name of 2.23's has no key). */
+#define LIBHUGETLBFS_KEY "(libhugetlbfs)"
+
+static const char *executable(const struct hk_shared_text *f)
+{
+	/* Older libraries' structs end before libhugetlbfs_executable. */
+	if (f->size > offsetof(struct hk_shared_text, libhugetlbfs_executable) &&
+	    f->libhugetlbfs_executable)
+		return f->libhugetlbfs_executable;
+	return f->executable;
+}
+
+static void list_json(struct hkt_json *j, const struct hk_shared_text *f, const char *path)
+{
+	const struct passwd *pw = getpwuid(f->uid);
+	bool l = !f->executable && executable(f);
+
+	hkt_json_open_object(j, NULL);
+	if (pw)
+		hkt_json_string(j, "user", pw->pw_name);
+	else
+		hkt_json_null(j, "user");
+	hkt_json_u64(j, "uid", f->uid);
+	hkt_json_string(j, "file", path);
+	hkt_json_u64(j, "page_size", f->page_size);
+	hkt_json_u64(j, "pages", f->pages);
+	hkt_json_u64(j, "size", f->bytes);
+	hkt_json_bool(j, "unfinished", f->unfinished);
+	if (executable(f))
+		hkt_json_string(j, "executable", executable(f));
+	else
+		hkt_json_null(j, "executable");
+	if (f->key) {
+		hkt_json_string(j, "key", f->key);
+		hkt_json_u64(j, "offset", f->offset);
+	} else {
+		hkt_json_null(j, "key");
+		hkt_json_null(j, "offset");
+	}
+	hkt_json_bool(j, "libhugetlbfs", l);
+	hkt_json_close_object(j);
+}
+
 static int list_one(void *data, const struct hk_shared_text *f)
 {
 	struct list_ctx *lc = data;
-	uint64_t size = f->bytes, pages = f->pages;
+	const char *exe = executable(f);
 	struct libscols_line *ln;
 	char ubuf[16], sz[32], np[32], *path = NULL, *cells[6] = {NULL};
 	int rc = 0;
@@ -42,45 +86,28 @@ static int list_one(void *data, const struct hk_shared_text *f)
 	if (asprintf(&path, "%s/%s", f->dir, f->name) < 0)
 		return -ENOMEM;
 	if (lc->j) {
-		hkt_json_open_object(lc->j, NULL);
-		if (getpwuid(f->uid))
-			hkt_json_string(lc->j, "user", getpwuid(f->uid)->pw_name);
-		else
-			hkt_json_null(lc->j, "user");
-		hkt_json_u64(lc->j, "uid", f->uid);
-		hkt_json_string(lc->j, "file", path);
-		hkt_json_u64(lc->j, "page_size", f->page_size);
-		hkt_json_u64(lc->j, "pages", pages);
-		hkt_json_u64(lc->j, "size", size);
-		hkt_json_bool(lc->j, "unfinished", f->unfinished);
-		if (f->executable) {
-			hkt_json_string(lc->j, "executable", f->executable);
-			hkt_json_string(lc->j, "key", f->key);
-			hkt_json_u64(lc->j, "offset", f->offset);
-		} else {
-			hkt_json_null(lc->j, "executable");
-			hkt_json_null(lc->j, "key");
-			hkt_json_null(lc->j, "offset");
-		}
-		hkt_json_close_object(lc->j);
-		goto out;
+		list_json(lc->j, f, path);
+		free(path);
+		return 0;
 	}
-	hk_format_size(sz, sizeof(sz), size);
-	snprintf(np, sizeof(np), "%" PRIu64, pages);
+	hk_format_size(sz, sizeof(sz), f->bytes);
+	snprintf(np, sizeof(np), "%" PRIu64, f->pages);
 	cells[0] = strdup(user_name(f->uid, ubuf, sizeof(ubuf)));
 	cells[1] = strdup(np);
 	cells[2] = strdup(sz);
 	cells[3] = hkt_escape_ctl(path, true);
-	cells[4] = f->executable ? hkt_escape_ctl(f->executable, true)
-				 : strdup(f->unfinished ? "(being made, or left by a crash)" : "-");
-	cells[5] = f->key ? hkt_escape_ctl(f->key, true) : strdup("-");
+	cells[4] = f->unfinished ? strdup("(being made, or left by a crash)")
+		   : exe	 ? hkt_escape_ctl(exe, true)
+				 : strdup("-");
+	cells[5] = f->key ? hkt_escape_ctl(f->key, true)
+		   : exe  ? strdup(LIBHUGETLBFS_KEY)
+			  : strdup("-");
 	ln = scols_table_new_line(lc->tb, NULL);
 	for (int c = 0; c < 6 && rc == 0; c++)
 		if (!ln || !cells[c] || scols_line_set_data(ln, (size_t)c, cells[c]) != 0)
 			rc = -ENOMEM;
 	for (int c = 0; c < 6; c++)
 		free(cells[c]);
-out:
 	free(path);
 	return rc;
 }

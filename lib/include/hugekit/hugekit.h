@@ -1113,9 +1113,10 @@ int hk_run_set_swap(struct hk_run *run, const struct hk_run_swap *swap);
 /*
  * Shared text (HK_1.6): the files libhugekit-rt makes for HUGETLB_SHARE=1, in
  * <hugetlbfs mount>/elflink-uid-<uid>/, the directory of libhugetlbfs 2.23's
- * shared files, and in <hugetlbfs mount>/hugekit-text-<uid>/, where the
- * runtime kept them before (no longer used; told so that nothing is left
- * behind). hk_shared_text_walk() tells fn each regular file of every user's
+ * shared files (2.23's own are told too: they hold huge pages the same way),
+ * and in <hugetlbfs mount>/hugekit-text-<uid>/, where the runtime kept them
+ * before (no longer used; told so that nothing is left behind).
+ * hk_shared_text_walk() tells fn each regular file of every user's
  * directories (uid < 0) or of one uid's, mount by mount, directories and
  * names sorted; nothing is followed: a directory must be a real one owned by
  * its uid, a mount must still be hugetlbfs (one bound twice is read once).
@@ -1134,6 +1135,13 @@ struct hk_shared_text {
 	/* From the name <exe>.<key>.<offset hex>; NULL (0) when not one of the runtime's. */
 	const char *executable, *key;
 	uint64_t offset;
+	/*
+	 * Since 2.23's layout (older callers' structs end above): the program of
+	 * a file named as libhugetlbfs 2.23 names its own in elflink-uid-<uid>,
+	 * <exe>_<32|64>_<phdr index> (unfinished: with .tmp after it), else NULL.
+	 * Only a name: the runtime never opens such a file.
+	 */
+	const char *libhugetlbfs_executable;
 };
 
 typedef int (*hk_shared_text_fn)(void *data, const struct hk_shared_text *file);

@@ -71,6 +71,7 @@ static const struct {
 	{"Rss", offsetof(struct hkc_smap, rss_kb)},
 	{"Anonymous", offsetof(struct hkc_smap, anonymous_kb)},
 	{"AnonHugePages", offsetof(struct hkc_smap, anon_huge_kb)},
+	{"FilePmdMapped", offsetof(struct hkc_smap, file_pmd_kb)},
 	{"Shared_Hugetlb", offsetof(struct hkc_smap, shared_hugetlb_kb)},
 	{"Private_Hugetlb", offsetof(struct hkc_smap, private_hugetlb_kb)},
 };

@@ -22,6 +22,7 @@ struct hkc_smap {
 	uint64_t rss_kb;
 	uint64_t anonymous_kb;
 	uint64_t anon_huge_kb;
+	uint64_t file_pmd_kb; /* FilePmdMapped: file pages mapped by PMD (file THP) */
 	uint64_t shared_hugetlb_kb;
 	uint64_t private_hugetlb_kb;
 	bool ht; /* VmFlags names "ht" (a hugetlb mapping) */

@@ -1530,6 +1530,132 @@ typedef int hk_intent_fn(void *data, const struct hk_intent_verdict *v);
 int hk_plan_from_intent(struct hk_intent *intent, struct hk_plan *plan, struct hk_pool_plan *pools,
 			hk_intent_fn *fn, void *data);
 
+/*
+ * Live collapse (HK_1.7): the kernel asked to put a running process's memory
+ * on transparent huge pages of the PMD size (2 MiB on x86-64) with
+ * process_madvise(2) and MADV_COLLAPSE, and the process's smaps read before
+ * and after. What is chosen:
+ *
+ * HK_COLLAPSE_HEAP: its private, writable anonymous mappings ("[heap]",
+ *   malloc's arenas and large blocks, anonymous mmaps, "[anon:NAME]"), not
+ *   the stacks ("[stack]"; thread stacks are MAP_STACK, kept off THP since
+ *   Linux 6.7), not hugetlb mappings, and not MAP_NORESERVE ones (VmFlags
+ *   "nr": sparse reservations). MADV_COLLAPSE fills the base pages of a part
+ *   that were never touched (khugepaged's max_ptes_none does not apply): a
+ *   part with one page touched takes the whole huge page.
+ * HK_COLLAPSE_TEXT: the executable mappings of its program and libraries
+ *   (private, executable, of a file). The kernel collapses file text only
+ *   with CONFIG_READ_ONLY_THP_FOR_FS, where the file's offset and the address
+ *   agree modulo the PMD size.
+ *
+ * Only the whole PMD-aligned parts of a mapping can be collapsed: a mapping
+ * without one is not asked (HK_COLLAPSE_TOO_SMALL). With HK_COLLAPSE_DRY_RUN
+ * nothing is asked; the rights are checked all the same, and after is before.
+ *
+ * The rights are the kernel's (Linux 5.12 and later): the caller needs
+ * PTRACE_MODE_READ over the process (the same user, or CAP_SYS_PTRACE: -EACCES
+ * otherwise; reading its smaps needs the same) and CAP_SYS_NICE (-EPERM) unless
+ * the process is the caller itself. MADV_COLLAPSE through process_madvise
+ * needs Linux 6.1 (older kernels: -EINVAL); it ignores the THP mode of
+ * /sys/kernel/mm/transparent_hugepage/enabled (a kernel 6.18 collapses with
+ * "never" too), and refuses mappings marked MADV_NOHUGEPAGE and processes
+ * with THP disabled by prctl(PR_SET_THP_DISABLE).
+ *
+ * The process is held by a pidfd: one that exits, or whose pid is reused,
+ * while it is read is -ESRCH (HK_COLLAPSE_EXITED), never another's memory.
+ * On a sysroot tree (hk_is_live() false) only a dry run reads its
+ * proc/PID files; asking is -EOPNOTSUPP.
+ */
+#define HK_COLLAPSE_HEAP 1u
+#define HK_COLLAPSE_TEXT 2u
+#define HK_COLLAPSE_DRY_RUN 4u
+
+enum hk_collapse_kind {
+	HK_COLLAPSE_KIND_HEAP,
+	HK_COLLAPSE_KIND_TEXT,
+};
+#define HK_COLLAPSE_NKINDS 2
+
+/* Why the process could not be collapsed at all (the call's -errno beside it). */
+enum hk_collapse_problem {
+	HK_COLLAPSE_NO_PROBLEM, /* none, or an error of its own (-ENOMEM ...) */
+	HK_COLLAPSE_NO_PROCESS, /* -ESRCH: no such process, or one without memory (a kernel thread) */
+	HK_COLLAPSE_NOT_PROCESS, /* -ENOENT (-EINVAL before 6.9): a thread's id, not a process's */
+	HK_COLLAPSE_EXITED,	 /* -ESRCH: it exited while it was read or collapsed */
+	HK_COLLAPSE_NO_PTRACE,	 /* -EACCES: no PTRACE_MODE_READ right over it */
+	HK_COLLAPSE_NO_CAP,	 /* -EPERM: CAP_SYS_NICE missing */
+	HK_COLLAPSE_UNSUPPORTED, /* the kernel lacks pidfd_open or process_madvise (-ENOSYS),
+				    MADV_COLLAPSE for it (-EINVAL, before 6.1), or THP (-ENOENT) */
+	HK_COLLAPSE_UNREAD,	 /* its smaps could not be read or parsed */
+};
+
+enum hk_collapse_result {
+	HK_COLLAPSE_COLLAPSED, /* the kernel collapsed the parts asked (or they were already) */
+	HK_COLLAPSE_REFUSED, /* the kernel said error: some parts may have collapsed all the same */
+	HK_COLLAPSE_TOO_SMALL,	/* no whole PMD-aligned part: not asked */
+	HK_COLLAPSE_MISALIGNED, /* text whose file offset and address differ modulo the PMD size */
+	HK_COLLAPSE_NOT_ASKED,	/* a dry run: it would be asked */
+};
+
+/* The likely reason of a refusal (or, in a dry run, of the one to come). */
+enum hk_collapse_why {
+	HK_COLLAPSE_WHY_NONE,
+	HK_COLLAPSE_WHY_NOHUGEPAGE,   /* VmFlags "nh": MADV_NOHUGEPAGE (or MAP_STACK) */
+	HK_COLLAPSE_WHY_THP_DISABLED, /* the process: prctl(PR_SET_THP_DISABLE) */
+	HK_COLLAPSE_WHY_FILE_THP,     /* file text: EINVAL, no CONFIG_READ_ONLY_THP_FOR_FS */
+	HK_COLLAPSE_WHY_UNTOUCHED,    /* EINVAL with parts not resident: never touched */
+};
+
+/* One mapping chosen. Fields may be added at the end only: read them through hk_collapse_range_at(). */
+struct hk_collapse_range {
+	uint64_t start, end; /* the mapping, end exclusive */
+	uint64_t from, to;   /* its whole PMD-aligned parts, asked for (from == to: none) */
+	enum hk_collapse_kind kind;
+	char perms[5];	  /* "rw-p" */
+	const char *name; /* "[heap]", "" (anonymous), the file as smaps names it */
+	enum hk_collapse_result result;
+	int error; /* HK_COLLAPSE_REFUSED: the kernel's errno (positive) */
+	enum hk_collapse_why why;
+	uint64_t rss_kb_before, huge_kb_before; /* Rss; AnonHugePages + FilePmdMapped */
+	uint64_t rss_kb_after, huge_kb_after;	/* the mappings there after */
+};
+
+/* The mappings of one kind in smaps. */
+struct hk_collapse_state {
+	uint64_t mappings;
+	uint64_t rss_kb;
+	uint64_t huge_kb; /* AnonHugePages + FilePmdMapped */
+};
+
+struct hk_collapse_total {
+	struct hk_collapse_state before, after;
+	uint64_t asked, asked_kb; /* ranges asked (a dry run: to be), and their parts' kB */
+	uint64_t collapsed, refused;
+};
+
+struct hk_collapse;
+
+/*
+ * Collapse process pid's mappings chosen by flags (HK_COLLAPSE_HEAP,
+ * HK_COLLAPSE_TEXT, at least one; HK_COLLAPSE_DRY_RUN). 0 with *ret (free
+ * with hk_collapse_free()) even when the kernel refused some ranges (each
+ * says so); -errno with *problem (may be NULL) otherwise.
+ */
+int hk_collapse_process(struct hk_ctx *ctx, int pid, unsigned flags, struct hk_collapse **ret,
+			enum hk_collapse_problem *problem);
+void hk_collapse_free(struct hk_collapse *c);
+/* Its name (/proc/PID/comm, as the process set it: any bytes), and whether THP is off for it. */
+const char *hk_collapse_comm(const struct hk_collapse *c);
+bool hk_collapse_thp_disabled(const struct hk_collapse *c);
+/* The PMD size in bytes: the size of a part. */
+uint64_t hk_collapse_pmd_size(const struct hk_collapse *c);
+size_t hk_collapse_count(const struct hk_collapse *c);
+/* The i-th mapping chosen, in address order; NULL past the end. */
+const struct hk_collapse_range *hk_collapse_range_at(const struct hk_collapse *c, size_t i);
+/* The totals of a kind that was chosen; NULL for one that was not. */
+const struct hk_collapse_total *hk_collapse_total(const struct hk_collapse *c,
+						  enum hk_collapse_kind kind);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,7 @@
 
 #include <hugekit/hugekit.h>
 
+#include "hugectl.h"
 #include "opts.h"
 #include "util.h"
 
@@ -48,6 +49,9 @@ enum {
 	OPT_VERBOSE,
 	OPT_MEMBIND,
 	OPT_REPORT,
+	OPT_COLLAPSE,
+	OPT_ALL,
+	OPT_JSON,
 };
 
 // clang-format off
@@ -67,7 +71,10 @@ static const struct hkt_opt opts[] = {
 	{ "force-preload", 0,  HK_ARG_NONE,     OPT_FORCE_PRELOAD, NULL, "preload the runtime library whatever the options", 0 },
 	{ "library-use-path", 0, HK_ARG_NONE,   OPT_LIBRARY_USE_PATH, NULL, "leave LD_LIBRARY_PATH alone (always the case now)", 0 },
 	{ "library-path", 0,   HK_ARG_REQUIRED, OPT_LIBRARY_PATH,  "PATH", "prepend PATH (or PATH/lib:PATH/lib64) to LD_LIBRARY_PATH", 0 },
-	{ "dry-run",      0,   HK_ARG_NONE,     OPT_DRY_RUN,       NULL, "print the environment, NAME='value', and run nothing", 0 },
+	{ "dry-run",      0,   HK_ARG_NONE,     OPT_DRY_RUN,       NULL, "print the environment, NAME='value', and run nothing\n(--collapse: say what would be asked)", 0 },
+	{ "collapse",     0,   HK_ARG_REQUIRED, OPT_COLLAPSE,      "PID", "collapse the memory of running process PID onto\ntransparent huge pages, and report (--heap, --text)", 0 },
+	{ "all",          0,   HK_ARG_NONE,     OPT_ALL,           NULL, "with --collapse: the heap and the text (the default)", 0 },
+	{ "json",         0,   HK_ARG_NONE,     OPT_JSON,          NULL, "with --collapse: the report in JSON", 0 },
 	{ "verbose",      0,   HK_ARG_REQUIRED, OPT_VERBOSE,       "LEVEL", "message level of hugectl and the runtime (0-99)", 0 },
 	{ NULL,           'v', HK_ARG_NONE,     'v',               NULL, "raise the message level by one", 0 },
 	{ NULL,           'q', HK_ARG_NONE,     'q',               NULL, "lower the message level by one", 0 },
@@ -78,13 +85,6 @@ static const struct hkt_opt opts[] = {
 };
 // clang-format on
 
-enum {
-	L_ERROR = 1,
-	L_WARNING,
-	L_INFO,
-	L_DEBUG
-};
-
 struct hugectl {
 	int verbose;
 	bool dry_run;
@@ -94,13 +94,36 @@ struct hugectl {
 	int maps;	  /* mapping options given: text data bss heap shm disable */
 	int heap_shm;	  /* of those, --heap and --shm */
 	const char *heap; /* "yes" or a size */
+	bool heap_sized;  /* --heap=SIZE given */
 	bool shm, thp, no_reserve, share, no_preload, force_preload;
 	const char *report; /* "1", or "all" for every process */
 	const char *library_path;
 	const char *membind;
+	/* --collapse PID, the options only it takes, and the first option it does not take. */
+	const char *collapse;
+	bool all, json;
+	const struct hkt_opt *not_collapse;
 };
 
 static const char *const level_names[] = {"", "ERROR", "WARNING", "INFO", "DEBUG"};
+
+static void vmsg(int verbose, int level, const char *fmt, va_list ap)
+{
+	if (level > verbose)
+		return;
+	fprintf(stderr, "%s: %s: ", hkt_prog(), level_names[level < L_DEBUG ? level : L_DEBUG]);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void hc_msg(int verbose, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(verbose, level, fmt, ap);
+	va_end(ap);
+}
 
 static void msg(const struct hugectl *c, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -108,19 +131,17 @@ static void msg(const struct hugectl *c, int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (level > c->verbose)
-		return;
-	fprintf(stderr, "%s: %s: ", hkt_prog(), level_names[level < L_DEBUG ? level : L_DEBUG]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(c->verbose, level, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 __attribute__((noreturn)) static void usage(void)
 {
-	printf("Usage:\n %s [options] program [arguments]\n\n", hkt_prog());
-	printf("Run a program with its heap, shared memory and segments on huge pages.\n\n");
+	printf("Usage:\n %s [options] program [arguments]\n", hkt_prog());
+	printf(" %s --collapse PID [--heap|--text|--all] [--json] [--dry-run]\n\n", hkt_prog());
+	printf("Run a program with its heap, shared memory and segments on huge pages,\n"
+	       "or collapse a running process's memory onto transparent huge pages.\n\n");
 	printf("Options:\n");
 	hkt_opts_print_help(stdout, opts);
 	printf("\nSee hugectl(1) and libhugekit-rt(7).\n");
@@ -395,6 +416,7 @@ static bool map_option(struct hugectl *c, int ch)
 		break;
 	case OPT_HEAP:
 		c->heap = optarg ? optarg : "yes";
+		c->heap_sized = optarg != NULL;
 		c->heap_shm++;
 		break;
 	case OPT_SHM:
@@ -432,6 +454,20 @@ static bool level_option(struct hugectl *c, int ch)
 	return true;
 }
 
+/* The first option given that --collapse does not take, for its message. */
+static void note_collapse(struct hugectl *c, int ch)
+{
+	static const int ok[] = {OPT_COLLAPSE, OPT_HEAP,    OPT_TEXT, OPT_ALL, OPT_JSON,
+				 OPT_DRY_RUN,  OPT_VERBOSE, 'v',      'q'};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (ch == ok[i])
+			return;
+	for (const struct hkt_opt *o = opts; !c->not_collapse && (o->name || o->short_name); o++)
+		if (o->id == ch)
+			c->not_collapse = o;
+}
+
 /* The command line into c; on return optind is the program's name (or argc). */
 static void parse_options(struct hugectl *c, int argc, char **argv)
 {
@@ -441,6 +477,7 @@ static void parse_options(struct hugectl *c, int argc, char **argv)
 	if (hkt_getopt_init(&g, opts, "+") < 0)
 		exit(HK_EXIT_FAILURE);
 	while ((ch = hkt_getopt_next(&g, argc, argv)) != -1) {
+		note_collapse(c, ch);
 		if (map_option(c, ch) || level_option(c, ch))
 			continue;
 		switch (ch) {
@@ -469,6 +506,15 @@ static void parse_options(struct hugectl *c, int argc, char **argv)
 			break;
 		case OPT_MEMBIND:
 			c->membind = optarg;
+			break;
+		case OPT_COLLAPSE:
+			c->collapse = optarg;
+			break;
+		case OPT_ALL:
+			c->all = true;
+			break;
+		case OPT_JSON:
+			c->json = true;
 			break;
 		case OPT_REPORT:
 			if (optarg && strcmp(optarg, "all") != 0) {
@@ -672,6 +718,45 @@ static int launch(struct hugectl *c, struct bitmask *nodes, char **argv)
 	return HK_EXIT_FAILURE;
 }
 
+/* --collapse and the options only it takes: checked, then hc_collapse(). */
+static int collapse(const struct hugectl *c, int argc, char **argv)
+{
+	const struct hc_collapse o = {
+		.pid = c->collapse,
+		.heap = c->heap != NULL,
+		.text = c->text,
+		.all = c->all,
+		.json = c->json,
+		.dry_run = c->dry_run,
+		.verbose = c->verbose,
+	};
+	const struct hkt_opt *bad = c->not_collapse;
+
+	if (!c->collapse) {
+		msg(c, L_ERROR, "%s: only with --collapse", c->all ? "--all" : "--json");
+		return HK_EXIT_FAILURE;
+	}
+	if (bad) {
+		if (bad->name)
+			msg(c, L_ERROR, "--%s: not an option of --collapse", bad->name);
+		else
+			msg(c, L_ERROR, "-%c: not an option of --collapse", bad->short_name);
+		return HK_EXIT_FAILURE;
+	}
+	if (optind < argc) {
+		msg(c, L_ERROR, "%s: --collapse runs no program", argv[optind]);
+		return HK_EXIT_FAILURE;
+	}
+	if (c->heap_sized || c->text_size) {
+		msg(c, L_ERROR,
+		    "%s=%s: --collapse takes no page size (it collapses onto transparent huge pages "
+		    "of the PMD size)",
+		    c->heap_sized ? "--heap" : "--text", c->heap_sized ? c->heap : c->text_size);
+		return HK_EXIT_FAILURE;
+	}
+	return hc_collapse(&o);
+}
+
 int main(int argc, char **argv)
 {
 	struct hugectl c = {.verbose = 2};
@@ -692,6 +777,8 @@ int main(int argc, char **argv)
 	}
 	c.verbose = hk_verbosity_env(getenv("HUGETLB_VERBOSE"), getenv("HUGETLB_DEBUG"), c.verbose);
 	parse_options(&c, argc, argv);
+	if (c.collapse || c.all || c.json)
+		return collapse(&c, argc, argv);
 	if (optind >= argc && !c.dry_run) {
 		fprintf(stderr, "%s: no program to run\n", hkt_prog());
 		hkt_errtryhelp();

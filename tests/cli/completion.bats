@@ -313,7 +313,7 @@ hugectl_sizes() {
 	replies
 	for opt in --heap --shm --thp --membind --report --no-reserve --text --data --bss \
 		--disable --share-text --no-preload --force-preload --library-use-path \
-		--library-path --dry-run --verbose -v -q --help --version; do
+		--library-path --dry-run --collapse --all --json --verbose -v -q --help --version; do
 		assert_line -- "$opt"
 	done
 	refute_line -- --list-options
@@ -371,6 +371,20 @@ hugectl_sizes() {
 	assert_line "$online"
 	complete_line 'hugectl --membind 0 --he'
 	assert_equal "${COMPREPLY[*]}" '--heap --help'
+}
+
+@test "hugectl --collapse offers the running processes, then its options" {
+	complete_line 'hugectl --collapse '
+	replies
+	assert_line "$$"
+	assert_line 1
+	refute_line -- --heap
+	complete_line "hugectl --collapse=$$"
+	replies
+	assert_line "$$"
+	# The pid is --collapse's: the next word is an option again, not a program.
+	complete_line "hugectl --collapse $$ --js"
+	assert_equal "${COMPREPLY[*]}" --json
 }
 
 @test "hugectl --verbose offers the levels" {

@@ -320,7 +320,7 @@ pages freed 4"
 	assert_line --index 0 "hello from 2.23"
 	# The runtime used 2.23's directory as it found it; 2.23 ran again beside our file.
 	assert_line "intact"
-	assert_line --regexp '^libhugetlbfs: INFO: segment [0-9]+ \(text\): .* shared \(file made\); '
+	assert_line --regexp '^libhugetlbfs: INFO: segment [0-9]+ \(text\): .* shared \(file made\)[:;] '
 	refute_line --partial "WARNING"
 	assert_equal "$(grep -c '^hello from 2.23$' <<< "$output")" 2
 	local f n=0

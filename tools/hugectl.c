@@ -41,6 +41,7 @@ enum {
 	OPT_THP,
 	OPT_NO_RESERVE,
 	OPT_SHARE_TEXT,
+	OPT_PERF_MAP,
 	OPT_NO_PRELOAD,
 	OPT_FORCE_PRELOAD,
 	OPT_LIBRARY_USE_PATH,
@@ -67,6 +68,7 @@ static const struct hkt_opt opts[] = {
 	{ "bss",          0,   HK_ARG_OPTIONAL, OPT_BSS,           "SIZE", "its bss and initialized data on huge pages", 0 },
 	{ "disable",      0,   HK_ARG_NONE,     OPT_DISABLE,       NULL, "HUGETLB_ELFMAP=no: no segment remapping", 0 },
 	{ "share-text",   0,   HK_ARG_NONE,     OPT_SHARE_TEXT,    NULL, "copies of the program share their huge page text", 0 },
+	{ "perf-map",     0,   HK_ARG_NONE,     OPT_PERF_MAP,      NULL, "write /tmp/perf-PID.map for the text moved to huge\npages, so that perf names its functions", 0 },
 	{ "no-preload",   0,   HK_ARG_NONE,     OPT_NO_PRELOAD,    NULL, "do not preload the runtime library", 0 },
 	{ "force-preload", 0,  HK_ARG_NONE,     OPT_FORCE_PRELOAD, NULL, "preload the runtime library whatever the options", 0 },
 	{ "library-use-path", 0, HK_ARG_NONE,   OPT_LIBRARY_USE_PATH, NULL, "leave LD_LIBRARY_PATH alone (always the case now)", 0 },
@@ -95,7 +97,7 @@ struct hugectl {
 	int heap_shm;	  /* of those, --heap and --shm */
 	const char *heap; /* "yes" or a size */
 	bool heap_sized;  /* --heap=SIZE given */
-	bool shm, thp, no_reserve, share, no_preload, force_preload;
+	bool shm, thp, no_reserve, share, perf_map, no_preload, force_preload;
 	const char *report; /* "1", or "all" for every process */
 	const char *library_path;
 	const char *membind;
@@ -490,6 +492,9 @@ static void parse_options(struct hugectl *c, int argc, char **argv)
 		case OPT_SHARE_TEXT:
 			c->share = true;
 			break;
+		case OPT_PERF_MAP:
+			c->perf_map = true;
+			break;
 		case OPT_NO_PRELOAD:
 			c->no_preload = true;
 			break;
@@ -680,6 +685,8 @@ static bool put_environment(struct hugectl *c, uint64_t heap_size, bool segments
 		put(c, "HUGETLB_NO_RESERVE", "yes");
 	if (c->share)
 		put(c, "HUGETLB_SHARE", "1");
+	if (c->perf_map)
+		put(c, "HUGETLB_PERFMAP", "1");
 	if (c->thp)
 		put(c, "HUGETLB_MORECORE", "thp");
 	/* New: glibc's malloc does the heap itself, with the tunables set before exec. */

@@ -72,3 +72,15 @@ void rt_segments(void);
 bool rt_segments_bytes(enum hkc_seg_kind kind, uint64_t *huge, uint64_t *base);
 /* Whether [a, b) lies in a range rt_segments() moved (the report counts it apart). */
 bool rt_segments_holds(uintptr_t a, uintptr_t b);
+
+/* A range of addresses, [s, e). */
+struct rt_range {
+	uintptr_t s, e;
+};
+
+/*
+ * perfmap.c: with HUGETLB_PERFMAP=1, /tmp/perf-PID.map for the n executable
+ * ranges rt_segments() moved (the executable loaded at bias): the functions
+ * in them, for perf. Says why when it cannot.
+ */
+void rt_perfmap(uintptr_t bias, const struct rt_range *r, size_t n);

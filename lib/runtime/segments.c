@@ -78,6 +78,7 @@ static struct {
 /* The ranges moved, for the report: the heap line leaves them out. */
 static struct {
 	uintptr_t s, e;
+	bool exec;
 } moved[SEG_MAX];
 static size_t nmoved;
 
@@ -726,7 +727,8 @@ static void move_range(const struct hkc_seg_range *r, const struct part *part, c
 	account(r, mv.s, mv.e);
 	if (nmoved < SEG_MAX) {
 		moved[nmoved].s = mv.s;
-		moved[nmoved++].e = mv.e;
+		moved[nmoved].e = mv.e;
+		moved[nmoved++].exec = r->prot & PROT_EXEC;
 	}
 	say_how(&mv, made, shared, how, sizeof(how));
 	say_edges(r, &mv, edges, sizeof(edges));
@@ -792,6 +794,18 @@ static void plan_part(const struct conf *c, const struct exe *exe, const char *m
 		move_range(&r[i], part, c, exe, maps, part->bk == BK_THP ? 0 : size);
 }
 
+/* The executable ranges moved, for profilers (HUGETLB_PERFMAP). */
+static void perfmap(const struct exe *exe)
+{
+	struct rt_range r[SEG_MAX];
+	size_t n = 0;
+
+	for (size_t i = 0; i < nmoved; i++)
+		if (moved[i].exec)
+			r[n++] = (struct rt_range){.s = moved[i].s, .e = moved[i].e};
+	rt_perfmap(exe->info.dlpi_addr, r, n);
+}
+
 void rt_segments(void)
 {
 	struct exe exe = {.found = false};
@@ -832,4 +846,5 @@ void rt_segments(void)
 		plan_part(&c, &exe, maps, &c.w, HKC_SEG_SEL_W, brk);
 	}
 	free(maps);
+	perfmap(&exe);
 }

@@ -312,7 +312,7 @@ hugectl_sizes() {
 	complete_line 'hugectl -'
 	replies
 	for opt in --heap --shm --thp --membind --report --no-reserve --text --data --bss \
-		--disable --share-text --no-preload --force-preload --library-use-path \
+		--disable --share-text --perf-map --no-preload --force-preload --library-use-path \
 		--library-path --dry-run --collapse --all --json --verbose -v -q --help --version; do
 		assert_line -- "$opt"
 	done

@@ -69,6 +69,14 @@ need_2m() {
 		hk_missing "the default huge page size is not 2 MiB (hugectl reads the host's, not a fixture's)"
 }
 
+@test "--perf-map: HUGETLB_PERFMAP=1 after 2.23's variables; not with --collapse" {
+	need_2m
+	dry text-perf-map --text --perf-map
+	run --separate-stderr "$HUGECTL" --collapse 1 --perf-map
+	assert_failure 1
+	[[ $stderr == *--perf-map* ]] || fail "stderr: $stderr"
+}
+
 @test "--text, --data, --bss: HUGETLB_ELFMAP, 2.23's warnings, the runtime preloaded" {
 	local c
 	need_2m

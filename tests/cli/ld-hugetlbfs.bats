@@ -86,15 +86,71 @@ sys.exit(1 if bad else 0)
 	assert_failure
 }
 
-@test "--hugetlbfs-align alone: the default huge page size of /proc/meminfo" {
+# fake_ld: a "real linker" that prints its arguments, one a line, and has
+# elf_x86_64 as its default target (ld -V).
+fake_ld() {
+	printf '%s\n' '#!/bin/sh' \
+		'if [ "$1" = -V ]; then printf "GNU ld (fake)\n  Supported emulations:\n   elf_x86_64\n   elf_i386\n"; exit 0; fi' \
+		'printf "%s\n" "$@"' > fake-ld
+	chmod +x fake-ld
+}
+
+@test "--hugetlbfs-align alone: 2.23's rule, 4 MiB on x86 whatever the default huge page size, else the default huge page size" {
 	local kb
 	kb=$(awk '$1 == "Hugepagesize:" { print $2 }' /proc/meminfo)
 	[ -n "$kb" ] || kb=2048
 	gcc -B "$BDIR" -Wl,--hugetlbfs-align -o app t.o
-	run aligned app $((kb * 1024))
+	run aligned app 4194304
 	assert_success
 	run ./app
 	assert_output 'aligned 43'
+	# The target from -m (as gcc passes it, apart or joined), LDEMULATION, or the linker's default.
+	fake_ld
+	run env LD="$PWD/fake-ld" "$LDH" -m elf_x86_64 --hugetlbfs-align -o app t.o
+	assert_line max-page-size=4194304
+	run env LD="$PWD/fake-ld" "$LDH" -melf_i386 --hugetlbfs-align -o app t.o
+	assert_line max-page-size=4194304
+	run env LD="$PWD/fake-ld" "$LDH" --hugetlbfs-align -o app t.o
+	assert_line max-page-size=4194304
+	assert_line common-page-size=4194304
+	run env LD="$PWD/fake-ld" "$LDH" -m elf64_s390 --hugetlbfs-align -o app t.o
+	assert_line max-page-size=1048576
+	run env LD="$PWD/fake-ld" LDEMULATION=aarch64linux "$LDH" --hugetlbfs-link=B -o app t.o
+	assert_line max-page-size=$((kb * 1024))
+	run env LD="$PWD/fake-ld" "$LDH" -m aarch64linux --hugetlbfs-align -o app t.o
+	assert_line max-page-size=$((kb * 1024))
+	refute_line noseparate-code
+	# A size given wins over the rule.
+	run env LD="$PWD/fake-ld" "$LDH" -m elf_x86_64 --hugetlbfs-align=2M -o app t.o
+	assert_line max-page-size=2097152
+}
+
+@test "--hugetlbfs-align=1G on x86-64: a PIE links with one text segment (-z noseparate-code) and runs; a non-PIE is refused, the linker not run" {
+	fake_ld
+	run env LD="$PWD/fake-ld" "$LDH" -m elf_x86_64 -pie --hugetlbfs-align=1G -o app t.o
+	assert_success
+	assert_line max-page-size=1073741824
+	assert_line noseparate-code
+	# Smaller sizes keep the linker's separate code.
+	run env LD="$PWD/fake-ld" "$LDH" -m elf_x86_64 -pie --hugetlbfs-align=512M -o app t.o
+	refute_line noseparate-code
+	# The real link, and the program runs (its file is 1 GiB of holes).
+	gcc -pie -B "$BDIR" -Wl,--hugetlbfs-align=1G -o app t.o
+	run aligned app 1073741824
+	assert_success
+	[ "$(readelf -lW app | grep -c ' LOAD ')" = 2 ] || fail "$(readelf -lW app)"
+	run ./app
+	assert_output 'aligned 43'
+	# Without noseparate-code the same link fails: the case above can fail.
+	run gcc -pie -Wl,-z,max-page-size=0x40000000,-z,common-page-size=0x40000000,-z,separate-code -o bad t.o
+	assert_failure
+	[[ $output == *"relocation truncated to fit"* ]] || fail "$output"
+	rm -f app
+	run --separate-stderr gcc -no-pie -B "$BDIR" -Wl,--hugetlbfs-align=1G -o app t.o
+	assert_failure
+	[[ $stderr == *"ld.hugetlbfs: --hugetlbfs-align=1G: a program that is not a PIE cannot be aligned to 1 GiB or more on x86 (its data would lie past the 2 GiB its code reaches): link it as a PIE (gcc -pie), or align to 2M"* ]] ||
+		fail "stderr: $stderr"
+	[ ! -e app ] || fail "the linker ran"
 }
 
 @test "--hugetlbfs-align=4M aligns to 4 MiB; a bad size is an error and the linker does not run" {
@@ -133,7 +189,7 @@ sys.exit(1 if bad else 0)
 	run --separate-stderr gcc -B "$BDIR" -Wl,--hugetlbfs-link=BDT -o app t.o
 	assert_success
 	assert_equal "$stderr" 'ld.hugetlbfs: --hugetlbfs-link=BDT is deprecated (2.23'"'"'s linker scripts): linking with --hugetlbfs-align instead; choose the segments at run time (hugectl --text --data --bss, or hugeedit)'
-	run aligned app 2097152
+	run aligned app 4194304
 	assert_success
 	run --separate-stderr env HUGETLB_DEPRECATED_LINK=1 gcc -B "$BDIR" -Wl,--hugetlbfs-link=B -Wl,--hugetlbfs-script-path=/nowhere -o app t.o
 	assert_success

@@ -28,6 +28,7 @@ setup_file() {
 	HUGETLB_DEPRECATED_LINK=1 gcc -O2 -o "$d/link-B" -no-pie -B "$d/ldb" -Wl,--hugetlbfs-link=B "$src"
 	HUGETLB_DEPRECATED_LINK=1 gcc -O2 -o "$d/link-BDT" -no-pie -B "$d/ldb" -Wl,--hugetlbfs-link=BDT "$src"
 	gcc -O2 -o "$d/pie2m" -Wl,-z,max-page-size=0x200000 "$src"
+	gcc -O2 -o "$d/align-1G" -pie -B "$d/ldb" -Wl,--hugetlbfs-align=1G "$src"
 	cp "$d/align-nopie" "$d/edited"
 	hugeedit --text --data "$d/edited" > /dev/null
 	if [ -f "$SCRIPTS/elf_x86_64.xBDT" ]; then
@@ -140,6 +141,13 @@ parts() {
 		[ "$(grep -c 'hugetlb pages: the whole segment' <<< "$stderr")" = 3 ] || fail "$p: $stderr"
 		assert_regex "$stderr" 'segment [0-9]+ \(data\): .* hugetlb pages: its aligned interior; on base pages: [0-9]+ bytes before it \(RELRO\), 0 after'
 	done
+}
+
+@test "ld.hugetlbfs --hugetlbfs-align=1G (a PIE, one text segment): runs, and its segments go whole on 2 MiB pages" {
+	live_pool_free 16
+	small align-1G --text=2M --data=2M
+	parts hugetlb hugetlb hugetlb hugetlb
+	[ "$(grep -c 'hugetlb pages: the whole segment' <<< "$stderr")" = 1 ] || fail "$stderr"
 }
 
 @test "hugeedit --text --data on an aligned program: text, data and bss whole without HUGETLB_ELFMAP; rodata (not marked) stays" {

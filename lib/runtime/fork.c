@@ -508,7 +508,7 @@ static void move_one(uintptr_t a, uintptr_t b, const char *perms, void *arg)
 			munmap(m, len - hlen);
 		return;
 	}
-	if (put(m, a + hlen, len - hlen, prot) && f->hpage)
+	if (put(m, a + hlen, len - hlen, prot) && f->hpage && !fork_base)
 		child_base += len - hlen;
 }
 

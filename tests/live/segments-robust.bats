@@ -162,6 +162,8 @@ hugekit report: program bss: [0-9]+ kB on huge pages, [0-9]+ kB on base pages$'
 	assert_success
 	assert_line --regexp '^child bss (base|thp) \(was hugetlb\)$'
 	assert_line ok
+	# Asked for: no warning that the copy went on base pages.
+	[[ "$stderr" != *"a forked child"* ]] || fail "$stderr"
 }
 
 @test "a program it executes inherits the setting: the child's segments are moved too" {

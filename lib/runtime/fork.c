@@ -745,7 +745,10 @@ static int trampoline(void *p)
  * fork handler either: the child's start goes through trampoline(). With
  * CLONE_VM (threads, posix_spawn) nothing is copied; with CLONE_VFORK the
  * parent could not answer the child's wait for the record; with
- * CLONE_SETTLS the child's thread-local state is not ours: left as they are.
+ * CLONE_SETTLS the child's thread-local state is not ours; with CLONE_FILES
+ * the child shares the parent's descriptors, and the pipes, closed on both
+ * sides, would be closed twice in the one table (a descriptor that the other
+ * side opened meanwhile under the same number with them): left as they are.
  */
 RT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
@@ -766,7 +769,8 @@ RT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		errno = ENOSYS;
 		return -1;
 	}
-	if ((flags & (CLONE_VM | CLONE_VFORK | CLONE_SETTLS)) || !fn || !atomic_load(&watching))
+	if ((flags & (CLONE_VM | CLONE_VFORK | CLONE_SETTLS | CLONE_FILES)) || !fn ||
+	    !atomic_load(&watching))
 		return real_clone(fn, stack, flags, arg, ptid, tls, ctid);
 	prepare();
 	if (side && stack) {

@@ -27,8 +27,15 @@
  *     copies at once) and exits with exit(0) (its atexit work runs: the
  *     runtime's report). The parent writes its block while they run. Exit
  *     0 when every worker exited 0 and the parent's block is intact.
+ *   fork-test clonefiles N: a 16 MiB heap block, then N times a child made
+ *     by clone(CLONE_FILES) (no CLONE_VM: the memory is copied, the file
+ *     descriptors shared) that opens a file and keeps it 100 ms, while the
+ *     parent opens 4 and keeps them 200 ms. Exit 1 when a descriptor of
+ *     either was closed under it (the runtime's pipes closed twice in the
+ *     shared table), or the child's copy of the block was wrong.
  * The others print nothing on success; the reason on failure.
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -414,6 +421,66 @@ static int readonly(void)
 	return WEXITSTATUS(st);
 }
 
+static unsigned char *files_block;
+static size_t files_len;
+
+/* The child of clone_files(): its own descriptor stays open while it sleeps. */
+static int files_child(void *arg)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	(void)arg;
+	usleep(100000);
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+		fprintf(stderr, "fork-test: the child's descriptor %d was closed under it\n", fd);
+		return 1;
+	}
+	for (size_t k = 0; k < files_len; k += 4096)
+		if (files_block[k] != 5)
+			return 3;
+	return 0;
+}
+
+static int clone_files(int n)
+{
+	size_t stack_len = 256 << 10;
+	char *stack = malloc(stack_len);
+	int bad = 0;
+
+	files_len = 16 << 20;
+	files_block = malloc(files_len);
+	if (!files_block || !stack)
+		return 1;
+	memset(files_block, 5, files_len);
+	for (int i = 0; i < n; i++) {
+		int fds[4], st;
+		pid_t pid = clone(files_child, stack + stack_len, CLONE_FILES | SIGCHLD, NULL);
+
+		if (pid < 0) {
+			perror("clone");
+			return 1;
+		}
+		for (int j = 0; j < 4; j++)
+			fds[j] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		usleep(200000);
+		for (int j = 0; j < 4; j++) {
+			if (fds[j] < 0 || fcntl(fds[j], F_GETFD) < 0) {
+				fprintf(stderr,
+					"fork-test: the parent's descriptor %d was closed under it\n",
+					fds[j]);
+				bad = 1;
+			} else {
+				close(fds[j]);
+			}
+		}
+		if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "fork-test: a child ended with status %#x\n", st);
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "prefork") == 0)
@@ -428,7 +495,9 @@ int main(int argc, char **argv)
 		return readonly();
 	if (argc == 5 && strcmp(argv[1], "workers") == 0)
 		return workers(atoi(argv[2]), strtoul(argv[3], NULL, 10), argv[4]);
+	if (argc == 3 && strcmp(argv[1], "clonefiles") == 0)
+		return clone_files(atoi(argv[2]));
 	fprintf(stderr, "usage: fork-test prefork N MiB | system N | threads N | race PAGES "
-			"THREADS N | readonly | workers N MiB fork|_Fork|clone\n");
+			"THREADS N | readonly | workers N MiB fork|_Fork|clone | clonefiles N\n");
 	return 2;
 }

@@ -133,6 +133,13 @@ served() {
 		fail "$1: want $full reports of 20480 kB on huge pages"
 }
 
+@test "clone(CLONE_FILES) without CLONE_VM: no descriptor of the parent or the child closed under it" {
+	live_pool_free 100
+	run --separate-stderr hugectl --heap "$FORK_TEST" clonefiles 10
+	printf '# stderr: %s\n' "$stderr"
+	assert_success
+}
+
 @test "a prefork server (fork, _Fork, clone): room for all 8 workers, each worker's heap on huge pages, its report says so" {
 	for how in fork _Fork clone; do
 		workers 100 "$how"

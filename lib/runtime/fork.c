@@ -62,7 +62,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -124,6 +126,97 @@ static __thread struct fork_record *record;
 #define RT_FORK_SIDE ((size_t)128 << 10)
 static __thread char *side;
 static ucontext_t side_back, side_run; /* the child's, during child() */
+
+/*
+ * The write ends of the move pipes of every fork in progress in this
+ * process (fd + 1; 0: free), with their inodes. A child of another thread's
+ * fork inherits them; while it holds one, that parent's wait for end of file
+ * (its child gone, or its fork failed) lasts as long as this child lives.
+ * So a child closes the others' ones that it has, checked by inode (the
+ * number may be another file here).
+ */
+#define RT_FORK_SLOTS 64
+static struct fork_slot {
+	atomic_int fd;
+	dev_t dev;
+	ino_t ino;
+} slots[RT_FORK_SLOTS];
+static __thread int my_slot = -1;
+
+/*
+ * Held from a thread's pipes to the end of its fork (and around the close of
+ * its write end): another thread's fork then copies the slots and the
+ * descriptors as they are together. Given up after a second (a child of the
+ * raw clone system call may have a copy that no one releases): the slots
+ * then miss a pipe now and then, as without them.
+ */
+static atomic_int fork_lock;
+static __thread bool fork_locked;
+
+static void gate_lock(void)
+{
+	struct timespec t0, t;
+	int free_lock = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!atomic_compare_exchange_weak(&fork_lock, &free_lock, 1)) {
+		free_lock = 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 1)
+			return;
+		sched_yield();
+	}
+	fork_locked = true;
+}
+
+static void gate_unlock(void)
+{
+	if (fork_locked)
+		atomic_store(&fork_lock, 0);
+	fork_locked = false;
+}
+
+static void slot_take(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return;
+	for (int i = 0; i < RT_FORK_SLOTS; i++) {
+		int free_fd = 0;
+
+		if (atomic_compare_exchange_strong(&slots[i].fd, &free_fd, -1)) {
+			slots[i].dev = st.st_dev;
+			slots[i].ino = st.st_ino;
+			atomic_store(&slots[i].fd, fd + 1);
+			my_slot = i;
+			return;
+		}
+	}
+}
+
+static void slot_drop(void)
+{
+	if (my_slot >= 0)
+		atomic_store(&slots[my_slot].fd, 0);
+	my_slot = -1;
+}
+
+/* In a child: close the write ends of the other forks in progress, and forget them all. */
+static void slots_close_others(void)
+{
+	struct stat st;
+
+	for (int i = 0; i < RT_FORK_SLOTS; i++) {
+		int fd = atomic_load(&slots[i].fd) - 1;
+
+		if (i != my_slot && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == slots[i].dev &&
+		    st.st_ino == slots[i].ino)
+			close(fd);
+		atomic_store(&slots[i].fd, 0);
+	}
+	my_slot = -1;
+}
 
 static void close_fds(int *fds)
 {
@@ -257,10 +350,15 @@ static void prepare(void)
 		return;
 	/* Opened now, in the parent: the child may not allocate. */
 	rt_path();
+	if (fork_locked)
+		return; /* a fork from a signal handler within this thread's fork */
+	gate_lock();
 	if (pipe2(move_pipe, O_CLOEXEC) < 0 || pipe2(go_pipe, O_CLOEXEC) < 0) {
 		close_pipe();
+		gate_unlock();
 		return;
 	}
+	slot_take(move_pipe[1]);
 	side = mmap(NULL, RT_FORK_SIDE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (side == MAP_FAILED)
 		side = NULL;
@@ -272,6 +370,7 @@ static void parent(void)
 	struct pollfd pfd;
 	char c = 1;
 
+	gate_unlock();
 	if (move_pipe[0] < 0)
 		return;
 	/*
@@ -286,7 +385,10 @@ static void parent(void)
 	/* The read end is still open here: no SIGPIPE when fork() failed. */
 	while (write(go_pipe[1], &c, 1) < 0 && errno == EINTR)
 		;
+	gate_lock(); /* no other thread's fork between the two */
+	slot_drop();
 	close(move_pipe[1]);
+	gate_unlock();
 	move_pipe[1] = -1;
 	/*
 	 * One byte when the child has moved; end of file when it is gone (or
@@ -630,7 +732,13 @@ static void child(void)
 	char c = 1;
 	ssize_t got;
 
-	if (!atomic_load(&watching) || move_pipe[0] < 0)
+	if (!atomic_load(&watching))
+		return;
+	/* The only thread here: the lock of the thread that forked is this one's to drop. */
+	atomic_store(&fork_lock, 0);
+	fork_locked = false;
+	slots_close_others();
+	if (move_pipe[0] < 0)
 		return;
 	/* Wait until the parent's record is complete; without it, move nothing. */
 	close(go_pipe[1]);

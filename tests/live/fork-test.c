@@ -27,6 +27,11 @@
  *     copies at once) and exits with exit(0) (its atexit work runs: the
  *     runtime's report). The parent writes its block while they run. Exit
  *     0 when every worker exited 0 and the parent's block is intact.
+ *   fork-test failing SECONDS: a 16 MiB heap block; a thread forks children
+ *     that exit at once, while the main thread forks children that live 3 s,
+ *     as many as RLIMIT_NPROC lets it (run it with a small one), for
+ *     SECONDS. Exit 1 when a fork() of the thread that failed took more than
+ *     a second (it waited for the main thread's child).
  *   fork-test clonefiles N: a 16 MiB heap block, then N times a child made
  *     by clone(CLONE_FILES) (no CLONE_VM: the memory is copied, the file
  *     descriptors shared) that opens a file and keeps it 100 ms, while the
@@ -46,6 +51,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_bool stop;
@@ -421,6 +427,60 @@ static int readonly(void)
 	return WEXITSTATUS(st);
 }
 
+static double seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The thread of failing(): forks until stop; the longest failed fork(), in seconds. */
+static void *short_forks(void *arg)
+{
+	double *worst = arg;
+
+	while (!atomic_load(&stop)) {
+		double t0 = seconds();
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0 && seconds() - t0 > *worst)
+			*worst = seconds() - t0;
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	return NULL;
+}
+
+static int failing(int secs)
+{
+	unsigned char *block = malloc(16 << 20);
+	double worst = 0, end = seconds() + secs;
+	pthread_t t;
+
+	if (!block || pthread_create(&t, NULL, short_forks, &worst) != 0)
+		return 1;
+	memset(block, 1, 16 << 20);
+	while (seconds() < end) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			sleep(3);
+			_exit(0);
+		}
+		if (pid < 0)
+			usleep(500);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	atomic_store(&stop, true);
+	pthread_join(t, NULL);
+	printf("slowest failed fork %.3f s\n", worst);
+	return worst > 1;
+}
+
 static unsigned char *files_block;
 static size_t files_len;
 
@@ -495,9 +555,12 @@ int main(int argc, char **argv)
 		return readonly();
 	if (argc == 5 && strcmp(argv[1], "workers") == 0)
 		return workers(atoi(argv[2]), strtoul(argv[3], NULL, 10), argv[4]);
+	if (argc == 3 && strcmp(argv[1], "failing") == 0)
+		return failing(atoi(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "clonefiles") == 0)
 		return clone_files(atoi(argv[2]));
-	fprintf(stderr, "usage: fork-test prefork N MiB | system N | threads N | race PAGES "
-			"THREADS N | readonly | workers N MiB fork|_Fork|clone | clonefiles N\n");
+	fprintf(stderr,
+		"usage: fork-test prefork N MiB | system N | threads N | race PAGES "
+		"THREADS N | readonly | workers N MiB fork|_Fork|clone | clonefiles N | failing SECONDS\n");
 	return 2;
 }

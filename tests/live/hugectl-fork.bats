@@ -140,6 +140,17 @@ served() {
 	assert_success
 }
 
+@test "a thread's fork() that fails while another thread forks a long-lived child returns at once" {
+	hk_need_cmd setpriv util-linux
+	hk_need_cmd prlimit util-linux
+	live_pool_free 100
+	# nobody: root is not held to RLIMIT_NPROC. 12 tasks: the two threads and 10 children.
+	run --separate-stderr prlimit --nproc=12 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		hugectl --heap "$FORK_TEST" failing 8
+	printf '# %s\n# stderr: %s\n' "$output" "$stderr"
+	assert_success
+}
+
 @test "a prefork server (fork, _Fork, clone): room for all 8 workers, each worker's heap on huge pages, its report says so" {
 	for how in fork _Fork clone; do
 		workers 100 "$how"

@@ -9,8 +9,10 @@
  * .dynsym, read from /proc/self/exe) that lies in a moved executable range.
  *
  * /tmp is shared with every user: the file is made under a fresh name
- * (mkostemp: O_EXCL, mode 0600, never through a link), filled, made 0644
- * and renamed into place; a /tmp/perf-PID.map that another user left
+ * (mkostemp: O_EXCL, mode 0600, never through a link), filled and renamed
+ * into place. It stays 0600: its addresses are the layout that
+ * /proc/PID/maps keeps from other users (ASLR), and perf reads a map only
+ * of its own user or root anyway; a /tmp/perf-PID.map that another user left
  * there is never written through (the rename over it fails in the sticky
  * /tmp, and the library says so). It belongs to the process's user. It
  * stays after the program exits, as a JIT's does.
@@ -177,7 +179,7 @@ static int publish(const struct table *t, uintptr_t bias, const struct rt_range 
 		return rc;
 	}
 	*lines = write_lines(f, t, bias, r, n);
-	if (fflush(f) != 0 || fchmod(fd, 0644) < 0)
+	if (fflush(f) != 0)
 		rc = -errno;
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;

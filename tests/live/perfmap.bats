@@ -70,13 +70,17 @@ record() {
 	printf '# report: %s\n' "$(head -n 5 <<< "$report")"
 }
 
-@test "hugectl --text --perf-map: the map lists hot_spin in the moved text, 0644, the user's; perf report names it first" {
+@test "hugectl --text --perf-map: the map lists hot_spin in the moved text, 0600 (its addresses are the layout /proc/PID/maps keeps from other users), the user's; perf report names it first" {
 	record --perf-map
 	local map
 	map=$(map_of "$stderr")
 	[ -n "$map" ] || fail "no map said: $stderr"
 	[ -f "$map" ] && [ ! -L "$map" ]
-	assert_equal "$(stat -c '%U %a' "$map")" "root 644"
+	assert_equal "$(stat -c '%U %a' "$map")" "root 600"
+	if command -v setpriv > /dev/null; then
+		run setpriv --reuid=nobody --regid=nogroup --clear-groups cat "$map"
+		assert_failure
+	fi
 	grep -E -q '^[0-9a-f]+ [0-9a-f]+ hot_spin$' "$map" || fail "$(cat "$map")"
 	grep -E -q '^[0-9a-f]+ [0-9a-f]+ main$' "$map" || fail "$(cat "$map")"
 	[[ "$top" == *hot_spin* ]] || fail "top: $top"

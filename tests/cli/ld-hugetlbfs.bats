@@ -153,6 +153,28 @@ fake_ld() {
 	[ ! -e app ] || fail "the linker ran"
 }
 
+@test "--hugetlbfs-align=1G on x86-64: the last of -pie and -no-pie decides, as in the linker" {
+	fake_ld
+	local args
+	# gcc passes -pie first by default (Debian); a later -no-pie (-Wl,-no-pie) makes a non-PIE.
+	for args in "-pie -no-pie" "-pie --no-pie" "--pic-executable -no-pie"; do
+		# shellcheck disable=SC2086 # the words are the linker's arguments
+		run --separate-stderr env LD="$PWD/fake-ld" "$LDH" -m elf_x86_64 $args --hugetlbfs-align=1G -o app t.o
+		assert_failure 1
+		[[ $stderr == *"a program that is not a PIE cannot be aligned to 1 GiB"* ]] || fail "$args: $stderr"
+	done
+	for args in "-no-pie -pie" "-pie -no-pie -shared" "-no-pie -r"; do
+		# shellcheck disable=SC2086 # the words are the linker's arguments
+		run env LD="$PWD/fake-ld" "$LDH" -m elf_x86_64 $args --hugetlbfs-align=1G -o app t.o
+		assert_success
+		assert_line noseparate-code
+	done
+	rm -f app
+	run --separate-stderr gcc -B "$BDIR" -Wl,-no-pie -Wl,--hugetlbfs-align=1G -o app t.o
+	assert_failure
+	[ ! -e app ] || fail "the linker ran: $(readelf -h app | grep Type)"
+}
+
 @test "--hugetlbfs-align=4M aligns to 4 MiB; a bad size is an error and the linker does not run" {
 	gcc -B "$BDIR" -Wl,--hugetlbfs-align=4M -o app t.o
 	run aligned app 4194304

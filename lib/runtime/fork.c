@@ -585,6 +585,9 @@ static void move_one(uintptr_t a, uintptr_t b, const char *perms, void *arg)
 			f = &rec->map[i];
 	if (!f)
 		return; /* made or changed by another thread while forking: the parent cannot tell */
+	/* The stack this runs on (no side stack could be made): a copy would miss its own frames. */
+	if (!on_side_now() && (uintptr_t)&f >= a && (uintptr_t)&f < b)
+		return;
 	if (f->hpage && !fork_base)
 		h = huge_most(len / f->hpage, f->hpage, &k);
 	hlen = k * f->hpage;

@@ -54,6 +54,22 @@ if [ -f "$build/man/hugeadm.8" ]; then
 		[ -e "$root/$m" ] || { echo "check-install: $prefix/$m is not installed" >&2; exit 1; }
 	done
 fi
+# Every name of an API page's NAME section, and hugectl and hugeedit in
+# 2.23's section 8, lead to their page without a mandb run (.so stubs).
+if [ -f "$build/man/hugeadm.8" ]; then
+	for page in "$src"/man/*.3.scd; do
+		for name in $(awk '/^# NAME/ { f = 1; next } f && / -( |$)/ { sub(/ -( .*)?$/, ""); print; exit } f { print }' "$page" | tr ',' ' '); do
+			[ -e "$root/share/man/man3/$name.3" ] || fail "man 3 $name: no $prefix/share/man/man3/$name.3 (page or .so stub)"
+		done
+	done
+	if command -v man > /dev/null; then
+		for m in "3 free_hugepage_region" "3 hugetlbfs_test_path" "8 hugectl" "8 hugeedit"; do
+			# shellcheck disable=SC2086 # section and name
+			man -M "$root/share/man" $m 2> /dev/null | grep -q . || fail "man $m finds no page under $prefix/share/man"
+		done
+		man -M "$root/share/man" 8 hugectl 2> /dev/null | grep -q 'hugectl - ' || fail "man 8 hugectl is not hugectl's page"
+	fi
+fi
 # The measuring tools (issue #10, TLB part): tools, man pages, completions.
 for f in bin/tlbmiss_cost bin/cpupcstat; do
 	[ -x "$root/$f" ] || fail "$prefix/$f is not installed"

@@ -173,6 +173,20 @@ for tool in "${tools[@]}"; do
 	fi
 done
 
+# The README's --sysroot section names the tools that take it ("`a` and `b`
+# take `--sysroot DIR`"): exactly those whose table lists --sysroot.
+# shellcheck disable=SC2016 # the backquotes are the README's, not expansions
+said=$(awk '/^## --sysroot$/ { f = 1; next } /^## / { f = 0 } f && /take `--sysroot DIR`/ { print; exit }' \
+	"$HK_SOURCE_DIR/README.md" | sed 's/take `--sysroot DIR`.*//' | grep -o '`[a-z_.]*`' | tr -d '`' | sort | xargs)
+have=$(for tool in "${tools[@]}"; do
+	"$HK_BUILD_DIR/tools/$tool" --list-options | grep -qxF -- --sysroot && echo "$tool"
+done | sort | xargs)
+if [ "$said" != "$have" ]; then
+	fail "README.md's --sysroot section says '$said' take --sysroot; the tools that do: '$have'"
+else
+	echo "check-options: README.md names the tools that take --sysroot: $have"
+fi
+
 if ((failures > 0)); then
 	echo "check-options: FAILED, $failures problem(s)" >&2
 	exit 1

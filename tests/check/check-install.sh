@@ -39,9 +39,18 @@ PY
 out=$(DESTDIR="$dest" cmake --install "$build")
 # Into a staging tree the cache is none of the install's business.
 if grep -q ldconfig <<<"$out"; then fail "ran ldconfig into DESTDIR: $out"; fi
-prefix=$(awk -F= '/^prefix=/ { print $2 }' "$build/libhugekit.pc")
+prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
 root="$dest$prefix"
-libdir=$(awk -F= '/^libdir=/ { print $2 }' "$build/libhugekit.pc")
+# libhugekit.pc's directories are relative to its own (${pcfiledir}): the
+# installed copy names the staged tree's.
+pc=$(find "$dest" -name libhugekit.pc)
+if [ -z "$pc" ] || [ "$(wc -l <<<"$pc")" != 1 ]; then fail "not one libhugekit.pc installed: '$pc'"; fi
+pcvar() { PKG_CONFIG_PATH=$(dirname "$1") pkg-config --variable="$2" libhugekit | xargs realpath -m; }
+[ "$(pcvar "$pc" prefix)" = "$root" ] || fail "${pc#"$dest"}: prefix is $(pcvar "$pc" prefix), want $root"
+libdir=$(pcvar "$pc" libdir)
+[ "$libdir" = "$(dirname "$(dirname "$pc")")" ] || fail "${pc#"$dest"}: libdir is $libdir, not the directory above its own"
+[ -f "$(pcvar "$pc" includedir)/hugekit/hugekit.h" ] || fail "${pc#"$dest"}: no hugekit/hugekit.h under its includedir $(pcvar "$pc" includedir)"
+libdir=${libdir#"$dest"}
 want=(bin/pagesize bin/hugeadm bin/hugectl bin/hugeedit bin/ld.hugetlbfs share/libhugetlbfs/ld include/hugekit/hugekit.h include/hugekit/version.h include/hugetlbfs.h)
 for f in "${want[@]}"; do
 	[ -e "$root/$f" ] || { echo "check-install: $prefix/$f is not installed" >&2; exit 1; }
@@ -123,7 +132,14 @@ int main(void)
 	return 0;
 }
 C
-flags=$(PKG_CONFIG_SYSROOT_DIR="$dest" PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --cflags --libs libhugekit)
+# The staged tree, moved: libhugekit.pc names the new place (no PKG_CONFIG_SYSROOT_DIR).
+mv "$dest" "$dest.moved"
+trap 'rm -rf "$dest" "$dest.moved"' EXIT
+flags=$(PKG_CONFIG_PATH="$dest.moved$libdir/pkgconfig" pkg-config --cflags --libs libhugekit)
+mv "$dest.moved" "$dest"
+[[ $flags == *"-L$dest.moved$prefix/"* && $flags == *"-I$dest.moved$prefix/"* ]] ||
+	fail "libhugekit.pc moved to $dest.moved$libdir/pkgconfig gave '$flags'"
+flags=${flags//"$dest.moved"/"$dest"}
 # A sanitizer build's library needs the sanitizer runtime in the program too.
 san=()
 # (No "cmd | grep -q" here: grep's early exit is cmd's SIGPIPE, a failure under pipefail.)
@@ -131,7 +147,7 @@ if [[ $(ldd "$dest$libdir/libhugekit.so.1") == *libasan* ]]; then san=(-fsanitiz
 # shellcheck disable=SC2086 # pkg-config output is a list of words
 cc -Wall -Werror "${san[@]}" "$dest/t.c" -o "$dest/t" $flags
 out=$(LD_LIBRARY_PATH="$dest$libdir" "$dest/t")
-[ "$out" = "$(awk -F': ' '/^Version:/ { print $2 }' "$build/libhugekit.pc") $(getconf PAGESIZE)" ] ||
+[ "$out" = "$(awk -F': ' '/^Version:/ { print $2 }' "$pc") $(getconf PAGESIZE)" ] ||
 	{ echo "check-install: the installed library said '$out'" >&2; exit 1; }
 
 # RUNPATH: the relative way from bindir to libdir, unless libdir is a system one.
@@ -189,6 +205,13 @@ done
 cmake -S "$src" -B "$cb" -DCMAKE_INSTALL_PREFIX=/usr > /dev/null
 cmake --build "$cb" -j2 > /dev/null
 DESTDIR="$dest/stage" cmake --install "$cb" > /dev/null
+# A multiarch libdir (lib/x86_64-linux-gnu): libhugekit.pc is three levels
+# below the prefix, and names the staged tree's directories.
+spc=$(find "$dest/stage" -name libhugekit.pc)
+if [ "$(pcvar "$spc" libdir)" != "$(dirname "$(dirname "$spc")")" ] || [ "$(pcvar "$spc" prefix)" != "$dest/stage/usr" ] ||
+	[ "$(pcvar "$spc" includedir)" != "$dest/stage/usr/include" ]; then
+	fail "${spc#"$dest/stage"} staged in $dest/stage: prefix $(pcvar "$spc" prefix), libdir $(pcvar "$spc" libdir), includedir $(pcvar "$spc" includedir)"
+fi
 if [[ $(readelf -d "$dest/stage/usr/bin/hugeadm") == *RUNPATH* ]]; then
 	fail "hugeadm for /usr has a RUNPATH: $(readelf -d "$dest/stage/usr/bin/hugeadm" | grep RUNPATH)"
 fi

@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <numa.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <hugekit/hugekit.h>
 
 #include "hugectl.h"
+#include "lazy.h"
 #include "opts.h"
 #include "util.h"
 
@@ -387,13 +387,13 @@ __attribute__((visibility("default"))) void numa_warn(int num, char *fmt, ...)
 }
 
 /* "0", "0-1,3": the nodes this machine has, for a message. */
-static void nodes_have(char *buf, size_t sz)
+static void nodes_have(const struct hkt_numa *nm, char *buf, size_t sz)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i <= numa_max_node() && n + 16 < sz; i++)
-		if (numa_bitmask_isbitset(numa_nodes_ptr, (unsigned)i))
+	for (int i = 0; i <= nm->numa_max_node() && n + 16 < sz; i++)
+		if (nm->numa_bitmask_isbitset(*nm->numa_nodes_ptr, (unsigned)i))
 			n += (size_t)snprintf(buf + n, sz - n, "%s%d", n ? "," : "", i);
 }
 
@@ -539,6 +539,8 @@ static void parse_options(struct hugectl *c, int argc, char **argv)
 /* --membind's nodes, or NULL after saying what is wrong with them. */
 static struct bitmask *membind_nodes(struct hugectl *c)
 {
+	const struct hkt_numa *nm;
+	const char *why = "";
 	struct bitmask *nodes;
 	char have[256];
 
@@ -546,13 +548,19 @@ static struct bitmask *membind_nodes(struct hugectl *c)
 		msg(c, L_ERROR, "--membind: an empty node list");
 		return NULL;
 	}
-	if (numa_available() < 0) {
+	/* libnuma, loaded for --membind only (lazy.h). */
+	nm = hkt_numa(&why);
+	if (!nm) {
+		msg(c, L_ERROR, "--membind: cannot load libnuma: %s", why);
+		return NULL;
+	}
+	if (nm->numa_available() < 0) {
 		msg(c, L_ERROR, "--membind: this kernel has no NUMA support");
 		return NULL;
 	}
-	nodes = numa_parse_nodestring(c->membind);
+	nodes = nm->numa_parse_nodestring(c->membind);
 	if (!nodes) {
-		nodes_have(have, sizeof(have));
+		nodes_have(nm, have, sizeof(have));
 		msg(c, L_ERROR,
 		    "%s: invalid or unknown NUMA nodes for --membind (this machine has %s)",
 		    c->membind, have);
@@ -709,8 +717,11 @@ static int launch(struct hugectl *c, struct bitmask *nodes, char **argv)
 
 	if (nodes) {
 		/* The policy stays with the program through exec, and the kernel takes its huge pages from these nodes. */
-		numa_set_membind(nodes);
-		numa_bitmask_free(nodes);
+		const char *why;
+		const struct hkt_numa *nm = hkt_numa(&why); /* loaded: nodes came from it */
+
+		nm->numa_set_membind(nodes);
+		nm->numa_bitmask_free(nodes);
 	}
 	/*
 	 * The program keeps this pid over exec: the runtime warns and reports in
@@ -803,8 +814,10 @@ int main(int argc, char **argv)
 	if (segments && preload && optind < argc)
 		check_program(&c, argv[optind]);
 	if (c.dry_run) {
+		const char *why;
+
 		if (nodes)
-			numa_bitmask_free(nodes);
+			hkt_numa(&why)->numa_bitmask_free(nodes);
 		return HK_EXIT_SUCCESS;
 	}
 	return launch(&c, nodes, argv + optind);

@@ -24,8 +24,10 @@ bool hkc_path_no_openat2;
  * Fault injection, compiled in only with HK_FAULT_INJECT (the test copies of
  * the tools, such as tests/hugeadm-fault; never the installed programs).
  * HK_FAULT holds rules "OP:PATTERN:WHEN:WHAT" separated by ';':
- *   OP       open, read (a whole-file read), write (one write(2)), close
- *   PATTERN  fnmatch(3) pattern on the path relative to the root
+ *   OP       open, read (a whole-file read), write (one write(2)), close,
+ *            dlopen (libhugekit's loading of a library on first use)
+ *   PATTERN  fnmatch(3) pattern on the path relative to the root (dlopen:
+ *            on the library's SONAME, e.g. libmount.so.1)
  *   WHEN     N (the Nth matching call), N+ (the Nth and every later one), * (all)
  *   WHAT     an errno name (EIO, EACCES, EPERM, ENOSPC, EINVAL, EINTR, ...),
  *            short (a write of at most one byte), or value=TEXT (a read
@@ -39,7 +41,8 @@ enum fault_op {
 	FAULT_OPEN,
 	FAULT_READ,
 	FAULT_WRITE,
-	FAULT_CLOSE
+	FAULT_CLOSE,
+	FAULT_DLOPEN
 };
 
 struct fault_hit {
@@ -75,7 +78,8 @@ static const struct {
 
 static bool fault_parse_rule(struct fault_rule *r, char *rule)
 {
-	static const char *const ops[] = {"open", "read", "write", "close"};
+	static const char *const ops[] = {"open", "read", "write", "close", "dlopen"};
+	const size_t n_ops = sizeof(ops) / sizeof(ops[0]);
 	char *f[4], *end;
 	size_t i;
 
@@ -86,9 +90,9 @@ static bool fault_parse_rule(struct fault_rule *r, char *rule)
 	}
 	if (rule)
 		return false;
-	for (i = 0; i < 4 && strcmp(f[0], ops[i]); i++)
+	for (i = 0; i < n_ops && strcmp(f[0], ops[i]); i++)
 		;
-	if (i == 4 || strlen(f[1]) >= sizeof(r->pattern))
+	if (i == n_ops || strlen(f[1]) >= sizeof(r->pattern))
 		return false;
 	r->op = (enum fault_op)i;
 	strcpy(r->pattern, f[1] + strspn(f[1], "/"));
@@ -186,6 +190,11 @@ static int fault_err(enum fault_op op, const char *path)
 	struct fault_hit hit;
 
 	return fault_check(op, path, &hit) && hit.err ? -hit.err : 0;
+}
+
+int hkc_fault_dlopen(const char *soname)
+{
+	return fault_err(FAULT_DLOPEN, soname);
 }
 
 int hkc_path_init(struct hkc_path *p, const char *sysroot)

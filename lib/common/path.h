@@ -55,6 +55,13 @@ void hkc_path_set_log(struct hkc_path *p, hkc_path_log_fn fn, void *data);
 /* Tests only: behave as on a kernel without openat2(2) (the fallback walk). */
 extern bool hkc_path_no_openat2;
 
+/*
+ * Before a library is loaded on first use (lib/core/dl.c): -errno where the
+ * test builds' fault injection (HK_FAULT rule "dlopen:SONAME:WHEN:ERRNO") says
+ * this load fails, else 0 (always 0 in the installed library).
+ */
+int hkc_fault_dlopen(const char *soname);
+
 /* Open a file under the root; path is relative ("proc/meminfo"). */
 int hkc_path_openf(const struct hkc_path *p, int flags, const char *fmt, ...) HK_PRINTF(3, 4);
 int hkc_path_fopenf(const struct hkc_path *p, FILE **ret, const char *fmt, ...) HK_PRINTF(3, 4);

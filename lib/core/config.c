@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -21,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dl.h"
 #include "internal.h"
 #include "privilege.h"
 
@@ -884,6 +884,9 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
+static void say(hk_config_error_fn fn, void *data, const char *file, const char *fmt, ...)
+	HK_PRINTF(4, 5);
+
 static int parse_text(struct hk_config *cfg, const char *file, const char *text,
 		      hk_config_error_fn fn, void *data, unsigned *ret_errors)
 {
@@ -894,13 +897,21 @@ static int parse_text(struct hk_config *cfg, const char *file, const char *text,
 			  .first = cfg->n,
 			  .pos = text,
 			  .hide = hkl_config_hidden(cfg, file)};
+	const struct hkl_libinih *li = NULL;
+	const char *why = "";
 	int rc;
 
 	if (!*text) {
 		*ret_errors = 0;
 		return 0;
 	}
-	rc = ini_parse_stream(reader, &p, handler, &p);
+	/* libinih, loaded on the first file there is to parse (dl.h). */
+	if (hkl_libinih(&li, &why) < 0) {
+		say(fn, data, file, "cannot be parsed: cannot load libinih: %s", why);
+		*ret_errors = 1;
+		return -ELIBACC;
+	}
+	rc = li->ini_parse_stream(reader, &p, handler, &p);
 	if (p.oom || rc == -2)
 		return -ENOMEM;
 	/* The reader and the handler said every problem; libinih's own count is not needed. */
@@ -997,9 +1008,6 @@ bool hkl_config_hidden(const struct hk_config *cfg, const char *file)
 			return cfg->hidden[i];
 	return false;
 }
-
-static void say(hk_config_error_fn fn, void *data, const char *file, const char *fmt, ...)
-	HK_PRINTF(4, 5);
 
 static void say(hk_config_error_fn fn, void *data, const char *file, const char *fmt, ...)
 {

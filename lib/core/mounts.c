@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
-#include <libmount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dl.h"
 #include "internal.h"
 #include "walk.h"
 
@@ -24,19 +24,37 @@ struct hk_mounts {
 	size_t n;
 };
 
+/* libmount, loaded on the first call that needs it (dl.h): 0, or -ELIBACC said. */
+static int need_libmount(struct hk_ctx *ctx, const struct hkl_libmount **ret)
+{
+	const char *why = "";
+	int rc = hkl_libmount(ret, &why);
+
+	if (rc < 0)
+		hkl_err(ctx, "cannot load libmount: %s", why);
+	return rc;
+}
+
+/* The parser's callback: libmount is loaded, or it would not be parsing. */
 static int parser_err(struct libmnt_table *tb, const char *filename, int line)
 {
-	struct hk_ctx *ctx = mnt_table_get_userdata(tb);
+	const struct hkl_libmount *lm = NULL;
+	struct hk_ctx *ctx;
+
+	if (hkl_libmount(&lm, NULL) < 0)
+		return 1;
+	ctx = lm->mnt_table_get_userdata(tb);
 
 	hkl_warn(ctx, "%s:%d: cannot parse the line, ignoring it", filename, line);
 	return 1; /* skip the line, go on */
 }
 
-/* The sizes the kernel has (hk_page_sizes), for the pagesize= option. */
+/* The sizes the kernel has (hk_page_sizes), for the pagesize= option; libmount. */
 struct known_sizes {
 	uint64_t *v;
 	size_t n;
 	uint64_t def;
+	const struct hkl_libmount *lm;
 };
 
 /*
@@ -49,7 +67,7 @@ static uint64_t fs_page_size(struct hk_ctx *ctx, struct libmnt_fs *fs, const str
 	size_t len = 0;
 	uint64_t sz;
 
-	if (mnt_fs_get_option(fs, "pagesize", &val, &len) != 0 || !val || len == 0)
+	if (ks->lm->mnt_fs_get_option(fs, "pagesize", &val, &len) != 0 || !val || len == 0)
 		return ks->def;
 	if (len < sizeof(buf)) {
 		memcpy(buf, val, len);
@@ -61,8 +79,8 @@ static uint64_t fs_page_size(struct hk_ctx *ctx, struct libmnt_fs *fs, const str
 	}
 	hkl_warn(ctx,
 		 "%s: pagesize=%.*s is not a huge page size of this kernel, taken as the default",
-		 mnt_fs_get_target(fs) ? mnt_fs_get_target(fs) : "?", (int)(len < 32 ? len : 32),
-		 val);
+		 ks->lm->mnt_fs_get_target(fs) ? ks->lm->mnt_fs_get_target(fs) : "?",
+		 (int)(len < 32 ? len : 32), val);
 	return ks->def;
 }
 
@@ -70,7 +88,7 @@ static int add_mount(struct hk_ctx *ctx, struct hk_mounts *ms, struct libmnt_fs 
 		     const struct known_sizes *ks)
 {
 	struct hkl_mount *nm, *m;
-	const char *target = mnt_fs_get_target(fs);
+	const char *target = ks->lm->mnt_fs_get_target(fs);
 
 	nm = realloc(ms->m, (ms->n + 1) * sizeof(*nm));
 	if (!nm)
@@ -79,9 +97,9 @@ static int add_mount(struct hk_ctx *ctx, struct hk_mounts *ms, struct libmnt_fs 
 	m = &ms->m[ms->n];
 	m->target = strdup(target ? target : "");
 	/* VFS and superblock options merged, as the kernel writes /proc/mounts. */
-	m->options = mnt_fs_strdup_options(fs);
+	m->options = ks->lm->mnt_fs_strdup_options(fs);
 	m->page_size = fs_page_size(ctx, fs, ks);
-	m->id = mnt_fs_get_id(fs);
+	m->id = ks->lm->mnt_fs_get_id(fs);
 	if (!m->target || !m->options) {
 		free(m->target);
 		free(m->options);
@@ -101,6 +119,9 @@ HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
 	FILE *f = NULL;
 	int rc;
 
+	rc = need_libmount(ctx, &ks.lm);
+	if (rc < 0)
+		return rc;
 	ms = calloc(1, sizeof(*ms));
 	if (!ms)
 		return -ENOMEM;
@@ -109,16 +130,16 @@ HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
 		hkl_err(ctx, "%s: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
 		goto out;
 	}
-	tb = mnt_new_table();
-	it = mnt_new_iter(MNT_ITER_FORWARD);
+	tb = ks.lm->mnt_new_table();
+	it = ks.lm->mnt_new_iter(MNT_ITER_FORWARD);
 	if (!tb || !it) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	mnt_table_set_userdata(tb, ctx);
-	mnt_table_set_parser_errcb(tb, parser_err);
+	ks.lm->mnt_table_set_userdata(tb, ctx);
+	ks.lm->mnt_table_set_parser_errcb(tb, parser_err);
 	/* libmount reads lines of any length and decodes \040-style escapes. */
-	rc = mnt_table_parse_stream(tb, f, HK_ABS(HK_PROC_MOUNTINFO));
+	rc = ks.lm->mnt_table_parse_stream(tb, f, HK_ABS(HK_PROC_MOUNTINFO));
 	if (rc < 0) {
 		hkl_err(ctx, "%s: cannot parse: %s", HK_ABS(HK_PROC_MOUNTINFO), strerror(-rc));
 		goto out;
@@ -126,8 +147,8 @@ HK_EXPORT int hk_mounts_read(struct hk_ctx *ctx, struct hk_mounts **ret_mounts)
 	hkl_ctx_default_size(ctx, &ks.def);
 	if (hk_page_sizes(ctx, &ks.v, &ks.n) < 0)
 		ks.n = 0; /* no pools: every mount is taken at the default size */
-	while (mnt_table_next_fs(tb, it, &fs) == 0) {
-		if (!mnt_fs_match_fstype(fs, "hugetlbfs"))
+	while (ks.lm->mnt_table_next_fs(tb, it, &fs) == 0) {
+		if (!ks.lm->mnt_fs_match_fstype(fs, "hugetlbfs"))
 			continue;
 		rc = add_mount(ctx, ms, fs, &ks);
 		if (rc < 0)
@@ -138,8 +159,8 @@ out:
 	free(ks.v);
 	if (f)
 		fclose(f);
-	mnt_free_iter(it);
-	mnt_unref_table(tb);
+	ks.lm->mnt_free_iter(it);
+	ks.lm->mnt_unref_table(tb);
 	if (rc < 0) {
 		hk_mounts_unref(ms);
 		return rc;
@@ -188,13 +209,18 @@ HK_EXPORT int hk_mount_id(const struct hk_mounts *ms, size_t i)
 HK_EXPORT int hk_mount_option(const struct hk_mounts *ms, size_t i, const char *name,
 			      char **ret_value)
 {
+	const struct hkl_libmount *lm = NULL;
 	char *val = NULL;
 	size_t len = 0;
 	int rc;
 
 	if (i >= ms->n || !name || !ret_value)
 		return -EINVAL;
-	rc = mnt_optstr_get_option(ms->m[i].options, name, &val, &len);
+	/* ms came from hk_mounts_read(), which loaded libmount. */
+	rc = hkl_libmount(&lm, NULL);
+	if (rc < 0)
+		return rc;
+	rc = lm->mnt_optstr_get_option(ms->m[i].options, name, &val, &len);
 	if (rc == 1)
 		return -ENOENT;
 	if (rc < 0)
@@ -204,10 +230,10 @@ HK_EXPORT int hk_mount_option(const struct hk_mounts *ms, size_t i, const char *
 }
 
 /* libmount's answer as -errno: >0 and a failed status carry the syscall's errno. */
-static int context_result(struct libmnt_context *cxt, int rc)
+static int context_result(const struct hkl_libmount *lm, struct libmnt_context *cxt, int rc)
 {
-	if (rc > 0 || (rc == 0 && mnt_context_get_status(cxt) != 1)) {
-		int err = mnt_context_get_syscall_errno(cxt);
+	if (rc > 0 || (rc == 0 && lm->mnt_context_get_status(cxt) != 1)) {
+		int err = lm->mnt_context_get_syscall_errno(cxt);
 
 		return err ? -err : -EIO;
 	}
@@ -283,6 +309,7 @@ static int split_options(const char *options, char **ret_fs, unsigned *ret_attr,
 /* mount(2) through libmount on the running system; a tree has no kernel to mount in. */
 HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const char *options)
 {
+	const struct hkl_libmount *lm = NULL;
 	struct libmnt_context *cxt;
 	int rc;
 
@@ -299,28 +326,31 @@ HK_EXPORT int hk_mount_hugetlbfs(struct hk_ctx *ctx, const char *target, const c
 		return rc;
 	/* libmount takes nosuid,nodev as the mount's flags. */
 	free(fs);
+	rc = need_libmount(ctx, &lm);
+	if (rc < 0)
+		return rc;
 	if (asprintf(&all, "%s%snosuid,nodev", options, *options ? "," : "") < 0)
 		return -ENOMEM;
-	cxt = mnt_new_context();
+	cxt = lm->mnt_new_context();
 	if (!cxt) {
 		free(all);
 		return -ENOMEM;
 	}
-	rc = mnt_context_set_fstype(cxt, "hugetlbfs");
+	rc = lm->mnt_context_set_fstype(cxt, "hugetlbfs");
 	if (rc == 0)
-		rc = mnt_context_set_source(cxt, "none");
+		rc = lm->mnt_context_set_source(cxt, "none");
 	if (rc == 0)
-		rc = mnt_context_set_target(cxt, target);
+		rc = lm->mnt_context_set_target(cxt, target);
 	if (rc == 0)
-		rc = mnt_context_set_options(cxt, all);
+		rc = lm->mnt_context_set_options(cxt, all);
 	if (rc == 0) {
-		rc = context_result(cxt, mnt_context_mount(cxt));
+		rc = context_result(lm, cxt, lm->mnt_context_mount(cxt));
 	}
 	if (rc < 0)
 		hkl_err(ctx, "mount -t hugetlbfs none %s -o %s: %s", target, all, strerror(-rc));
 	else
 		hkl_info(ctx, "mounted hugetlbfs at %s (%s)", target, all);
-	mnt_free_context(cxt);
+	lm->mnt_free_context(cxt);
 	free(all);
 	return rc;
 }
@@ -499,6 +529,7 @@ HK_EXPORT int hk_mount_unmount(struct hk_ctx *ctx, const struct hk_mounts *mount
 
 HK_EXPORT int hk_umount(struct hk_ctx *ctx, const char *target)
 {
+	const struct hkl_libmount *lm = NULL;
 	struct libmnt_context *cxt;
 	int rc;
 
@@ -506,15 +537,18 @@ HK_EXPORT int hk_umount(struct hk_ctx *ctx, const char *target)
 		return -EOPNOTSUPP;
 	if (!target)
 		return -EINVAL;
-	cxt = mnt_new_context();
+	rc = need_libmount(ctx, &lm);
+	if (rc < 0)
+		return rc;
+	cxt = lm->mnt_new_context();
 	if (!cxt)
 		return -ENOMEM;
-	rc = mnt_context_set_target(cxt, target);
+	rc = lm->mnt_context_set_target(cxt, target);
 	if (rc == 0) {
-		rc = context_result(cxt, mnt_context_umount(cxt));
+		rc = context_result(lm, cxt, lm->mnt_context_umount(cxt));
 	}
 	if (rc < 0)
 		hkl_err(ctx, "umount %s: %s", target, strerror(-rc));
-	mnt_free_context(cxt);
+	lm->mnt_free_context(cxt);
 	return rc;
 }

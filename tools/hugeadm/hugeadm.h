@@ -223,6 +223,9 @@ int ha_parse_mount_size(const char *s, uint64_t *ret);
  * on stdout; 0 or -errno (said).
  */
 int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hkt_json *j);
+struct hkt_smartcols;
+/* libsmartcols, for a table (loaded on first use, lazy.h); NULL after a message. */
+const struct hkt_smartcols *ha_smartcols(const struct hugeadm_ctl *ctl);
 /* --clean-shared-text[=USER]: 0, or -1 after a message (no such user). */
 int ha_plan_clean_text(struct hugeadm_ctl *ctl, const char *user);
 /* What a --clean-shared-text unit removed so far. */

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
-#include <libsmartcols.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "hugeadm.h"
+#include "lazy.h"
 
 struct pools {
 	struct hk_pool **p;
@@ -109,16 +109,30 @@ static const struct {
 };
 // clang-format on
 
+const struct hkt_smartcols *ha_smartcols(const struct hugeadm_ctl *ctl)
+{
+	const char *why = "";
+	const struct hkt_smartcols *sc = hkt_smartcols(&why);
+
+	if (!sc)
+		ha_msg(ctl, HA_ERROR, "cannot load libsmartcols, which prints tables: %s", why);
+	return sc;
+}
+
 /* One row per (page size, node), through libsmartcols. */
 static int print_per_node(struct hugeadm_ctl *ctl, const struct pools *ps)
 {
-	struct libscols_table *tb = scols_new_table();
+	const struct hkt_smartcols *sc = ha_smartcols(ctl);
+	struct libscols_table *tb;
 	int rc = 0;
 
+	if (!sc)
+		return -ELIBACC;
+	tb = sc->scols_new_table();
 	if (!tb)
 		return -ENOMEM;
 	for (size_t c = 0; c < sizeof(node_cols) / sizeof(node_cols[0]); c++) {
-		if (!scols_table_new_column(tb, node_cols[c].name, 0, SCOLS_FL_RIGHT)) {
+		if (!sc->scols_table_new_column(tb, node_cols[c].name, 0, SCOLS_FL_RIGHT)) {
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -127,7 +141,7 @@ static int print_per_node(struct hugeadm_ctl *ctl, const struct pools *ps)
 		const struct hk_pool *p = ps->p[i];
 
 		for (size_t k = 0; k < hk_pool_node_count(p); k++) {
-			struct libscols_line *ln = scols_table_new_line(tb, NULL);
+			struct libscols_line *ln = sc->scols_table_new_line(tb, NULL);
 			char buf[32];
 
 			if (!ln) {
@@ -140,16 +154,16 @@ static int print_per_node(struct hugeadm_ctl *ctl, const struct pools *ps)
 				else
 					snprintf(buf, sizeof(buf), "%" PRIu64,
 						 hk_pool_node_get(p, k, node_cols[c].field));
-				if (scols_line_set_data(ln, c, buf) != 0) {
+				if (sc->scols_line_set_data(ln, c, buf) != 0) {
 					rc = -ENOMEM;
 					goto out;
 				}
 			}
 		}
 	}
-	rc = scols_print_table(tb);
+	rc = sc->scols_print_table(tb);
 out:
-	scols_unref_table(tb);
+	sc->scols_unref_table(tb);
 	if (rc < 0)
 		ha_msg(ctl, HA_ERROR, "cannot print the per-node table: %s", strerror(-rc));
 	return rc;

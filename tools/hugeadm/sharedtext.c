@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <libsmartcols.h>
 #include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -16,8 +15,10 @@
 #include <string.h>
 
 #include "hugeadm.h"
+#include "lazy.h"
 
 struct list_ctx {
+	const struct hkt_smartcols *sc;
 	struct libscols_table *tb; /* text */
 	struct hkt_json *j;	   /* or JSON */
 };
@@ -102,9 +103,9 @@ static int list_one(void *data, const struct hk_shared_text *f)
 	cells[5] = f->key ? hkt_escape_ctl(f->key, true)
 		   : exe  ? strdup(LIBHUGETLBFS_KEY)
 			  : strdup("-");
-	ln = scols_table_new_line(lc->tb, NULL);
+	ln = lc->sc->scols_table_new_line(lc->tb, NULL);
 	for (int c = 0; c < 6 && rc == 0; c++)
-		if (!ln || !cells[c] || scols_line_set_data(ln, (size_t)c, cells[c]) != 0)
+		if (!ln || !cells[c] || lc->sc->scols_line_set_data(ln, (size_t)c, cells[c]) != 0)
 			rc = -ENOMEM;
 	for (int c = 0; c < 6; c++)
 		free(cells[c]);
@@ -124,22 +125,25 @@ int ha_list_shared_text(struct hugeadm_ctl *ctl, struct hkt_json *j)
 		hkt_json_close_array(j);
 		return rc;
 	}
-	lc.tb = scols_new_table();
+	lc.sc = ha_smartcols(ctl);
+	if (!lc.sc)
+		return -ELIBACC;
+	lc.tb = lc.sc->scols_new_table();
 	if (!lc.tb)
 		rc = -ENOMEM;
 	for (size_t c = 0; rc == 0 && c < sizeof(cols) / sizeof(cols[0]); c++)
-		if (!scols_table_new_column(lc.tb, cols[c], 0,
-					    c == 1 || c == 2 ? SCOLS_FL_RIGHT : 0))
+		if (!lc.sc->scols_table_new_column(lc.tb, cols[c], 0,
+						   c == 1 || c == 2 ? SCOLS_FL_RIGHT : 0))
 			rc = -ENOMEM;
 	if (rc == 0)
 		rc = hk_shared_text_walk(ctl->ctx, -1, list_one, &lc);
 	if (rc == 0) {
 		fflush(stdout);
-		rc = scols_print_table(lc.tb);
+		rc = lc.sc->scols_print_table(lc.tb);
 	}
 	if (rc == -ENOMEM)
 		ha_msg(ctl, HA_ERROR, "cannot list the shared text: %s", strerror(ENOMEM));
-	scols_unref_table(lc.tb);
+	lc.sc->scols_unref_table(lc.tb);
 	return rc;
 }
 

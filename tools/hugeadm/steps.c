@@ -13,9 +13,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,18 +32,17 @@ static void dry_line(void *data, const char *path, const char *value)
 	printf("echo %s%s%s > %s\n", q, value, q, path);
 }
 
+/* capget(2) itself: libcap would be one more library loaded at every start. */
 static int check_caps(struct hugeadm_ctl *ctl)
 {
-	cap_flag_value_t v = CAP_CLEAR;
-	cap_t caps = cap_get_proc();
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {0};
 
-	if (!caps || cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &v) < 0) {
+	if (syscall(SYS_capget, &h, d) < 0) {
 		ha_msg(ctl, HA_ERROR, "cannot read the process capabilities: %m");
-		cap_free(caps);
 		return -1;
 	}
-	cap_free(caps);
-	if (v != CAP_SET) {
+	if (!(d[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32)))) {
 		ha_msg(ctl, HA_ERROR,
 		       "changing the huge page set-up needs the CAP_SYS_ADMIN capability "
 		       "(run hugeadm as root); nothing was changed");

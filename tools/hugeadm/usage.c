@@ -7,12 +7,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <libsmartcols.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hugeadm.h"
+#include "lazy.h"
 
 static const char *const kind_names[] = {
 	[HK_USAGE_PRIVATE] = "private",
@@ -57,6 +57,8 @@ static void user_name(struct hugeadm_ctl *ctl, char *buf, size_t sz, uint32_t ui
 }
 
 struct table {
+	const struct hkt_smartcols *sc;
+	const char *why; /* why sc is NULL */
 	struct libscols_table *tb;
 	size_t ncols;
 	int rc;
@@ -64,25 +66,31 @@ struct table {
 
 static void table_new(struct table *t, const char *const *cols, size_t n)
 {
-	t->tb = scols_new_table();
 	t->ncols = n;
+	t->tb = NULL;
+	t->sc = hkt_smartcols(&t->why);
+	if (!t->sc) {
+		t->rc = -ELIBACC;
+		return;
+	}
+	t->tb = t->sc->scols_new_table();
 	t->rc = t->tb ? 0 : -ENOMEM;
 	for (size_t c = 0; t->rc == 0 && c < n; c++)
-		if (!scols_table_new_column(t->tb, cols[c], 0, c ? SCOLS_FL_RIGHT : 0))
+		if (!t->sc->scols_table_new_column(t->tb, cols[c], 0, c ? SCOLS_FL_RIGHT : 0))
 			t->rc = -ENOMEM;
 }
 
 /* One row; the cells are escaped (names come from other users). */
 static void table_row(struct table *t, char **cells)
 {
-	struct libscols_line *ln = t->rc == 0 ? scols_table_new_line(t->tb, NULL) : NULL;
+	struct libscols_line *ln = t->rc == 0 ? t->sc->scols_table_new_line(t->tb, NULL) : NULL;
 
 	if (!ln)
 		t->rc = -ENOMEM;
 	for (size_t c = 0; t->rc == 0 && c < t->ncols; c++) {
 		char *safe = hkt_escape_ctl(cells[c], true);
 
-		if (!safe || scols_line_set_data(ln, c, safe) != 0)
+		if (!safe || t->sc->scols_line_set_data(ln, c, safe) != 0)
 			t->rc = -ENOMEM;
 		free(safe);
 	}
@@ -95,9 +103,12 @@ static int table_print(struct hugeadm_ctl *ctl, struct table *t, const char *tit
 	if (rows == 0)
 		printf("  none\n");
 	else if (t->rc == 0)
-		t->rc = scols_print_table(t->tb);
-	scols_unref_table(t->tb);
-	if (t->rc < 0)
+		t->rc = t->sc->scols_print_table(t->tb);
+	if (t->sc)
+		t->sc->scols_unref_table(t->tb);
+	if (t->rc == -ELIBACC)
+		ha_msg(ctl, HA_ERROR, "cannot load libsmartcols, which prints tables: %s", t->why);
+	else if (t->rc < 0)
 		ha_msg(ctl, HA_ERROR, "cannot print the %s table: %s", title, strerror(-t->rc));
 	return t->rc;
 }

@@ -61,7 +61,7 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
 	posix_spawn_file_actions_t fa;
-	int n = argc > 1 ? atoi(argv[1]) : 0, split = 0, fail[2] = { 0, 0 };
+	int n = argc > 1 ? atoi(argv[1]) : 0, split = 0, fail[2] = {0, 0};
 	char **cmd[2];
 	double *t[2];
 

@@ -516,6 +516,62 @@ static void check_apply(struct parse *p, unsigned line, const char *key, const c
 	}
 }
 
+/*
+ * A systemd time span of whole parts ("1min", "30s", "1h 30min"): each a
+ * number and a unit, more than 0 in all.
+ */
+static bool is_interval(const char *s)
+{
+	static const char *const units[] = {"s", "sec", "m", "min", "h", "hr", "d", NULL};
+	bool nonzero = false, any = false;
+
+	while (*s) {
+		size_t digits = strspn(s, "0123456789"), len;
+		char unit[8];
+
+		if (!digits)
+			return false;
+		for (size_t i = 0; i < digits; i++)
+			nonzero |= s[i] != '0';
+		s += digits;
+		len = strspn(s, "abcdefghijklmnopqrstuvwxyz");
+		if (len >= sizeof(unit))
+			return false;
+		memcpy(unit, s, len);
+		unit[len] = '\0';
+		if (!one_of(unit, units))
+			return false;
+		s += len;
+		any = true;
+		if (*s == ' ' && s[1])
+			s++;
+	}
+	return any && nonzero;
+}
+
+/*
+ * [metrics]: hugekit-metrics.service and .timer (hugeadm --generate units):
+ * node_exporter's textfile directory and how often.
+ */
+static void check_metrics(struct parse *p, unsigned line, const char *key, const char *value)
+{
+	if (strcmp(key, "textfile_dir") == 0) {
+		if (!clean_path(value) || strchr(" \t\\", value[strlen(value) - 1]))
+			problem(p, line,
+				"[metrics] textfile_dir '%s': an absolute path without '.', '..', "
+				"'//', control characters or a trailing '/', '\\' or blank",
+				value);
+	} else if (strcmp(key, "interval") == 0) {
+		if (!is_interval(value))
+			problem(p, line,
+				"[metrics] interval '%s': a time span, a number and a unit (s, "
+				"min, h, d) for each part: 30s, 1min, 1h 30min",
+				value);
+	} else {
+		problem(p, line, "unknown key '%s' in [metrics] (textfile_dir, interval)", key);
+	}
+}
+
 /* The section's type and name ("pool", "2M"); false after saying what is wrong. */
 static bool split_section(struct parse *p, const char *section, char *type, size_t tsz,
 			  const char **ret_name)
@@ -524,7 +580,7 @@ static bool split_section(struct parse *p, const char *section, char *type, size
 	const char *name = sp;
 	size_t tlen = (size_t)(sp - section);
 	static const char *const named[] = {"pool", "mount", "cgroup", NULL};
-	static const char *const plain[] = {"thp", "sysctl", "boot", "apply", NULL};
+	static const char *const plain[] = {"thp", "sysctl", "boot", "apply", "metrics", NULL};
 
 	while (*name == ' ' || *name == '\t')
 		name++;
@@ -544,7 +600,8 @@ static bool split_section(struct parse *p, const char *section, char *type, size
 		problem(p, p->section_line, "[%s] takes no name ('%s')", type, *ret_name);
 	} else if (!one_of(type, named) && !one_of(type, plain)) {
 		problem(p, p->section_line,
-			"unknown section [%s] (pool, mount, thp, sysctl, cgroup, boot, apply)",
+			"unknown section [%s] (pool, mount, thp, sysctl, cgroup, boot, apply, "
+			"metrics)",
 			section);
 	} else if (strcmp(type, "pool") == 0 && !is_size(*ret_name)) {
 		problem(p, p->section_line, "[%s]: '%s' is not a page size", section, *ret_name);
@@ -663,6 +720,8 @@ static void check_key(struct parse *p, unsigned line, const char *type, const ch
 		check_boot(p, line, key, value);
 	else if (strcmp(type, "apply") == 0)
 		check_apply(p, line, key, value);
+	else if (strcmp(type, "metrics") == 0)
+		check_metrics(p, line, key, value);
 	else
 		check_cgroup_key(p, line, sec, key, value);
 }

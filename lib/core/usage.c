@@ -990,6 +990,33 @@ int hkc_usage_read_limited(struct hk_ctx *ctx, const struct hkc_usage_limits *li
 	return 0;
 }
 
+int hkl_usage_cgroups_read(struct hk_ctx *ctx, struct hk_usage **ret_usage)
+{
+	struct hk_usage *u = calloc(1, sizeof(*u));
+	struct hkc_cg_hier h;
+	uint64_t *sizes = NULL;
+	size_t n_sizes = 0;
+	int rc;
+
+	if (!u)
+		return -ENOMEM;
+	u->lim = &hkc_usage_limits_default;
+	rc = sizes_ascending(ctx, &sizes, &n_sizes);
+	if (rc == 0) {
+		hkc_cg_hierarchy(ctx, &h);
+		rc = cg_walk(ctx, u, &h, h.root, sizes, n_sizes, 0);
+	}
+	if (rc == 0)
+		sort_lists(u);
+	free(sizes);
+	if (rc < 0) {
+		hk_usage_unref(u);
+		return rc;
+	}
+	*ret_usage = u;
+	return 0;
+}
+
 HK_EXPORT int hk_usage_read(struct hk_ctx *ctx, struct hk_usage **ret_usage)
 {
 	return hkc_usage_read_limited(ctx, &hkc_usage_limits_default, ret_usage);

@@ -23,6 +23,11 @@ extern const struct hkc_usage_limits hkc_usage_limits_default;
 
 int hkc_usage_read_limited(struct hk_ctx *ctx, const struct hkc_usage_limits *lim,
 			   struct hk_usage **ret_usage);
+/*
+ * The hugetlb cgroups alone (hk_usage_cgroups; the other lists empty): for
+ * the metrics, which walk no process or mount.
+ */
+int hkl_usage_cgroups_read(struct hk_ctx *ctx, struct hk_usage **ret_usage);
 
 /*
  * The hierarchy that holds the hugetlb controller and the names of its

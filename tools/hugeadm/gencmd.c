@@ -57,39 +57,39 @@ static int write_all(int fd, const char *s, size_t len)
  * else can open or name (O_TMPFILE, or a random name made O_EXCL where the
  * filesystem lacks it), synced, renamed over NAME, the directory synced.
  */
-static int write_file(struct hugeadm_ctl *ctl, int dirfd, const char *dir,
-		      const struct ha_gen_file *f)
+int ha_write_replace(struct hugeadm_ctl *ctl, int dirfd, const char *dir, const char *name,
+		     const char *text, size_t len)
 {
 	struct hkt_tmpfile t;
-	int err, rc = hkt_tmpfile_open(&t, dirfd, f->name, 0644);
+	int err, rc = hkt_tmpfile_open(&t, dirfd, name, 0644);
 
 	if (rc < 0) {
-		ha_msg(ctl, HA_ERROR, "%s/%s: cannot create a new file beside it: %s", dir, f->name,
+		ha_msg(ctl, HA_ERROR, "%s/%s: cannot create a new file beside it: %s", dir, name,
 		       strerror(-rc));
 		return rc;
 	}
-	rc = write_all(t.fd, f->text, strlen(f->text));
+	rc = write_all(t.fd, text, len);
 	if (rc == 0 && fchmod(t.fd, 0644) < 0)
 		rc = -errno;
 	if (rc < 0)
-		ha_msg(ctl, HA_ERROR, "%s/%s: writing the new file failed: %s", dir, f->name,
+		ha_msg(ctl, HA_ERROR, "%s/%s: writing the new file failed: %s", dir, name,
 		       strerror(-rc));
-	else if ((rc = hkt_tmpfile_replace(&t, f->name)) < 0)
-		ha_msg(ctl, HA_ERROR, "%s/%s: %s the new file failed: %s", dir, f->name, t.step,
+	else if ((rc = hkt_tmpfile_replace(&t, name)) < 0)
+		ha_msg(ctl, HA_ERROR, "%s/%s: %s the new file failed: %s", dir, name, t.step,
 		       strerror(-rc));
 	err = hkt_tmpfile_close(&t);
 	if (err < 0 && rc == 0) {
 		rc = err;
-		ha_msg(ctl, HA_ERROR, "%s/%s: closing the new file failed: %s", dir, f->name,
+		ha_msg(ctl, HA_ERROR, "%s/%s: closing the new file failed: %s", dir, name,
 		       strerror(-err));
 	}
 	if (rc == 0)
-		ha_msg(ctl, HA_INFO, "wrote %s/%s", dir, f->name);
+		ha_msg(ctl, HA_INFO, "wrote %s/%s", dir, name);
 	return rc;
 }
 
 /* path when absolute, else the working directory's path before it; malloc'd, NULL on error. */
-static char *absolute(const char *path)
+char *ha_absolute(const char *path)
 {
 	char *cwd, *abs = NULL;
 
@@ -104,22 +104,23 @@ static char *absolute(const char *path)
 
 /*
  * --output DIR: opened without following a symbolic link anywhere in its
- * path (a relative DIR from the working directory's own path), and only when
- * the user running hugeadm owns it and no one else can write to it: then no
- * one else can have put a name there or swap the directory's files. The
- * descriptor, or -1 after one error naming DIR (disp: DIR with control
- * characters escaped).
+ * path (a relative DIR from the working directory's own path), and (own_only)
+ * only when the user running hugeadm owns it and no one else can write to
+ * it: then no one else can have put a name there or swap the directory's
+ * files. The descriptor, or -1 after one error naming DIR (disp: DIR with
+ * control characters escaped; opt: the option, for the message).
  */
-static int open_output(struct hugeadm_ctl *ctl, const char *dir, const char *disp)
+int ha_open_dir(struct hugeadm_ctl *ctl, const char *opt, const char *dir, const char *disp,
+		bool own_only)
 {
 	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	char *path = absolute(dir);
+	char *path = ha_absolute(dir);
 	struct stat st;
 	int fd, err;
 
 	if (!path) {
-		ha_msg(ctl, HA_ERROR, "--output %s: %s", disp, strerror(errno));
+		ha_msg(ctl, HA_ERROR, "%s %s: %s", opt, disp, strerror(errno));
 		return -1;
 	}
 	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
@@ -127,38 +128,40 @@ static int open_output(struct hugeadm_ctl *ctl, const char *dir, const char *dis
 	free(path);
 	if (fd < 0 && err == ELOOP) {
 		ha_msg(ctl, HA_ERROR,
-		       "--output %s: a symbolic link is in its path: not followed (name the "
+		       "%s %s: a symbolic link is in its path: not followed (name the "
 		       "directory itself)",
-		       disp);
+		       opt, disp);
 		return -1;
 	}
 	if (fd < 0 && err == ENOSYS) {
 		ha_msg(ctl, HA_ERROR,
-		       "--output %s: this kernel has no openat2(2), which opens it without "
+		       "%s %s: this kernel has no openat2(2), which opens it without "
 		       "following a symbolic link: not writing there",
-		       disp);
+		       opt, disp);
 		return -1;
 	}
 	if (fd < 0) {
-		ha_msg(ctl, HA_ERROR, "--output %s: %s", disp, strerror(err));
+		ha_msg(ctl, HA_ERROR, "%s %s: %s", opt, disp, strerror(err));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0) {
-		ha_msg(ctl, HA_ERROR, "--output %s: %m", disp);
+		ha_msg(ctl, HA_ERROR, "%s %s: %m", opt, disp);
+	} else if (!own_only) {
+		return fd;
 	} else if (st.st_uid != geteuid()) {
 		const struct passwd *pw = getpwuid(st.st_uid);
 		char *owner = hkt_escape_ctl(pw ? pw->pw_name : "?", true);
 
 		ha_msg(ctl, HA_ERROR,
-		       "--output %s: owned by %s (uid %u), not by the user running hugeadm "
+		       "%s %s: owned by %s (uid %u), not by the user running hugeadm "
 		       "(uid %u): not writing there",
-		       disp, owner ? owner : "?", (unsigned)st.st_uid, (unsigned)geteuid());
+		       opt, disp, owner ? owner : "?", (unsigned)st.st_uid, (unsigned)geteuid());
 		free(owner);
 	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 		ha_msg(ctl, HA_ERROR,
-		       "--output %s: writable by %s (mode %04o): they could plant or replace "
+		       "%s %s: writable by %s (mode %04o): they could plant or replace "
 		       "its files; name a directory only its owner can write to (mktemp -d)",
-		       disp, st.st_mode & S_IWOTH ? "others" : "its group",
+		       opt, disp, st.st_mode & S_IWOTH ? "others" : "its group",
 		       (unsigned)(st.st_mode & 07777));
 	} else {
 		return fd;
@@ -182,7 +185,8 @@ static int write_out(struct hugeadm_ctl *ctl, const struct ha_gen_files *out, in
 		       "minimum and no [boot] setting");
 	if (dirfd >= 0) {
 		for (size_t i = 0; i < out->n && rc == 0; i++)
-			rc = write_file(ctl, dirfd, out_dir, &out->files[i]);
+			rc = ha_write_replace(ctl, dirfd, out_dir, out->files[i].name,
+					      out->files[i].text, strlen(out->files[i].text));
 	} else if (strcmp(ctl->generate, "boot") == 0) {
 		/* stdout: the parameters alone, for scripts; how to install them aside. */
 		if (*out->note) {
@@ -217,7 +221,7 @@ int ha_generate(struct hugeadm_ctl *ctl)
 			ha_msg(ctl, HA_ERROR, "out of memory");
 			return HK_EXIT_FAILURE;
 		}
-		dirfd = open_output(ctl, ctl->gen_output, out_dir);
+		dirfd = ha_open_dir(ctl, "--output", ctl->gen_output, out_dir, true);
 		if (dirfd < 0) {
 			free(out_dir);
 			return HK_EXIT_FAILURE;
@@ -238,7 +242,7 @@ int ha_generate(struct hugeadm_ctl *ctl)
 	g.hugeadm_path = HK_HUGEADM_PATH;
 	if (ctl->gen_config) {
 		/* hugekit.service applies the file asked for, by its absolute name (boot's cwd is /). */
-		config_path = absolute(ctl->gen_config);
+		config_path = ha_absolute(ctl->gen_config);
 		if (!config_path) {
 			ha_msg(ctl, HA_ERROR, "%s: cannot make its absolute name: %m",
 			       ctl->gen_config);

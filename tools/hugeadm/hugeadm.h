@@ -115,6 +115,9 @@ struct hugeadm_ctl {
 	const char *generate;
 	const char *gen_config;
 	const char *gen_output;
+	/* --metrics[=FILE] (metrics.c): FILE, or NULL for stdout */
+	bool metrics;
+	const char *metrics_file;
 	/*
 	 * The change options resolved into libhugekit's plan: every write with
 	 * its file, value and the option it comes from, in the order they run.
@@ -287,6 +290,29 @@ int ha_hugetlb_cma(struct hugeadm_ctl *ctl, uint64_t *ret);
  */
 int ha_generate_check_kind(const char *kind);
 int ha_generate(struct hugeadm_ctl *ctl);
+/* path when absolute, else the working directory's path before it; malloc'd, NULL on error. */
+char *ha_absolute(const char *path);
+/*
+ * A directory opened without following a symbolic link in its path (and
+ * with own_only, only one the user owns and no one else can write to): the
+ * descriptor, or -1 after an error that names opt and disp.
+ */
+int ha_open_dir(struct hugeadm_ctl *ctl, const char *opt, const char *dir, const char *disp,
+		bool own_only);
+/*
+ * dir/name (dirfd) replaced whole by text, mode 0644: a new file no one
+ * else can open or name, synced, renamed over name (a link there is
+ * replaced, not followed), the directory synced. 0, or -errno (said).
+ */
+int ha_write_replace(struct hugeadm_ctl *ctl, int dirfd, const char *dir, const char *name,
+		     const char *text, size_t len);
+
+/*
+ * metrics.c: --metrics[=FILE]: libhugekit's snapshot in Prometheus's text
+ * format (or --json), on stdout or replacing FILE whole: an exit code (1
+ * also when a part of the state could not be read: the file is written).
+ */
+int ha_metrics(struct hugeadm_ctl *ctl);
 
 /* swap.c: temporary swap while a pool grows. */
 /* The options' swap while a pool grows, given to ctl->run (none in a dry run's JSON): 0 or -errno. */

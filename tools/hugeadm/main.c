@@ -45,6 +45,7 @@ static bool caller_paths_allowed(const struct hugeadm_ctl *ctl, const char *sysr
 		{ctl->check ? ctl->config_file : NULL, "--check FILE"},
 		{ctl->gen_config, "--config FILE"},
 		{ctl->gen_output, "--output DIR"},
+		{ctl->metrics_file, "--metrics FILE"},
 		{sysroot, "--sysroot DIR"},
 	};
 	bool ok = true;
@@ -127,6 +128,9 @@ static int dispatch(struct hugeadm_ctl *ctl, bool reports)
 
 	if (ctl->apply || ctl->check)
 		return ha_config_run(ctl);
+	/* Reads only (and writes its own file): no lock. */
+	if (ctl->metrics)
+		return ha_metrics(ctl);
 	/* Reads the machine and writes only files of its own: no lock. */
 	if (ctl->generate)
 		return ha_generate(ctl);

@@ -71,6 +71,8 @@ enum {
 	OPT_GENERATE,
 	OPT_CONFIG,
 	OPT_OUTPUT,
+	/* --metrics[=FILE] */
+	OPT_METRICS,
 };
 
 // clang-format off
@@ -121,10 +123,11 @@ static const struct hkt_opt opts[] = {
 	{ "explain",         0,   HK_ARG_NONE,     OPT_EXPLAIN,         NULL, "explain the huge page state of the machine", 0 },
 	{ "usage",           0,   HK_ARG_NONE,     OPT_USAGE,           NULL, "who holds huge pages: processes, SysV segments,\nfiles on hugetlbfs, cgroups; totals per size", 0 },
 	{ "pages-needed",    0,   HK_ARG_REQUIRED, OPT_PAGES_NEEDED,    "PID", "the huge pages of each size that would hold\nthe process's heap, anonymous memory and segments", 0 },
+	{ "metrics",         0,   HK_ARG_OPTIONAL, OPT_METRICS,         "FILE", "print the huge page state as Prometheus metrics\n(text format), or replace FILE with them\n(node_exporter's textfile directory)", 0 },
 	{ "generate",        0,   HK_ARG_REQUIRED, OPT_GENERATE,        "KIND", "write what the configuration needs from the boot:\nboot (kernel parameters), sysctl (a sysctl.d file)\nor units (systemd units)", 0 },
-	{ "config",          0,   HK_ARG_REQUIRED, OPT_CONFIG,          "FILE", "with --generate: read FILE alone, not\n/etc/hugekit/hugekit.conf and conf.d/", 0 },
+	{ "config",          0,   HK_ARG_REQUIRED, OPT_CONFIG,          "FILE", "with --generate or --metrics: read FILE alone,\nnot /etc/hugekit/hugekit.conf and conf.d/", 0 },
 	{ "output",          0,   HK_ARG_REQUIRED, OPT_OUTPUT,          "DIR", "with --generate: write the files into DIR", 0 },
-	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text, --explain,\n--usage and --pages-needed as JSON (sizes in bytes);\nwith --dry-run, the plan of writes", 0 },
+	{ "json",            0,   HK_ARG_NONE,     OPT_JSON,            NULL, "print --pool-list, --page-sizes(-all),\n--list-all-mounts, --list-shared-text, --explain,\n--usage, --pages-needed and --metrics as JSON (sizes\nin bytes); with --dry-run, the plan of writes", 0 },
 	{ "sysroot",         0,   HK_ARG_REQUIRED, OPT_SYSROOT,         "DIR", "read and write /proc and /sys under DIR", 0 },
 	{ "verbose",         0,   HK_ARG_REQUIRED, OPT_VERBOSE,         "LEVEL", "set the message level (0-99; default 2)", 0 },
 	{ NULL,              'v', HK_ARG_NONE,     'v',                 NULL, "raise the message level by one", 0 },
@@ -339,7 +342,29 @@ static int set_generate(struct ha_cmdline *cl, const struct ha_optdef *d, const 
 	return 0;
 }
 
-/* --config FILE, --output DIR (of --generate). */
+/* --metrics [FILE]: once; FILE also as the next word, unless an option. */
+static int set_metrics(struct ha_cmdline *cl, const struct ha_optdef *d, const char *arg)
+{
+	struct hugeadm_ctl *ctl = cl->ctl;
+
+	(void)d;
+	if (ctl->metrics) {
+		fprintf(stderr, "%s: --metrics is given once\n", hkt_prog());
+		hkt_errtryhelp();
+	}
+	ctl->metrics = true;
+	if (arg)
+		ctl->metrics_file = arg;
+	else if (optind < cl->argc && cl->argv[optind][0] != '-')
+		ctl->metrics_file = cl->argv[optind++];
+	if (ctl->metrics_file && !*ctl->metrics_file) {
+		ha_msg(ctl, HA_ERROR, "--metrics: the file name is empty");
+		return -1;
+	}
+	return 0;
+}
+
+/* --config FILE (of --generate and --metrics), --output DIR (of --generate). */
 static int set_gen_file(struct ha_cmdline *cl, const struct ha_optdef *d, const char *arg)
 {
 	*(const char **)field_of(cl, d) = arg;
@@ -408,7 +433,8 @@ static const struct ha_optdef defs[] = {
 	{ ROW(OPT_JSON, HA_G_JSON, set_flag), FIELD(json) },
 	/* --generate and its files. */
 	{ ROW(OPT_GENERATE, HA_G_GENERATE, set_generate) },
-	{ ROW(OPT_CONFIG, HA_G_GEN_FILE, set_gen_file), FIELD(gen_config), .label = "config" },
+	{ ROW(OPT_CONFIG, HA_G_CONFIG_OPT, set_gen_file), FIELD(gen_config), .label = "config" },
+	{ ROW(OPT_METRICS, HA_G_METRICS, set_metrics) },
 	{ ROW(OPT_OUTPUT, HA_G_GEN_FILE, set_gen_file), FIELD(gen_output), .label = "output" },
 	/* Common. */
 	{ ROW(OPT_SYSROOT, HA_G_SYSROOT, set_sysroot) },
@@ -443,16 +469,21 @@ static const struct ha_rule rules[] = {
 	{ HA_G_APPLY, 0, HA_G_CHANGE | HA_G_REPORT, false, apply_only },
 	{ HA_G_CHECK, 0, HA_G_CHANGE | HA_G_REPORT | HA_G_POOL_MOD | HA_G_DRY_RUN | HA_G_STRICT,
 	  false, apply_only },
-	{ HA_G_GEN_FILE, HA_G_GENERATE, 0, false, "--config and --output work with --generate only" },
+	{ HA_G_GEN_FILE, HA_G_GENERATE, 0, false, "--output works with --generate only" },
+	{ HA_G_CONFIG_OPT, HA_G_GENERATE | HA_G_METRICS, 0, false,
+	  "--config works with --generate and --metrics only" },
 	{ HA_G_GENERATE, 0, HA_G_CHANGE | HA_G_APPLY | HA_G_CHECK | HA_G_REPORT | HA_G_JSON |
-			    HA_G_DRY_RUN | HA_G_STRICT | HA_G_POOL_MOD, false,
+			    HA_G_DRY_RUN | HA_G_STRICT | HA_G_POOL_MOD | HA_G_METRICS, false,
 	  "--generate takes only --config, --output, --sysroot and the verbosity options" },
+	{ HA_G_METRICS, 0, HA_G_CHANGE | HA_G_APPLY | HA_G_CHECK | HA_G_REPORT | HA_G_DRY_RUN |
+			   HA_G_STRICT | HA_G_POOL_MOD | HA_G_PERSIST | HA_G_MOUNT_OPT | HA_G_PER_NODE,
+	  false, "--metrics takes only --config, --json, --sysroot and the verbosity options" },
 	{ HA_G_JSON | HA_G_DRY_RUN, 0, HA_G_REPORT, false,
 	  "--dry-run --json prints the plan of changes, no report" },
 	{ HA_G_LIST_TEXT | HA_G_SYSROOT, 0, 0, true,
 	  "--list-shared-text is not supported with --sysroot" },
-	{ 0, HA_G_CHANGE | HA_G_REPORT | HA_G_APPLY | HA_G_CHECK | HA_G_GENERATE, 0, false,
-	  "no operation specified" },
+	{ 0, HA_G_CHANGE | HA_G_REPORT | HA_G_APPLY | HA_G_CHECK | HA_G_GENERATE | HA_G_METRICS, 0,
+	  false, "no operation specified" },
 };
 // clang-format on
 

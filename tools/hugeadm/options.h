@@ -27,9 +27,11 @@ enum {
 	HA_G_APPLY = 1 << 12,	 /* --apply */
 	HA_G_CHECK = 1 << 13,	 /* --check */
 	HA_G_GENERATE = 1 << 14, /* --generate */
-	HA_G_GEN_FILE = 1 << 15, /* --config, --output */
+	HA_G_GEN_FILE = 1 << 15, /* --output */
 	HA_G_SYSROOT = 1 << 16,	 /* --sysroot */
-	HA_G_COMMON = 0,	 /* --lock-timeout, the verbosity: allowed with anything */
+	HA_G_METRICS = 1 << 17,	 /* --metrics */
+	HA_G_CONFIG_OPT = 1 << 18, /* --config (of --generate and --metrics) */
+	HA_G_COMMON = 0,	   /* --lock-timeout, the verbosity: allowed with anything */
 };
 
 struct ha_cmdline {

@@ -1656,6 +1656,65 @@ const struct hk_collapse_range *hk_collapse_range_at(const struct hk_collapse *c
 const struct hk_collapse_total *hk_collapse_total(const struct hk_collapse *c,
 						  enum hk_collapse_kind kind);
 
+/* Metrics (HK_1.8): the huge page state as one snapshot of samples, for Prometheus */
+
+enum hk_metric_type {
+	HK_METRIC_GAUGE,
+	HK_METRIC_COUNTER,
+};
+
+/*
+ * A metric family: a name in Prometheus's rules ("hugekit_pool_free_pages":
+ * the hugekit_ prefix, base units, _total on counters), its type, one line
+ * of help (no newline) and its samples. Fields may be added at the end
+ * only: read them through hk_metrics_family_at().
+ */
+struct hk_metric_family {
+	const char *name;
+	enum hk_metric_type type;
+	const char *help;
+	size_t n_samples;
+};
+
+/*
+ * One sample: labels is a NULL-terminated array of name, value, name,
+ * value, ... (label values as the machine has them: a cgroup's name may hold
+ * any byte, the caller escapes); value is +INFINITY for "no limit". Fields
+ * may be added at the end only.
+ */
+struct hk_metric_sample {
+	const char *const *labels;
+	double value;
+};
+
+struct hk_metrics;
+
+/*
+ * Read the snapshot: per page size the pool (labels page_size in bytes) and
+ * per node its share (page_size, node), the pages a grow could get now
+ * (hk_buddy_obtainable; none for a gigantic size), the THP settings (an
+ * _info gauge) and counters (/proc/vmstat, each mTHP size's stats), the
+ * hugetlb cgroups that hold or limit pages (cgroup, page_size), and the
+ * configuration (config_path, or NULL: HK_CONFIG_FILE and HK_CONFIG_DIR
+ * under the sysroot): present, valid, its items and how many differ from the
+ * machine (hk_plan_item_check). flags: 0. What is absent (no THP, no
+ * cgroup, no configuration) has no samples; what could not be read is
+ * logged, counted (hk_metrics_errors) and a sample of
+ * hugekit_metrics_errors. Families come in a fixed order, samples in page
+ * size, node and cgroup order. -EINVAL for unknown flags, -ENOMEM. Free
+ * with hk_metrics_free().
+ */
+int hk_metrics_read(struct hk_ctx *ctx, const char *config_path, unsigned flags,
+		    struct hk_metrics **ret);
+void hk_metrics_free(struct hk_metrics *m);
+size_t hk_metrics_family_count(const struct hk_metrics *m);
+/* The i-th family; NULL past the end. */
+const struct hk_metric_family *hk_metrics_family_at(const struct hk_metrics *m, size_t i);
+/* Sample k of family i; NULL past the end. */
+const struct hk_metric_sample *hk_metrics_sample_at(const struct hk_metrics *m, size_t i, size_t k);
+/* The parts of the state that could not be read (0: the snapshot is whole). */
+unsigned hk_metrics_errors(const struct hk_metrics *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -396,7 +396,7 @@ static void thp(struct hk_ctx *ctx, struct hk_metrics *m)
 		if (rc == 0)
 			add(m, (enum fam_id)(F_THP_FIRST_COUNTER + i), (double)v, NULL);
 		else if (rc != -ENOENT)
-			failed(ctx, m, rc, "/proc/vmstat %s", thp_counters[i].key);
+			failed(ctx, m, rc, "the vmstat counter %s", thp_counters[i].key);
 	}
 	if (hk_thp_sizes(ctx, &sizes, &n) < 0)
 		return;

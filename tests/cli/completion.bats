@@ -476,3 +476,18 @@ hugectl_sizes() {
 	complete_line 'hugeadm --gen'
 	assert_equal "${COMPREPLY[*]}" '--generate'
 }
+
+@test "hugeadm --metrics offers files, as the next word or after '='; '-' offers the options; --config files with it" {
+	mkdir -p "$BATS_TEST_TMPDIR/tf"
+	touch "$BATS_TEST_TMPDIR/tf/hugekit.prom" "$BATS_TEST_TMPDIR/m.conf"
+	complete_line "hugeadm --metrics $BATS_TEST_TMPDIR/tf/hu"
+	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/tf/hugekit.prom"
+	complete_line "hugeadm --metrics=$BATS_TEST_TMPDIR/tf/hu"
+	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/tf/hugekit.prom"
+	complete_line 'hugeadm --metrics --j'
+	assert_equal "${COMPREPLY[*]}" '--json'
+	complete_line "hugeadm --metrics --config $BATS_TEST_TMPDIR/m.c"
+	assert_equal "${COMPREPLY[*]}" "$BATS_TEST_TMPDIR/m.conf"
+	complete_line 'hugeadm --metr'
+	assert_equal "${COMPREPLY[*]}" '--metrics'
+}

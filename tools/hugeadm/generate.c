@@ -5,7 +5,9 @@
  * boot can give (gigantic pools, the default size, CMA, HVO); a sysctl.d
  * file for [sysctl], its "recommended" values worked out on this machine;
  * systemd units: a .mount per [mount] and hugekit.service, which runs
- * hugeadm --apply early in the boot.
+ * hugeadm --apply early in the boot; with [metrics], hugekit-metrics.service
+ * and its timer, which write hugeadm --metrics into node_exporter's
+ * textfile directory.
  *
  * The pools, sysctls and mounts are what libhugekit's plan resolves
  * (hk_plan_from_config, the engine of hugeadm --apply): page sizes, nodes,
@@ -881,6 +883,106 @@ static char *parent_dir(const char *path)
 	return d;
 }
 
+/* node_exporter's textfile directory on Debian, and how often, where [metrics] does not say. */
+#define HA_METRICS_DIR "/var/lib/prometheus/node-exporter"
+#define HA_METRICS_INTERVAL "1min"
+#define HA_METRICS_FILE "hugekit.prom"
+
+void ha_gen_metrics_service(FILE *f, const char *hugeadm_path, const char *config_path,
+			    const char *dir)
+{
+	char *arg = NULL;
+
+	fputs("[Unit]\n"
+	      "Description=Huge page metrics for node_exporter's textfile collector (hugekit)\n"
+	      "Documentation=man:hugeadm(8)\n"
+	      "After=hugekit.service\n"
+	      "RequiresMountsFor=",
+	      f);
+	put_word(f, dir, false);
+	fputs("\n"
+	      "\n"
+	      "[Service]\n"
+	      "Type=oneshot\n"
+	      "# Replaces " HA_METRICS_FILE
+	      " whole: a new file in the directory, renamed over it.\n"
+	      "ExecStart=",
+	      f);
+	put_word(f, hugeadm_path, true);
+	fputc(' ', f);
+	if (asprintf(&arg, "--metrics=%s/" HA_METRICS_FILE, strcmp(dir, "/") ? dir : "") < 0)
+		arg = NULL;
+	put_word(f, arg ? arg : "--metrics", true);
+	free(arg);
+	if (config_path) {
+		fputs(" --config ", f);
+		put_word(f, config_path, true);
+	}
+	fputs("\n"
+	      "# It reads /proc and /sys and writes that one directory.\n"
+	      "NoNewPrivileges=yes\n"
+	      "ProtectSystem=strict\n"
+	      "ReadWritePaths=",
+	      f);
+	put_word(f, dir, false);
+	fputs("\n"
+	      "ProtectHome=read-only\n"
+	      "PrivateTmp=yes\n"
+	      "PrivateNetwork=yes\n",
+	      f);
+}
+
+void ha_gen_metrics_timer(FILE *f, const char *interval)
+{
+	fputs("[Unit]\n"
+	      "Description=Huge page metrics every ",
+	      f);
+	put_unit_value(f, interval);
+	fputs(" (hugekit)\n"
+	      "Documentation=man:hugeadm(8)\n"
+	      "\n"
+	      "[Timer]\n"
+	      "OnActiveSec=0\n"
+	      "OnUnitActiveSec=",
+	      f);
+	put_unit_value(f, interval);
+	fputs("\n"
+	      "AccuracySec=1s\n"
+	      "\n"
+	      "[Install]\n"
+	      "WantedBy=timers.target\n",
+	      f);
+}
+
+/* [metrics]: hugekit-metrics.service and its timer (0), none without the section, or -ENOMEM. */
+static int gen_metrics(struct ha_gen *g, struct ha_gen_files *out)
+{
+	const struct hk_config_entry *dir = find(g, "metrics", NULL, "textfile_dir");
+	const struct hk_config_entry *every = find(g, "metrics", NULL, "interval");
+	struct text t;
+	char *text;
+	int rc;
+
+	if (!dir && !every)
+		return 0;
+	if ((dir && !text_ok(g, dir->file, dir->line, "textfile_dir", dir->value)) ||
+	    (every && !text_ok(g, every->file, every->line, "interval", every->value)))
+		return -1;
+	if (text_open_made(&t, g, "units") < 0)
+		return -ENOMEM;
+	ha_gen_metrics_service(t.f, g->hugeadm_path, g->config_path,
+			       dir ? dir->value : HA_METRICS_DIR);
+	text = text_close(&t);
+	rc = text ? ha_gen_files_add(out, "hugekit-metrics.service", text) : -ENOMEM;
+	if (rc < 0)
+		return rc;
+	if (text_open_made(&t, g, "units") < 0)
+		return -ENOMEM;
+	ha_gen_metrics_timer(t.f, every ? every->value : HA_METRICS_INTERVAL);
+	text = text_close(&t);
+	return text ? ha_gen_files_add(out, "hugekit-metrics.timer", text) : -ENOMEM;
+}
+
 int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 {
 	struct hk_plan *plan = NULL;
@@ -930,6 +1032,8 @@ int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out)
 	for (size_t i = 0; i < n && rc != -ENOMEM; i++)
 		if (hk_plan_item_at(plan, i)->kind == HK_PLAN_MOUNT)
 			rc = gen_mount(g, hk_plan_item_at(plan, i), out);
+	if (rc != -ENOMEM && gen_metrics(g, out) == -ENOMEM)
+		rc = -ENOMEM;
 	hk_plan_unref(plan);
 	if (rc == -ENOMEM)
 		return rc;

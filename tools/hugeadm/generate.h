@@ -48,7 +48,11 @@ struct ha_gen_files {
 int ha_gen_boot(struct ha_gen *g, bool comments, struct ha_gen_files *out);
 /* sysctl: "90-hugekit.conf", a sysctl.d file of [sysctl]. */
 int ha_gen_sysctl(struct ha_gen *g, struct ha_gen_files *out);
-/* units: "hugekit.service", then one .mount per [mount] in configuration order. */
+/*
+ * units: "hugekit.service", then one .mount per [mount] in configuration
+ * order, then with [metrics] "hugekit-metrics.service" and
+ * "hugekit-metrics.timer".
+ */
 int ha_gen_units(struct ha_gen *g, struct ha_gen_files *out);
 void ha_gen_files_free(struct ha_gen_files *f);
 /* Takes text (freed on failure too). */
@@ -60,6 +64,14 @@ int ha_gen_files_add(struct ha_gen_files *f, const char *name, char *text);
  */
 void ha_gen_service(FILE *f, const char *hugeadm_path, const char *config_path,
 		    const char *const *mounts_for, size_t n);
+/*
+ * hugekit-metrics.service's text: hugeadm_path --metrics=DIR/hugekit.prom
+ * (--config config_path), the system read-only but dir; and its timer's,
+ * every interval (a systemd time span) from when it starts.
+ */
+void ha_gen_metrics_service(FILE *f, const char *hugeadm_path, const char *config_path,
+			    const char *dir);
+void ha_gen_metrics_timer(FILE *f, const char *interval);
 /* How to install the kernel parameters params, each line after prefix. */
 void ha_gen_boot_hint(FILE *f, const char *prefix, const char *params);
 /* systemd-escape --path --suffix=SUFFIX; free(*ret). -EINVAL, -ENAMETOOLONG, -ENOMEM. */

@@ -46,8 +46,8 @@ print(s.getsockname()[1])'
 
 # scrape PORT: node_exporter's /metrics, once it answers (10 s at most).
 scrape() {
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		curl -fsS "http://127.0.0.1:$1/metrics" 2> /dev/null && return 0
 		sleep 0.1
 	done

@@ -99,6 +99,19 @@ in_etc_overlay() {
 	done
 }
 
+@test "--metrics=FILE: refused before anything is opened; --metrics on stdout reads as the caller" {
+	for b in hugeadm-suid hugeadm-cap; do
+		run $AS_NOBODY "$T/$b" --metrics="$T/metrics.prom"
+		assert_failure 1
+		assert_output --partial "--metrics FILE: a set-user-ID, set-group-ID or capability hugeadm"
+		[ ! -e "$T/metrics.prom" ] || fail "$b wrote --metrics FILE for nobody"
+		run --separate-stderr $AS_NOBODY "$T/$b" --metrics
+		assert_success
+		assert_line --regexp '^hugekit_pool_pages\{page_size="2097152"\} [0-9]+$'
+		assert_line 'hugekit_metrics_errors 0'
+	done
+}
+
 @test "nobody's own 0666 configuration: refused, whether named or in /etc/hugekit" {
 	mkdir -p "$T/home" "$T/up/hugekit"
 	printf '[mount %s/mnt]\npagesize = 2M\nuser = nobody\n' "$T" > "$T/home/c.conf"

@@ -128,9 +128,9 @@ static int dispatch(struct hugeadm_ctl *ctl, bool reports)
 
 	if (ctl->apply || ctl->check)
 		return ha_config_run(ctl);
-	/* Reads only (and writes its own file): no lock. */
+	/* Reads only (and writes its own file): no lock; as the caller, as the reports. */
 	if (ctl->metrics)
-		return ha_metrics(ctl);
+		return reports_as_caller(ctl) < 0 ? HK_EXIT_FAILURE : ha_metrics(ctl);
 	/* Reads the machine and writes only files of its own: no lock. */
 	if (ctl->generate)
 		return ha_generate(ctl);

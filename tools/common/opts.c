@@ -26,7 +26,9 @@ int hkt_getopt_init(struct hkt_getopt *g, const struct hkt_opt *opts, const char
 
 		if (o->name) {
 			g->longopts[nl].name = o->name;
-			g->longopts[nl].has_arg = (int)o->arg;
+			/* --list-options takes a listing's name (=table), whatever its row says. */
+			g->longopts[nl].has_arg =
+				o->id == HK_OPT_LIST_OPTIONS ? optional_argument : (int)o->arg;
 			g->longopts[nl].val = o->id;
 			nl++;
 		}
@@ -105,6 +107,28 @@ void hkt_opts_print_list(FILE *out, const struct hkt_opt *opts)
 	}
 }
 
+static const char *const arg_kind[] = {
+	[HK_ARG_NONE] = "none",
+	[HK_ARG_REQUIRED] = "required",
+	[HK_ARG_OPTIONAL] = "optional",
+};
+
+void hkt_opts_print_table(FILE *out, const struct hkt_opt *opts)
+{
+	for (const struct hkt_opt *o = opts; o->name || o->short_name; o++) {
+		if (o->flags & HK_OPT_HIDDEN)
+			continue;
+		fprintf(out, "%s\t", o->name ? o->name : "");
+		if (o->short_name)
+			fputc(o->short_name, out);
+		fprintf(out, "\t%s\t%s\t", arg_kind[o->arg], o->argname ? o->argname : "");
+		/* The help on one line: its line breaks become blanks. */
+		for (const char *h = o->help; *h; h++)
+			fputc(*h == '\n' || *h == '\t' ? ' ' : *h, out);
+		fputc('\n', out);
+	}
+}
+
 void hkt_opts_standard(int c, const struct hkt_opt *opts, struct hkt_getopt *g, void (*usage)(void))
 {
 	switch (c) {
@@ -118,7 +142,15 @@ void hkt_opts_standard(int c, const struct hkt_opt *opts, struct hkt_getopt *g, 
 		exit(0);
 	case HK_OPT_LIST_OPTIONS:
 		hkt_getopt_fini(g);
-		hkt_opts_print_list(stdout, opts);
+		if (!optarg)
+			hkt_opts_print_list(stdout, opts);
+		else if (!strcmp(optarg, "table"))
+			hkt_opts_print_table(stdout, opts);
+		else {
+			fprintf(stderr, "%s: %s: unknown listing for --list-options (table)\n",
+				program_invocation_short_name, optarg);
+			exit(1);
+		}
 		exit(0);
 	default:
 		break;

@@ -55,9 +55,17 @@ int hkt_getopt_next(struct hkt_getopt *g, int argc, char **argv);
 void hkt_opts_print_help(FILE *out, const struct hkt_opt *opts);
 /* Every visible option, one per line ("--pool-list", "-h"), for checks and completions. */
 void hkt_opts_print_list(FILE *out, const struct hkt_opt *opts);
+/*
+ * --list-options=table: every visible option, one per line, five fields
+ * separated by tabs: long name, short name, argument ("none", "required" or
+ * "optional"), argument name, help on one line (empty fields where there is
+ * none). completions/generate.sh makes the zsh and fish completions from it.
+ */
+void hkt_opts_print_table(FILE *out, const struct hkt_opt *opts);
 
 /*
- * The options every tool shares: -h (usage, which exits), -V, --list-options;
+ * The options every tool shares: -h (usage, which exits), -V, --list-options
+ * (or --list-options=table);
  * anything else is a usage error. Never returns.
  */
 __attribute__((noreturn)) void hkt_opts_standard(int c, const struct hkt_opt *opts,

@@ -233,8 +233,9 @@ function zsh_part(p, sfx, label,    s) {
 		return "_users"
 	if (p == "groups")
 		return "_groups"
+	# Every running process, as bash and fish offer (zsh's _pids: the terminal's).
 	if (p == "pids")
-		return "_pids"
+		return "compadd " s "-- /proc/<->(N:t)"
 	if (p == "nodes")
 		return "compadd " s "-- ${(f)\"$(_" tool "_nodes)\"}"
 	if (p ~ /^words:/)
@@ -249,7 +250,7 @@ function zsh_part(p, sfx, label,    s) {
 function zsh_action(i,    name, rl) {
 	if (left[i] == "" || (left[i] == "nothing" && right[i] == ""))
 		return " "
-	if (right[i] == "" && left[i] ~ /^(files|dirs|users|groups|pids)$/)
+	if (right[i] == "" && left[i] ~ /^(files|dirs|users|groups)$/)
 		return zsh_part(left[i], 0, aname[i])
 	name = "_" tool "_value_" i
 	print ""
@@ -301,8 +302,10 @@ function zsh_out(    i, action, specs, pos) {
 			specs = specs " \\\n\t\t" zsh_spec("-" shrt[i], 0, i, action)
 	}
 	pos = ""
+	# The command: not while an option is typed (_command_names would offer "-").
 	if (left["@"] == "commands")
-		specs = specs " \\\n\t\t'(-)1:command:_command_names -e' \\\n\t\t'*::arguments:_normal'"
+		specs = specs " \\\n\t\t'(-)1:command:{[[ $PREFIX == -* ]] || _command_names -e}'" \
+			" \\\n\t\t'*::arguments:_normal'"
 	else if (left["@"] != "")
 		specs = specs " \\\n\t\t" zq("*:" left["@"] ":" zsh_part(left["@"], 0, "value"))
 	if (left["@"] == "commands")

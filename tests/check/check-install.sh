@@ -117,6 +117,33 @@ for c in pagesize hugeadm hugectl hugeedit; do
 	[ -n "$(find "$dest" -path "*bash-completion/completions/$c")" ] ||
 		{ echo "check-install: no bash completion for $c" >&2; exit 1; }
 done
+# The zsh and fish completions (issue #22 item 4): every tool's, installed as
+# built into the directories of the cache (HK_ZSH_COMPLETION_DIR,
+# HK_FISH_COMPLETION_DIR; relative ones under the prefix), where each shell
+# reads them, each a script the shell parses.
+comp_dir() {
+	local d
+	d=$(sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt")
+	[ -n "$d" ] || fail "no $1 in $build/CMakeCache.txt"
+	[[ $d == /* ]] || d=$prefix/$d
+	printf '%s\n' "$d"
+}
+zdir=$(comp_dir HK_ZSH_COMPLETION_DIR)
+fdir=$(comp_dir HK_FISH_COMPLETION_DIR)
+for c in pagesize hugeadm hugectl hugeedit tlbmiss_cost cpupcstat; do
+	cmp -s "$build/completions/zsh/_$c" "$dest$zdir/_$c" || fail "$zdir/_$c: not installed, or not the built one"
+	cmp -s "$build/completions/fish/$c.fish" "$dest$fdir/$c.fish" || fail "$fdir/$c.fish: not installed, or not the built one"
+	if command -v zsh > /dev/null; then
+		zsh -n "$dest$zdir/_$c" || fail "$zdir/_$c: zsh cannot parse it"
+	fi
+	if command -v fish > /dev/null; then
+		fish -n "$dest$fdir/$c.fish" || fail "$fdir/$c.fish: fish cannot parse it"
+	fi
+done
+# Under /usr and /usr/local, a zsh without configuration searches the directory.
+if command -v zsh > /dev/null && [[ $prefix == /usr || $prefix == /usr/local ]]; then
+	grep -qxF "$zdir" <<<"$(zsh -fc 'print -l -- $fpath')" || fail "$zdir is not in zsh's fpath"
+fi
 cat > "$dest/t.c" <<'C'
 #include <hugekit/hugekit.h>
 #include <stdio.h>

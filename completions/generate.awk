@@ -271,7 +271,7 @@ function zsh_action(i,    name, rl) {
 	return name
 }
 
-# An _arguments spec's description and message: [, ], : and \ escaped.
+# An _arguments spec's description: [, ], : and \ escaped.
 function zsh_esc(s) {
 	gsub(/\\/, "\\\\", s)
 	gsub(/\[/, "\\[", s)
@@ -280,11 +280,18 @@ function zsh_esc(s) {
 	return s
 }
 
+# A message (an argument's name): only ':' and \ are special there.
+function zsh_msg(s) {
+	gsub(/\\/, "\\\\", s)
+	gsub(/:/, "\\:", s)
+	return s
+}
+
 function zsh_spec(opt, long, i, action,    h, tail) {
 	h = "[" zsh_esc(help[i]) "]"
 	if (arg[i] == "none")
 		return zq("*" opt h)
-	tail = ":" zsh_esc(aname[i]) ":" action
+	tail = ":" zsh_msg(aname[i]) ":" action
 	if (arg[i] == "required")
 		return zq("*" opt (long ? "=" : "+") h tail)
 	return zq("*" opt (long ? "=-" : "-") h ":" tail)

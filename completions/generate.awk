@@ -377,6 +377,10 @@ function fish_helpers() {
 		print "    end"
 		print "end"
 	}
+}
+
+# hugectl's and cpupcstat's: where the command starts, and its completion.
+function fish_command_helpers() {
 	if (left["@"] == "commands") {
 		print ""
 		printf "function __%s_command_start --description 'Where the command starts in the words before the cursor'\n", tool
@@ -482,6 +486,7 @@ function fish_arg(i,    name, l, r) {
 function fish_out(    i, cond, lines, l) {
 	header("#")
 	fish_helpers()
+	fish_command_helpers()
 	cond = left["@"] == "commands" ? " -n __" tool "_in_options" : ""
 	for (i = 1; i <= n; i++) {
 		l = "complete -c " tool cond

@@ -303,12 +303,13 @@ lifecycle() {
 	pod
 	refused "hugekit.conf: not a file of root's only root can write"
 	chown 0 "$CM/$ts/hugekit.conf"
-	# Root's, but others can write it: the file, then the directory.
-	chmod 0666 "$CM/$ts/hugekit.conf"
+	# Root's, but others can write it: the file (other users), then the
+	# directory (its group).
+	chmod 0646 "$CM/$ts/hugekit.conf"
 	pod
 	refused "hugekit.conf: not a file of root's only root can write"
 	chmod 0644 "$CM/$ts/hugekit.conf"
-	chmod 0777 "$CM/$ts"
+	chmod 0775 "$CM/$ts"
 	pod
 	refused "$ts: not root's, or others can write it"
 	chmod 0755 "$CM/$ts"

@@ -559,6 +559,7 @@ bool hkc_path_existsf(const struct hkc_path *p, const char *fmt, ...)
 }
 
 /* mkdirat() (rmdir: unlinkat(AT_REMOVEDIR)) of the path's last name, in its parent as every open finds it. */
+HK_PRINTF(4, 0)
 static int vdirop(const struct hkc_path *p, bool rmdir, mode_t mode, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX], *slash;

@@ -794,7 +794,8 @@ static int cg_group(struct hk_ctx *ctx, struct hk_usage *u, const struct hkc_cg_
 			hkl_info(ctx, "/%s: hugetlb.%s: %s", dir, sz, strerror(-rc));
 			continue;
 		}
-		if (c.current == 0 && c.rsvd_current == 0 && c.max == UINT64_MAX)
+		if (c.current == 0 && c.rsvd_current == 0 && c.max == UINT64_MAX &&
+		    c.rsvd_max == UINT64_MAX)
 			continue; /* neither holds nor limits anything */
 		if (grow(&u->cgroups, u->n_cgroups, sizeof(*u->cgroups)) < 0)
 			return -ENOMEM;

@@ -160,6 +160,12 @@ sizes() {
 	assert_output "$(printf '%s\n' always inherit madvise never)"
 	run both "hugeadm --sysroot $BATS_TEST_TMPDIR/none --pool-pages-min="
 	assert_output DEFAULT:
+	# A --sysroot typed quoted or escaped: the shell's word, unquoted.
+	cp -R "$ARM64" "$BATS_TEST_TMPDIR/my root"
+	run both "hugeadm --sysroot '$BATS_TEST_TMPDIR/my root' --pool-pages-max "
+	assert_output "$(printf '%s:\n' 64K 2M 32M 1G DEFAULT | sort)"
+	run both "hugeadm --sysroot=${BATS_TEST_TMPDIR// /\\ }/my\\ root --pool-pages-max "
+	assert_output "$(printf '%s:\n' 64K 2M 32M 1G DEFAULT | sort)"
 	run both "hugeedit --align="
 	assert_output "$want"
 }

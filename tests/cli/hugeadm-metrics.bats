@@ -105,6 +105,52 @@ promcheck() {
 	promcheck "$BATS_TEST_TMPDIR/out.prom"
 }
 
+@test "a cgroup named with bytes that are not UTF-8, or with '%': %XX, one label value per name, promtool takes it" {
+	local root cg d
+	root=$(fixture usage)
+	# Any user given a part of the cgroup tree can name a cgroup so; the
+	# format wants UTF-8, and two names must not give one series.
+	for cg in $'x\xff' 'x%FF' $'caf\xc3\xa9'; do
+		d="$root/sys/fs/cgroup/$cg"
+		mkdir "$d"
+		echo 2097152 > "$d/hugetlb.2MB.current"
+		echo max > "$d/hugetlb.2MB.max"
+	done
+	metrics "$root" > "$BATS_TEST_TMPDIR/out.prom"
+	grep -qxF 'hugekit_cgroup_usage_bytes{cgroup="/x%FF",page_size="2097152"} 2097152' "$BATS_TEST_TMPDIR/out.prom"
+	grep -qxF 'hugekit_cgroup_usage_bytes{cgroup="/x%25FF",page_size="2097152"} 2097152' "$BATS_TEST_TMPDIR/out.prom"
+	grep -qxF $'hugekit_cgroup_usage_bytes{cgroup="/caf\xc3\xa9",page_size="2097152"} 2097152' "$BATS_TEST_TMPDIR/out.prom"
+	promcheck "$BATS_TEST_TMPDIR/out.prom"
+}
+
+@test "a cgroup that only limits reservations (rsvd.max), holding nothing: its limit is a sample" {
+	local root d
+	root=$(fixture usage)
+	d="$root/sys/fs/cgroup/rsvd-only.slice"
+	mkdir "$d"
+	echo 0 > "$d/hugetlb.2MB.current"
+	echo max > "$d/hugetlb.2MB.max"
+	echo 0 > "$d/hugetlb.2MB.rsvd.current"
+	echo 4194304 > "$d/hugetlb.2MB.rsvd.max"
+	metrics "$root" > "$BATS_TEST_TMPDIR/out.prom"
+	grep -qxF 'hugekit_cgroup_reserved_limit_bytes{cgroup="/rsvd-only.slice",page_size="2097152"} 4194304' \
+		"$BATS_TEST_TMPDIR/out.prom" || fail "no reservation limit of /rsvd-only.slice: $(grep cgroup_reserved "$BATS_TEST_TMPDIR/out.prom")"
+	promcheck "$BATS_TEST_TMPDIR/out.prom"
+}
+
+@test "a kernel without hugetlb: THP and the configuration, no pool samples, exit 0 (the timer does not fail)" {
+	local root
+	root=$(fixture nohugetlb)
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --metrics
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line --regexp '^hugekit_thp_info\{'
+	assert_line 'hugekit_config_present 0'
+	refute_line --partial hugekit_pool_
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/out.prom"
+	promcheck "$BATS_TEST_TMPDIR/out.prom"
+}
+
 @test "--json: the same families and samples, +Inf as null" {
 	local root
 	hk_need_cmd jq jq

@@ -124,9 +124,9 @@ files() {
 	run rpm -qp --provides "$(pkg hugekit-compat)"
 	assert_line 'libhugetlbfs.so.0()(64bit)'
 	run rpm -qp --obsoletes "$(pkg hugekit-compat)"
-	assert_line 'libhugetlbfs < 2.24'
+	assert_line 'libhugetlbfs < 2.25'
 	run rpm -qp --obsoletes "$(pkg hugekit)"
-	assert_line 'libhugetlbfs-utils < 2.24'
+	assert_line 'libhugetlbfs-utils < 2.25'
 	run rpm -qp --requires "$(pkg hugekit)"
 	assert_line 'libhugekit.so.1()(64bit)'
 	assert_line --regexp '^hugekit-rt\(x86-64\) = '

@@ -45,11 +45,7 @@ void hkt_json_init(struct hkt_json *j, FILE *out)
 	j->need_comma[0] = false;
 }
 
-/*
- * The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the byte at
- * p does not start one: no overlong forms, no surrogates, nothing above U+10FFFF.
- */
-static size_t utf8_len(const unsigned char *p)
+size_t hkt_utf8_len(const unsigned char *p)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t n;
@@ -89,7 +85,7 @@ static size_t utf8_len(const unsigned char *p)
  */
 static size_t ctl_len(const unsigned char *p)
 {
-	size_t n = utf8_len(p);
+	size_t n = hkt_utf8_len(p);
 
 	if (p[0] < 0x20 || p[0] == 0x7f)
 		return 1;
@@ -109,7 +105,7 @@ static void json_escaped(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_len(p);
+		size_t n = hkt_utf8_len(p);
 
 		if (*p == '"' || *p == '\\')
 			fprintf(out, "\\%c", *p);
@@ -147,7 +143,7 @@ char *hkt_escape_ctl(const char *s, bool backslash)
 			c = 1;
 		if (!c) {
 			/* a character (all of its bytes), or a byte that is not part of one */
-			for (size_t k = utf8_len(p) ? utf8_len(p) : 1; k; k--)
+			for (size_t k = hkt_utf8_len(p) ? hkt_utf8_len(p) : 1; k; k--)
 				*q++ = (char)*p++;
 		}
 		for (; c; c--)

@@ -40,6 +40,12 @@ struct hkt_json {
 };
 
 void hkt_json_init(struct hkt_json *j, FILE *out);
+
+/*
+ * The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the byte at
+ * p does not start one: no overlong forms, no surrogates, nothing above U+10FFFF.
+ */
+size_t hkt_utf8_len(const unsigned char *p);
 /* key is NULL inside arrays and for the top-level value. */
 void hkt_json_open_object(struct hkt_json *j, const char *key);
 void hkt_json_close_object(struct hkt_json *j);

@@ -928,7 +928,25 @@ void ha_gen_metrics_service(FILE *f, const char *hugeadm_path, const char *confi
 	fputs("\n"
 	      "ProtectHome=read-only\n"
 	      "PrivateTmp=yes\n"
-	      "PrivateNetwork=yes\n",
+	      "PrivateNetwork=yes\n"
+	      "# Reading and one file written: no capability but to pass file modes\n"
+	      "# (a textfile directory owned by another user), the kernel's\n"
+	      "# tunables and cgroups read-only, nothing else of the kernel's.\n"
+	      "CapabilityBoundingSet=CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH\n"
+	      "ProtectKernelTunables=yes\n"
+	      "ProtectControlGroups=yes\n"
+	      "ProtectKernelModules=yes\n"
+	      "ProtectKernelLogs=yes\n"
+	      "ProtectClock=yes\n"
+	      "ProtectHostname=yes\n"
+	      "RestrictAddressFamilies=AF_UNIX\n"
+	      "RestrictNamespaces=yes\n"
+	      "RestrictRealtime=yes\n"
+	      "RestrictSUIDSGID=yes\n"
+	      "LockPersonality=yes\n"
+	      "MemoryDenyWriteExecute=yes\n"
+	      "SystemCallArchitectures=native\n"
+	      "UMask=0022\n",
 	      f);
 }
 

@@ -85,7 +85,8 @@ static int reports_as_caller(const struct hugeadm_ctl *ctl)
 
 /*
  * The library's context on sysroot, its log shown as hugeadm's messages; a
- * machine without huge pages ends here. 0, or -1 after a message.
+ * machine without huge pages ends here, but for --metrics (which has no pool
+ * samples then). 0, or -1 after a message.
  */
 static int make_context(struct hugeadm_ctl *ctl, const char *sysroot)
 {
@@ -99,6 +100,8 @@ static int make_context(struct hugeadm_ctl *ctl, const char *sysroot)
 	}
 	ha_msg_attach(ctl);
 	rc = hk_default_page_size(ctl->ctx, &def);
+	if (rc == -EOPNOTSUPP && ctl->metrics)
+		return 0; /* THP, the configuration: the metrics of what there is */
 	if (rc == -EOPNOTSUPP)
 		ha_msg(ctl, HA_ERROR, "kernel does not support huge pages");
 	else if (rc < 0)

@@ -17,16 +17,31 @@
 
 #include "hugeadm.h"
 
-/* A label value: '\\', '"' and a newline escaped (the format's rule); other bytes as they are. */
+/*
+ * A label value: '\\', '"' and a newline escaped (the format's rule); the
+ * format wants UTF-8, and a cgroup's name may be any bytes: a byte that is
+ * not part of valid UTF-8 is written "%XX" (its value in hex), and so is '%'
+ * itself ("%25"), so that two names never give one label value (a series
+ * twice makes the collector drop the whole file).
+ */
 static void put_label_value(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = hkt_utf8_len(p);
+
+		if (n == 0 || *p == '%') {
+			fprintf(f, "%%%02X", *p++);
+			continue;
+		}
+		if (*p == '\\' || *p == '"')
 			fputc('\\', f);
-		if (*s == '\n')
+		if (*p == '\n')
 			fputs("\\n", f);
 		else
-			fputc(*s, f);
+			fwrite(p, 1, n, f);
+		p += n;
 	}
 }
 

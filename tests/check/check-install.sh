@@ -2,9 +2,9 @@
 # The install tree is complete and usable: tools, the library with its soname,
 # the header and version header, libhugekit.pc, man pages and completions; a
 # program built with `pkg-config --cflags --libs libhugekit` against the
-# installed copy runs. The installed tools carry an $ORIGIN-relative RUNPATH,
-# so a tool installed under any prefix runs at once (no ldconfig) on its own
-# prefix's libhugekit; the libhugetlbfs compat names go under the prefix given
+# installed copy runs. The installed tools link libhugekit statically (issue
+# #22 item 5): they load no libhugekit.so and carry no RUNPATH, so a tool
+# installed under any prefix runs at once (no ldconfig); the libhugetlbfs compat names go under the prefix given
 # at install time and into install_manifest.txt; hugekit.service goes to
 # systemd's unit directory under the prefix and verifies; ldconfig runs for a library
 # directory of the ld.so cache, never into a DESTDIR; the build compiles the
@@ -18,10 +18,29 @@ fail() {
 	echo "check-install: $*" >&2
 	exit 1
 }
-# loaded TOOL: the libhugekit.so.1 that TOOL (run without LD_LIBRARY_PATH) loads, or nothing.
-loaded() {
-	{ env -u LD_LIBRARY_PATH LD_DEBUG=libs "$1" --sysroot "${HK_FIXTURES:?}/x86-1node" --pool-list 2>&1 > /dev/null || true; } |
-		sed -n 's/.*calling init: \(.*libhugekit\.so\.1\)$/\1/p'
+# statically TOOL: TOOL (hugeadm, run without LD_LIBRARY_PATH) lists the pools
+# of a fixture tree and loads the C library but no libhugekit.so (the dynamic
+# loader's own account, LD_DEBUG=files), or fails the check.
+statically() {
+	local objs
+	env -u LD_LIBRARY_PATH "$1" --sysroot "${HK_FIXTURES:?}/x86-1node" --pool-list > /dev/null ||
+		fail "$1 --pool-list failed"
+	objs=$({ env -u LD_LIBRARY_PATH LD_DEBUG=files "$1" --sysroot "$HK_FIXTURES/x86-1node" --pool-list 2>&1 > /dev/null || true; } |
+		sed -n 's/^ *[0-9]*:[[:space:]]*file=\([^ ]*\) .*/\1/p' | sort -u | paste -sd ' ')
+	[[ " $objs " == *" libc.so.6 "* ]] || fail "$1: the loader's account names no libc.so.6: '$objs'"
+	[[ $objs != *libhugekit.so* ]] || fail "$1 loads libhugekit.so: '$objs'"
+}
+# no_runpath BINDIR: the tools there carry no RUNPATH or RPATH and need no libhugekit.so.
+no_runpath() {
+	local t dyn
+	for t in pagesize hugeadm hugectl hugeedit tlbmiss_cost cpupcstat; do
+		dyn=$(readelf -d "$1/$t") || fail "$1/$t: not an ELF file"
+		[[ $dyn == *"(NEEDED)"*"[libc.so.6]"* ]] || fail "$1/$t: readelf -d names no libc.so.6"
+		if [[ $dyn == *"(RUNPATH)"* || $dyn == *"(RPATH)"* ]]; then
+			fail "$1/$t has a RUNPATH or RPATH: $(grep PATH <<<"$dyn")"
+		fi
+		if [[ $dyn == *"[libhugekit.so"* ]]; then fail "$1/$t needs libhugekit.so: $(grep NEEDED <<<"$dyn")"; fi
+	done
 }
 
 # One -O level per compile command of lib/ and tools/ (Release once added -O3 to -O2).
@@ -51,7 +70,7 @@ libdir=$(pcvar "$pc" libdir)
 [ "$libdir" = "$(dirname "$(dirname "$pc")")" ] || fail "${pc#"$dest"}: libdir is $libdir, not the directory above its own"
 [ -f "$(pcvar "$pc" includedir)/hugekit/hugekit.h" ] || fail "${pc#"$dest"}: no hugekit/hugekit.h under its includedir $(pcvar "$pc" includedir)"
 libdir=${libdir#"$dest"}
-want=(bin/pagesize bin/hugeadm bin/hugectl bin/hugeedit bin/ld.hugetlbfs share/libhugetlbfs/ld include/hugekit/hugekit.h include/hugekit/version.h include/hugetlbfs.h)
+want=(bin/pagesize bin/hugeadm bin/hugectl bin/hugeedit bin/tlbmiss_cost bin/cpupcstat bin/ld.hugetlbfs share/libhugetlbfs/ld include/hugekit/hugekit.h include/hugekit/version.h include/hugetlbfs.h)
 for f in "${want[@]}"; do
 	[ -e "$root/$f" ] || { echo "check-install: $prefix/$f is not installed" >&2; exit 1; }
 done
@@ -177,27 +196,14 @@ out=$(LD_LIBRARY_PATH="$dest$libdir" "$dest/t")
 [ "$out" = "$(awk -F': ' '/^Version:/ { print $2 }' "$pc") $(getconf PAGESIZE)" ] ||
 	{ echo "check-install: the installed library said '$out'" >&2; exit 1; }
 
-# RUNPATH: the relative way from bindir to libdir, unless libdir is a system one.
+# The tools: no RUNPATH, no libhugekit.so.
 bindir=$(dirname "$(find "$dest" -path '*/bin/hugeadm')")
-rel=$(realpath -m --relative-to="${bindir#"$dest"}" "$libdir")
-case $libdir in
-/lib | /usr/lib | /lib64 | /usr/lib64 | /lib/*-linux-gnu* | /usr/lib/*-linux-gnu*) want_rp= ;;
-*) want_rp="\$ORIGIN/$rel" ;;
-esac
-for t in pagesize hugeadm hugectl; do
-	dyn=$(readelf -d "$bindir/$t")
-	rp=$(sed -n 's/.*(RUNPATH).*\[\(.*\)\]$/\1/p' <<<"$dyn")
-	[ "$rp" = "$want_rp" ] || fail "$t has RUNPATH '$rp', want '$want_rp'"
-	if [[ $dyn == *"(RPATH)"* ]]; then fail "$t has a DT_RPATH"; fi
-done
+no_runpath "$bindir"
 
-# A prefix install runs at once, on its own library (not the build tree's, not the cache's).
+# A prefix install runs at once (no library of the build tree, none of the cache).
 p="$dest/prefix"
 cmake --install "$build" --prefix "$p" > /dev/null
-prel=${libdir#"$prefix"}
-loaded=$(loaded "$p/bin/hugeadm")
-[[ -n $loaded && $(realpath "$loaded") == "$(realpath "$p$prel/libhugekit.so.1")" ]] ||
-	fail "hugeadm installed under $p loaded '$loaded', not $p$prel/libhugekit.so.1"
+statically "$p/bin/hugeadm"
 [ -n "$(find "$p" -path '*/systemd/system/hugekit.service')" ] ||
 	fail "hugekit.service is not under the install prefix $p"
 
@@ -226,9 +232,8 @@ done
 [ "$(cat "$dest/ldconfig.log" 2> /dev/null)" = ran ] ||
 	fail "ldconfig ran '$(cat "$dest/ldconfig.log" 2> /dev/null)' times, want once (for the cache directory only)"
 
-# Configured for /usr: staged with DESTDIR, the tools have no RUNPATH (the
-# system directory is searched anyway); installed under another prefix, they
-# have one and run on that prefix's library.
+# Configured for /usr: staged with DESTDIR, the tools have no RUNPATH either;
+# installed under another prefix, they run there.
 cmake -S "$src" -B "$cb" -DCMAKE_INSTALL_PREFIX=/usr > /dev/null
 cmake --build "$cb" -j2 > /dev/null
 DESTDIR="$dest/stage" cmake --install "$cb" > /dev/null
@@ -239,13 +244,9 @@ if [ "$(pcvar "$spc" libdir)" != "$(dirname "$(dirname "$spc")")" ] || [ "$(pcva
 	[ "$(pcvar "$spc" includedir)" != "$dest/stage/usr/include" ]; then
 	fail "${spc#"$dest/stage"} staged in $dest/stage: prefix $(pcvar "$spc" prefix), libdir $(pcvar "$spc" libdir), includedir $(pcvar "$spc" includedir)"
 fi
-if [[ $(readelf -d "$dest/stage/usr/bin/hugeadm") == *RUNPATH* ]]; then
-	fail "hugeadm for /usr has a RUNPATH: $(readelf -d "$dest/stage/usr/bin/hugeadm" | grep RUNPATH)"
-fi
+no_runpath "$dest/stage/usr/bin"
 cmake --install "$cb" --prefix "$dest/moved" > /dev/null
-loaded=$(loaded "$dest/moved/bin/hugeadm")
-[[ -n $loaded && $(realpath "$loaded") == "$dest/moved/"* ]] ||
-	fail "hugeadm configured for /usr, installed under $dest/moved, loaded '$loaded'"
+statically "$dest/moved/bin/hugeadm"
 
 echo "check-install: installed tree complete; a program linked with pkg-config's flags ran: $out;" \
-	"tools run from a prefix install on its own library (RUNPATH '$want_rp'); compat names under the prefix and in the manifest"
+	"tools with no RUNPATH and no libhugekit.so run from a prefix install; compat names under the prefix and in the manifest"

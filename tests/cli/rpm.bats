@@ -115,7 +115,7 @@ files() {
 	assert_output "/$LIBDIR/libhugetlbfs.so.0"
 }
 
-@test "the libraries provide their SONAMEs, and the tools require them" {
+@test "the libraries provide their SONAMEs; the tools require the runtime, and libmount and inih, not hugekit-libs" {
 	need_build
 	run rpm -qp --provides "$(pkg hugekit-libs)"
 	assert_line 'libhugekit.so.1()(64bit)'
@@ -127,9 +127,13 @@ files() {
 	assert_line 'libhugetlbfs < 2.25'
 	run rpm -qp --obsoletes "$(pkg hugekit)"
 	assert_line 'libhugetlbfs-utils < 2.25'
+	# The tools link libhugekit statically; libhugekit dlopen()s libmount and inih.
 	run rpm -qp --requires "$(pkg hugekit)"
-	assert_line 'libhugekit.so.1()(64bit)'
+	refute_line 'libhugekit.so.1()(64bit)'
+	refute_line --regexp '^hugekit-libs'
 	assert_line --regexp '^hugekit-rt\(x86-64\) = '
+	assert_line 'libmount(x86-64)'
+	assert_line 'inih(x86-64)'
 }
 
 @test "installed into a throwaway root: the tools run, -lhugetlbfs links and runs; rpm -e leaves nothing" {
@@ -142,17 +146,30 @@ files() {
 	run rpm --root "$ROOT" --dbpath /var/lib/rpm --nodeps --noscripts -i "$RPMS"/*/*.rpm
 	assert_success
 
-	# The tools have no RUNPATH (the install drops it in a system library
-	# directory, as /usr/lib64 is): the root's libdir is the loader's path.
+	# The tools link libhugekit statically: no RUNPATH, and no libhugekit.so
+	# loaded, even with the root's libdir on the loader's path.
 	run readelf -d "$ROOT/usr/bin/hugeadm"
 	refute_output --partial RUNPATH
+	refute_output --partial libhugekit
 	run --separate-stderr env LD_LIBRARY_PATH="$ROOT/$LIBDIR" LD_DEBUG=libs "$ROOT/usr/bin/pagesize" -a
 	assert_success
 	assert_line 2097152
-	[[ $stderr == *"calling init: $ROOT/$LIBDIR/libhugekit.so.1"* ]] || fail "not the root's libhugekit: $stderr"
+	[[ $stderr == *"calling init: "*"/libc.so.6"* ]] || fail "the loader's account names no libc: $stderr"
+	[[ $stderr != *libhugekit.so* ]] || fail "pagesize loads libhugekit.so: $stderr"
 	run env LD_LIBRARY_PATH="$ROOT/$LIBDIR" "$ROOT/usr/bin/hugeadm" --sysroot "$HK_FIXTURES/x86-1node" --pool-list
 	assert_success
 	assert_line --partial 2097152
+	# A program built against hugekit-devel (its libhugekit.pc) runs on hugekit-libs.
+	printf '%s\n' '#include <stdio.h>' '#include <hugekit/hugekit.h>' \
+		'int main(void) { printf("%s\n", hk_get_library_version()); return 0; }' > "$prog-hk.c"
+	# shellcheck disable=SC2046 # pkg-config's words
+	run gcc -o "$prog-hk" "$prog-hk.c" $(PKG_CONFIG_PATH="$ROOT/$LIBDIR/pkgconfig" pkg-config --cflags --libs libhugekit) \
+		-Wl,-rpath,"$ROOT/$LIBDIR"
+	assert_success
+	run --separate-stderr env -u LD_LIBRARY_PATH LD_DEBUG=libs "$prog-hk"
+	assert_success
+	assert_output "$(rpm -qp --qf '%{VERSION}' "$(pkg hugekit-libs)")"
+	[[ $stderr == *"calling init: $ROOT/$LIBDIR/libhugekit.so.1"* ]] || fail "not the root's libhugekit: $stderr"
 
 	# -lhugetlbfs with the packaged header and libhugetlbfs.so links the
 	# runtime by its own SONAME; a program built against libhugetlbfs 2.23

@@ -139,6 +139,20 @@ contents() {
 	done
 }
 
+@test "hugekit's tools link libhugekit statically: no libhugekit1, but libhugekit's dlopen()ed libmount1 and libinih1" {
+	local dep d=$BATS_TEST_TMPDIR/hugekit
+	dep=$(dpkg-deb -f "$(deb hugekit)" Depends)
+	[[ ", $dep," != *", libhugekit1"[\ ,]* ]] || fail "hugekit depends on libhugekit1: $dep"
+	[[ ", $dep," == *", libmount1"[\ ,]* ]] || fail "hugekit does not depend on libmount1: $dep"
+	[[ ", $dep," == *", libinih1"[\ ,]* ]] || fail "hugekit does not depend on libinih1: $dep"
+	dpkg-deb -x "$(deb hugekit)" "$d"
+	run readelf -d "$d/usr/bin/pagesize" "$d/usr/bin/hugeadm" "$d/usr/bin/hugectl"
+	assert_success
+	assert_line --partial '[libc.so.6]'
+	refute_output --partial libhugekit
+	refute_output --partial RUNPATH
+}
+
 @test "installed in a throwaway root in place of libhugetlbfs 2.23: the tools and -lhugetlbfs programs run, dpkg -P leaves nothing" {
 	local out=$BATS_TEST_TMPDIR/out d=$BATS_TEST_TMPDIR/debs r rc=0 p
 	for r in "${REPLACED[@]}"; do

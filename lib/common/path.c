@@ -215,9 +215,10 @@ int hkc_path_init(struct hkc_path *p, const char *sysroot)
 		p->rootfd = -1;
 		return -ENOMEM;
 	}
-	/* "Alive" means the tree is the running system's root, however spelled. */
-	p->live = fstat(p->rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
-		  a.st_ino == b.st_ino;
+	/* "Alive" means the tree is the running system's root, however spelled
+	 * (no sysroot: "/" itself, with no stat to compare). */
+	p->live = !sysroot || (fstat(p->rootfd, &a) == 0 && stat("/", &b) == 0 &&
+			       a.st_dev == b.st_dev && a.st_ino == b.st_ino);
 	p->beneath = !p->live;
 	if (fault_as_live())
 		p->live = true;

@@ -153,7 +153,16 @@ else
 	echo "HK-VM: cannot build tests/vm/mempolicy.c: $(head -n 1 "$work/cc.log" 2> /dev/null)"
 fi
 cp -a "$build"/lib/libhugekit.so* "$root/lib/"
-for bin in "$build/tools/hugeadm" "$build/tools/pagesize" "$busybox" "${extra[@]}"; do
+# The libraries the tools open on first use (lib/core/dl.c, tools/common/lazy.c):
+# dlopen() by SONAME, so ldd does not list them; with their own dependencies.
+lazy=()
+for so in libmount.so.1 libinih.so.1 libsmartcols.so.1; do
+	path=$(ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }')
+	[ -n "$path" ] || die "$so is not installed (hugeadm loads it on first use)"
+	cp -L "$path" "$root/lib/$so"
+	lazy+=("$path")
+done
+for bin in "$build/tools/hugeadm" "$build/tools/pagesize" "$busybox" "${extra[@]}" "${lazy[@]}"; do
 	# A static busybox makes ldd exit 1 ("not a dynamic executable").
 	deps=$(ldd "$bin" 2> /dev/null) || continue
 	if grep -q 'not found' <<< "$deps"; then

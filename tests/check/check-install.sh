@@ -237,13 +237,20 @@ done
 cmake -S "$src" -B "$cb" -DCMAKE_INSTALL_PREFIX=/usr > /dev/null
 cmake --build "$cb" -j2 > /dev/null
 DESTDIR="$dest/stage" cmake --install "$cb" > /dev/null
-# A multiarch libdir (lib/x86_64-linux-gnu): libhugekit.pc is three levels
-# below the prefix, and names the staged tree's directories.
+# Under /usr (a distribution's package) libhugekit.pc spells out its
+# directories, so that pkg-config leaves the system's -I and -L out of its
+# answer (a relative ${pcfiledir}/../../../include is not filtered), and a
+# sysroot is PKG_CONFIG_SYSROOT_DIR's business; a multiarch libdir.
 spc=$(find "$dest/stage" -name libhugekit.pc)
-if [ "$(pcvar "$spc" libdir)" != "$(dirname "$(dirname "$spc")")" ] || [ "$(pcvar "$spc" prefix)" != "$dest/stage/usr" ] ||
-	[ "$(pcvar "$spc" includedir)" != "$dest/stage/usr/include" ]; then
-	fail "${spc#"$dest/stage"} staged in $dest/stage: prefix $(pcvar "$spc" prefix), libdir $(pcvar "$spc" libdir), includedir $(pcvar "$spc" includedir)"
+sdir=$(dirname "$(dirname "$spc")")
+if [ "$(pcvar "$spc" libdir)" != "${sdir#"$dest/stage"}" ] || [ "$(pcvar "$spc" prefix)" != /usr ] ||
+	[ "$(pcvar "$spc" includedir)" != /usr/include ]; then
+	fail "${spc#"$dest/stage"}: prefix $(pcvar "$spc" prefix), libdir $(pcvar "$spc" libdir), includedir $(pcvar "$spc" includedir), want /usr's"
 fi
+sflags=$(PKG_CONFIG_PATH=$(dirname "$spc") pkg-config --cflags --libs libhugekit)
+[ "${sflags% }" = -lhugekit ] || fail "${spc#"$dest/stage"}: pkg-config --cflags --libs gave '$sflags', want -lhugekit alone"
+sflags=$(PKG_CONFIG_SYSROOT_DIR="$dest/stage" PKG_CONFIG_PATH=$(dirname "$spc") pkg-config --libs libhugekit)
+[[ $sflags == *"-L$sdir "* ]] || fail "${spc#"$dest/stage"} under PKG_CONFIG_SYSROOT_DIR: '$sflags', want -L$sdir"
 no_runpath "$dest/stage/usr/bin"
 cmake --install "$cb" --prefix "$dest/moved" > /dev/null
 statically "$dest/moved/bin/hugeadm"

@@ -163,7 +163,7 @@ files() {
 	printf '%s\n' '#include <stdio.h>' '#include <hugekit/hugekit.h>' \
 		'int main(void) { printf("%s\n", hk_get_library_version()); return 0; }' > "$prog-hk.c"
 	# shellcheck disable=SC2046 # pkg-config's words
-	run gcc -o "$prog-hk" "$prog-hk.c" $(PKG_CONFIG_PATH="$ROOT/$LIBDIR/pkgconfig" pkg-config --cflags --libs libhugekit) \
+	run gcc -o "$prog-hk" "$prog-hk.c" $(PKG_CONFIG_SYSROOT_DIR="$ROOT" PKG_CONFIG_PATH="$ROOT/$LIBDIR/pkgconfig" pkg-config --cflags --libs libhugekit) \
 		-Wl,-rpath,"$ROOT/$LIBDIR"
 	assert_success
 	run --separate-stderr env -u LD_LIBRARY_PATH LD_DEBUG=libs "$prog-hk"

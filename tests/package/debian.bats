@@ -90,10 +90,11 @@ contents() {
 	assert_line "/usr/share/man/man7/libhugetlbfs.7.gz"
 	run sh -c "dpkg-deb --fsys-tarfile '$(deb hugekit-compat)' | tar -xOf - ./usr/share/man/man7/libhugetlbfs.7.gz | zcat"
 	assert_output ".so man7/libhugekit-rt.7"
-	# libhugekit.pc: the multiarch libdir's way up, three levels.
+	# libhugekit.pc: /usr spelled out, so that pkg-config filters the
+	# system's -I and -L (lib/CMakeLists.txt, HK_PC_RELOCATABLE).
 	run sh -c "dpkg-deb --fsys-tarfile '$(deb libhugekit-dev)' | tar -xOf - --wildcards '*/libhugekit.pc'"
-	# shellcheck disable=SC2016 # the file's own text
-	assert_line 'prefix=${pcfiledir}/../../..'
+	assert_line 'prefix=/usr'
+	assert_line --regexp '^libdir=\$\{prefix\}/lib/[a-z0-9_]+-linux-gnu[a-z0-9_]*$'
 }
 
 @test "each library package holds its SONAME and a real file named after it" {

@@ -246,6 +246,18 @@ promcheck() {
 	assert_equal "${stderr_lines[-1]}" "hugeadm:ERROR: 16 parts of the huge page state could not be read (see above; hugekit_metrics_errors says so too)"
 }
 
+@test "--metrics=FILE.prom with --json: refused (the collector reads every .prom as text), nothing written; another name takes JSON" {
+	local root
+	root=$(fixture x86-2node)
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --metrics="$BATS_TEST_TMPDIR/hugekit.prom" --json
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --metrics=$BATS_TEST_TMPDIR/hugekit.prom with --json: a .prom file is read as Prometheus's text format; give the JSON another name"
+	[ ! -e "$BATS_TEST_TMPDIR/hugekit.prom" ] || fail "hugekit.prom was written"
+	run "$HUGEADM" --sysroot "$root" --metrics="$BATS_TEST_TMPDIR/hugekit.json" --json
+	assert_success
+	jq -e '.metrics | length > 0' "$BATS_TEST_TMPDIR/hugekit.json"
+}
+
 @test "options: --metrics alone or with --config, --json, --sysroot; anything else refused" {
 	local root
 	root=$(fixture x86-2node)

@@ -191,8 +191,18 @@ int ha_metrics(struct hugeadm_ctl *ctl)
 	char *text = NULL;
 	size_t len = 0;
 	unsigned errors;
-	int rc = hk_metrics_read(ctl->ctx, ctl->gen_config, 0, &m);
+	size_t n = ctl->metrics_file ? strlen(ctl->metrics_file) : 0;
+	int rc;
 
+	/* node_exporter's textfile collector reads every *.prom as the text format. */
+	if (ctl->json && n >= 5 && !strcmp(ctl->metrics_file + n - 5, ".prom")) {
+		ha_msg(ctl, HA_ERROR,
+		       "--metrics=%s with --json: a .prom file is read as Prometheus's text "
+		       "format; give the JSON another name",
+		       ctl->metrics_file);
+		return HK_EXIT_FAILURE;
+	}
+	rc = hk_metrics_read(ctl->ctx, ctl->gen_config, 0, &m);
 	if (rc < 0) {
 		ha_msg(ctl, HA_ERROR, "cannot read the metrics: %s", strerror(-rc));
 		return HK_EXIT_FAILURE;

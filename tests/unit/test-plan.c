@@ -976,6 +976,32 @@ static void test_demote_impossible_brings_nothing(void **state)
 }
 
 /*
+ * The same per node: the pool can demote, node 1 (which holds the 1G pages)
+ * cannot (its demote file is missing), so its pages never join the smaller
+ * pool either.
+ */
+static void test_demote_impossible_on_a_node_brings_nothing(void **state)
+{
+	static const char *const node1[] = {
+		"sys/devices/system/node/node1/hugepages/hugepages-1048576kB/demote",
+	};
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+
+	(void)state;
+	tree_open(&t, "x86-2node");
+	unlink_all(&t, node1, 1);
+	plan = plan_of(&t, "[pool 1G]\nminimum = 0@0, 0@1\ndemote = yes\n[pool 2M]\nmaximum = 30\n",
+		       &errs);
+	assert_null(plan);
+	assert_non_null(strstr(errs.buf, "demote: the kernel cannot demote"));
+	if (strstr(errs.buf, "maximum 30"))
+		fail_msg("node 1's demote pages counted all the same: %s", errs.buf);
+	tree_close(&t);
+}
+
+/*
  * A mount's flags are part of what check compares: the plan's mount wants
  * nosuid,nodev (options without '='), and a mount without them differs.
  */
@@ -1035,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_demote_no_files_at_minimum),
 		cmocka_unit_test(test_one_pool_walk),
 		cmocka_unit_test(test_demote_impossible_brings_nothing),
+		cmocka_unit_test(test_demote_impossible_on_a_node_brings_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

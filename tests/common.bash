@@ -135,3 +135,22 @@ hk_unstage() {
 	done < "$BATS_FILE_TMPDIR/hk-staged"
 	rm -f "$BATS_FILE_TMPDIR/hk-staged"
 }
+
+# hk_size_names DIR: the page sizes of DIR's hugepages-<N>kB entries, sorted,
+# one a line, as the completions name them (64K, 2M, 1G).
+hk_size_names() {
+	local d kb
+
+	for d in "$1"/hugepages-*kB; do
+		[ -d "$d" ] || continue
+		kb=${d##*/hugepages-}
+		kb=${kb%kB}
+		if ((kb % 1048576 == 0)); then
+			echo "$((kb / 1048576))G"
+		elif ((kb % 1024 == 0)); then
+			echo "$((kb / 1024))M"
+		else
+			echo "${kb}K"
+		fi
+	done | sort
+}

@@ -65,24 +65,6 @@ $f"
 	printf '%s\n' "$z"
 }
 
-# sizes DIR: the page sizes of DIR's hugepages-<N>kB entries, sorted, as 2M, 1G.
-sizes() {
-	local d kb
-
-	for d in "$1"/hugepages-*kB; do
-		[ -d "$d" ] || continue
-		kb=${d##*/hugepages-}
-		kb=${kb%kB}
-		if ((kb % 1048576 == 0)); then
-			echo "$((kb / 1048576))G"
-		elif ((kb % 1024 == 0)); then
-			echo "$((kb / 1024))M"
-		else
-			echo "${kb}K"
-		fi
-	done | sort
-}
-
 @test "--list-options=table: every visible option, five tab-separated fields" {
 	run hugeadm --list-options=table
 	assert_success
@@ -139,7 +121,7 @@ sizes() {
 
 @test "page sizes: the machine's, and those of the --sysroot typed before" {
 	local want
-	want=$(sizes /sys/kernel/mm/hugepages)
+	want=$(hk_size_names /sys/kernel/mm/hugepages)
 	[ -n "$want" ] || hk_skip "this kernel has no huge page sizes"
 	run both 'hugeadm --pool-pages-min='
 	# shellcheck disable=SC2086 # one size a word

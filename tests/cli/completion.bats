@@ -5,6 +5,9 @@
 # COMP_WORDS and friends, call the completion function and check COMPREPLY.
 # Run by ctest; by hand: HK_SOURCE_DIR=. HK_BUILD_DIR=build/dev bats tests/cli/completion.bats
 
+# shellcheck source=tests/common.bash
+source "$BATS_TEST_DIRNAME/../common.bash"
+
 setup() {
 	bats_load_library bats-support
 	bats_load_library bats-assert
@@ -286,20 +289,7 @@ replies() {
 
 # hugectl_sizes: the huge page sizes of this machine, as the completion names them.
 hugectl_sizes() {
-	local d kb
-
-	for d in /sys/kernel/mm/hugepages/hugepages-*kB; do
-		[[ -d $d ]] || continue
-		kb=${d##*/hugepages-}
-		kb=${kb%kB}
-		if ((kb % 1048576 == 0)); then
-			echo "$((kb / 1048576))G"
-		elif ((kb % 1024 == 0)); then
-			echo "$((kb / 1024))M"
-		else
-			echo "${kb}K"
-		fi
-	done | sort
+	hk_size_names /sys/kernel/mm/hugepages
 }
 
 @test "the hugectl completion is registered" {

@@ -30,7 +30,7 @@ setup() {
 # lib_file SONAME: the file the ld.so cache gives for SONAME (x86-64), resolved.
 lib_file() {
 	local f
-	f=$(ldconfig -p | awk -v n="$1" '$1 == n && /x86-64/ { print $NF; exit }')
+	f=$(ldconfig -p | awk -v n="$1" '$1 == n && /x86-64/ && f == "" { f = $NF } END { print f }')
 	[ -n "$f" ] || fail "$1 is not in the ld.so cache"
 	readlink -f "$f"
 }

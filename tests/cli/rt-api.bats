@@ -156,7 +156,7 @@ first_mount() {
 	ours=$(objdump -T "$RTLIB" | awk '$2 == "g" && $4 == ".text" { print $7, $6 }' |
 		grep -v -E -e '^(shmget|_Fork|clone) ' -e '^(__gcov_[a-z_]*|mangle_path) Base$' | sort)
 	assert_equal "$ours" "$API_VERSIONS"
-	[ -e "$lib" ] || lib=$(ldconfig -p | awk '/libhugetlbfs\.so\.0 / { print $NF; exit }')
+	[ -e "$lib" ] || lib=$(ldconfig -p | awk '/libhugetlbfs\.so\.0 / && f == "" { f = $NF } END { print f }')
 	[ -n "$lib" ] && [ -e "$lib" ] || hk_missing "libhugetlbfs.so.0 (2.23) is not installed"
 	theirs=$(objdump -T "$lib" | awk '$2 == "g" && $4 == ".text" { print $7, $6 }' |
 		grep -Ev '^(shmget|cachecolor|__tp_)' | sort)

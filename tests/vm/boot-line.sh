@@ -37,7 +37,10 @@
 # ranges (seen: node 0 then came up one page short), and the test would be
 # flaky. Untouched guest memory costs the host nothing. Exit status as
 # run-vm-tests.sh: 0 passed, 1 failed, 77 skipped.
-set -euo pipefail
+set -Eeuo pipefail
+hk_me=boot-line
+# shellcheck source=tests/vm/host-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-lib.sh"
 
 die() {
 	echo "boot-line: $*" >&2
@@ -93,7 +96,8 @@ awk '
 ' "$conf" > "$work/boot-line.expect" || die "cannot read the expected counts from $conf"
 [ -s "$work/boot-line.expect" ] || die "$conf configures no pages"
 
-if "$hugeadm" --help 2>&1 | grep -q -- '--generate'; then
+help=$("$hugeadm" --help 2>&1 || true)
+if grep -q -- '--generate' <<< "$help"; then
 	# For the VM's machine, not this one: two nodes, 2 MiB and 1 GiB pages,
 	# as the fixture tree of such a machine describes it.
 	"$hugeadm" --sysroot "$here/../fixtures/sysroot/x86-2node" --generate boot --config "$conf" \

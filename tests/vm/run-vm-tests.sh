@@ -32,7 +32,10 @@
 #                  guest without 1 GiB pages). Guest scripts check for
 #                  /sys/kernel/mm/hugepages/hugepages-1048576kB before testing
 #                  1 GiB pages.
-set -euo pipefail
+set -Eeuo pipefail
+hk_me=run-vm-tests
+# shellcheck source=tests/vm/host-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-lib.sh"
 
 skip() {
 	echo "SKIP: $*"
@@ -157,7 +160,10 @@ cp -a "$build"/lib/libhugekit.so* "$root/lib/"
 # dlopen() by SONAME, so ldd does not list them; with their own dependencies.
 lazy=()
 for so in libmount.so.1 libinih.so.1 libsmartcols.so.1; do
-	path=$(ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }')
+	# awk reads to the end: an early exit would be ldconfig's SIGPIPE, and
+	# under pipefail a silent death of this script once the cache's listing
+	# outgrows the pipe's 64 KiB (seen on CI's machine).
+	path=$(ldconfig -p | awk -v so="$so" '$1 == so && p == "" { p = $NF } END { print p }')
 	[ -n "$path" ] || die "$so is not installed (hugeadm loads it on first use)"
 	cp -L "$path" "$root/lib/$so"
 	lazy+=("$path")

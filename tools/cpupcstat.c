@@ -928,10 +928,9 @@ static int parse_options(int argc, char **argv, struct plan *p, bool *have_pid)
 			p->json = true;
 			break;
 		default:
-			hkt_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, usage);
 		}
 	}
-	hkt_getopt_fini(&g);
 	if (optind < argc)
 		p->cmd = argv + optind;
 	return 0;

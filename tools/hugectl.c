@@ -140,13 +140,18 @@ static void msg(const struct hugectl *c, int level, const char *fmt, ...)
 
 __attribute__((noreturn)) static void usage(void)
 {
-	printf("Usage:\n %s [options] program [arguments]\n", hkt_prog());
-	printf(" %s --collapse PID [--heap|--text|--all] [--json] [--dry-run]\n\n", hkt_prog());
-	printf("Run a program with its heap, shared memory and segments on huge pages,\n"
-	       "or collapse a running process's memory onto transparent huge pages.\n\n");
-	printf("Options:\n");
+	/* No format strings: see hkt_opts_print_help. */
+	fputs("Usage:\n ", stdout);
+	fputs(hkt_prog(), stdout);
+	fputs(" [options] program [arguments]\n ", stdout);
+	fputs(hkt_prog(), stdout);
+	fputs(" --collapse PID [--heap|--text|--all] [--json] [--dry-run]\n\n"
+	      "Run a program with its heap, shared memory and segments on huge pages,\n"
+	      "or collapse a running process's memory onto transparent huge pages.\n\n"
+	      "Options:\n",
+	      stdout);
 	hkt_opts_print_help(stdout, opts);
-	printf("\nSee hugectl(1) and libhugekit-rt(7).\n");
+	fputs("\nSee hugectl(1) and libhugekit-rt(7).\n", stdout);
 	exit(HK_EXIT_SUCCESS);
 }
 
@@ -530,10 +535,9 @@ static void parse_options(struct hugectl *c, int argc, char **argv)
 			c->report = optarg ? "all" : "1";
 			break;
 		default:
-			hkt_opts_standard(ch, opts, &g, usage);
+			hkt_opts_standard(ch, opts, usage);
 		}
 	}
-	hkt_getopt_fini(&g);
 }
 
 /* --membind's nodes, or NULL after saying what is wrong with them. */

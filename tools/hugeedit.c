@@ -854,10 +854,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->json = true;
 			break;
 		default:
-			hkt_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, usage);
 		}
 	}
-	hkt_getopt_fini(&g);
 	if (align_arg && (hk_parse_size(align_arg, &a->align) < 0 || !is_pow2(a->align) ||
 			  a->align < (uint64_t)sysconf(_SC_PAGESIZE) || a->align > (16ull << 30))) {
 		err_msg("--align=%s: not a size such as 2M or 1G (a power of two, the page size "

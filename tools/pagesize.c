@@ -74,10 +74,9 @@ static void parse_args(int argc, char **argv, bool *all, bool *huge_only, const 
 			*sysroot = optarg;
 			break;
 		default:
-			hkt_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, usage);
 		}
 	}
-	hkt_getopt_fini(&g);
 	/* An empty DIR (an unset variable) is a mistake, not the running system. */
 	if (*sysroot && !**sysroot) {
 		fprintf(stderr, "%s: --sysroot: the directory is empty\n", hkt_prog());

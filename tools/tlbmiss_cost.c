@@ -616,10 +616,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->quiet = true;
 			break;
 		default:
-			hkt_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, usage);
 		}
 	}
-	hkt_getopt_fini(&g);
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", hkt_prog(), argv[optind]);
 		hkt_errtryhelp();

@@ -26,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hkt_opt opts[9] = {{0}};
-	struct hkt_getopt g = {0};
+	struct hkt_getopt g;
 	char *all, *tok, *save = NULL, *argv[64];
 	size_t nopts, n = 0;
 	int argc = 0, c;
@@ -72,7 +72,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	hkt_opts_print_help(devnull, opts);
 	hkt_opts_print_list(devnull, opts);
-	hkt_getopt_fini(&g);
 	free(all);
 	return 0;
 }

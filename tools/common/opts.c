@@ -7,20 +7,17 @@
 
 int hkt_getopt_init(struct hkt_getopt *g, const struct hkt_opt *opts, const char *prefix)
 {
-	size_t n = 0, nl = 0, ns;
-	char *s;
+	size_t n = 0, nl = 0, ns = strlen(prefix);
+	char *s = g->shortopts;
 
 	while (opts[n].name || opts[n].short_name)
 		n++;
-	g->longopts = calloc(n + 1, sizeof(*g->longopts));
-	g->shortopts = calloc(strlen(prefix) + 3 * n + 1, 1);
-	if (!g->longopts || !g->shortopts) {
-		hkt_getopt_fini(g);
+	if (n > HKT_OPTS_MAX || ns > HKT_OPTS_PREFIX_MAX) {
+		fprintf(stderr, "%s: internal error: an option table of %zu rows (at most %d)\n",
+			program_invocation_short_name, n, HKT_OPTS_MAX);
 		return -1;
 	}
-	strcpy(g->shortopts, prefix);
-	ns = strlen(prefix);
-	s = g->shortopts;
+	memcpy(s, prefix, ns);
 	for (size_t i = 0; i < n; i++) {
 		const struct hkt_opt *o = &opts[i];
 
@@ -29,6 +26,7 @@ int hkt_getopt_init(struct hkt_getopt *g, const struct hkt_opt *opts, const char
 			/* --list-options takes a listing's name (=table), whatever its row says. */
 			g->longopts[nl].has_arg =
 				o->id == HK_OPT_LIST_OPTIONS ? optional_argument : (int)o->arg;
+			g->longopts[nl].flag = NULL;
 			g->longopts[nl].val = o->id;
 			nl++;
 		}
@@ -42,54 +40,77 @@ int hkt_getopt_init(struct hkt_getopt *g, const struct hkt_opt *opts, const char
 			}
 		}
 	}
+	g->longopts[nl] = (struct option){0};
+	s[ns] = '\0';
 	return 0;
-}
-
-void hkt_getopt_fini(struct hkt_getopt *g)
-{
-	free(g->longopts);
-	free(g->shortopts);
-	g->longopts = NULL;
-	g->shortopts = NULL;
 }
 
 #define HELP_COLUMN 30
 
+/* n blanks. */
+static void pad(FILE *out, size_t n)
+{
+	static const char blanks[HELP_COLUMN] = "                              ";
+
+	fwrite(blanks, 1, n < sizeof(blanks) ? n : sizeof(blanks), out);
+}
+
+/* One option's left column ("-h, --help", " --heap[=SIZE]"); its width. */
+static size_t print_left(FILE *out, const struct hkt_opt *o)
+{
+	size_t n = 0;
+
+	/* stdio without format strings: --help is most of a tool's start time. */
+	if (o->short_name) {
+		fputs(" -", out);
+		putc(o->short_name, out);
+		n += 3;
+		if (o->name) {
+			fputs(", --", out);
+			fputs(o->name, out);
+			n += 4 + strlen(o->name);
+		}
+	} else {
+		fputs("     --", out);
+		fputs(o->name, out);
+		n += 7 + strlen(o->name);
+	}
+	if (o->argname) {
+		bool eq = o->name && o->arg == HK_ARG_OPTIONAL;
+
+		fputs(eq ? "[=" : " ", out);
+		fputs(o->argname, out);
+		if (eq)
+			putc(']', out);
+		n += (eq ? 3 : 1) + strlen(o->argname);
+	}
+	return n;
+}
+
 void hkt_opts_print_help(FILE *out, const struct hkt_opt *opts)
 {
 	for (const struct hkt_opt *o = opts; o->name || o->short_name; o++) {
-		char left[128];
-		const char *h;
-		int n;
+		size_t n;
 
 		if (o->flags & HK_OPT_HIDDEN)
 			continue;
-		if (o->short_name && o->name)
-			n = snprintf(left, sizeof(left), " -%c, --%s", o->short_name, o->name);
-		else if (o->short_name)
-			n = snprintf(left, sizeof(left), " -%c", o->short_name);
-		else
-			n = snprintf(left, sizeof(left), "     --%s", o->name);
-		if (o->argname && (size_t)n < sizeof(left)) {
-			bool eq = o->name && o->arg == HK_ARG_OPTIONAL;
-
-			snprintf(left + n, sizeof(left) - (size_t)n, eq ? "[=%s]" : " %s",
-				 o->argname);
-		}
-		if (strlen(left) >= HELP_COLUMN) {
-			fprintf(out, "%s\n%*s", left, HELP_COLUMN, "");
+		n = print_left(out, o);
+		if (n >= HELP_COLUMN) {
+			putc('\n', out);
+			pad(out, HELP_COLUMN);
 		} else {
-			fprintf(out, "%-*s", HELP_COLUMN, left);
+			pad(out, HELP_COLUMN - n);
 		}
 		/* Continuation lines of the help text line up under the first. */
-		for (h = o->help; *h;) {
+		for (const char *h = o->help; *h;) {
 			size_t len = strcspn(h, "\n");
 
-			fprintf(out, "%.*s\n", (int)len, h);
+			fwrite(h, 1, len, out);
+			putc('\n', out);
 			h += len;
 			if (*h == '\n') {
 				h++;
-				fprintf(out, "%*s", HELP_COLUMN, "");
+				pad(out, HELP_COLUMN);
 			}
 		}
 	}
@@ -129,19 +150,16 @@ void hkt_opts_print_table(FILE *out, const struct hkt_opt *opts)
 	}
 }
 
-void hkt_opts_standard(int c, const struct hkt_opt *opts, struct hkt_getopt *g, void (*usage)(void))
+void hkt_opts_standard(int c, const struct hkt_opt *opts, void (*usage)(void))
 {
 	switch (c) {
 	case 'h':
-		hkt_getopt_fini(g);
 		usage();
 		break;
 	case 'V':
-		hkt_getopt_fini(g);
 		printf("%s from hugekit %s\n", program_invocation_short_name, HK_VERSION);
 		exit(0);
 	case HK_OPT_LIST_OPTIONS:
-		hkt_getopt_fini(g);
 		if (!optarg)
 			hkt_opts_print_list(stdout, opts);
 		else if (!strcmp(optarg, "table"))
@@ -155,7 +173,6 @@ void hkt_opts_standard(int c, const struct hkt_opt *opts, struct hkt_getopt *g, 
 	default:
 		break;
 	}
-	hkt_getopt_fini(g);
 	fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
 	exit(1);
 }

@@ -36,14 +36,25 @@ struct hkt_opt {
 	unsigned flags;
 };
 
+/* The most rows one tool's table may hold (hugeadm's has about 60). */
+#define HKT_OPTS_MAX 128
+/* The longest getopt mode prefix ("+", "-", ":" and combinations). */
+#define HKT_OPTS_PREFIX_MAX 3
+
+/*
+ * getopt_long's input, held in place: parsing allocates nothing, so a tool
+ * that only prints --help or an error never starts malloc (start time).
+ */
 struct hkt_getopt {
-	struct option *longopts;
-	char *shortopts;
+	struct option longopts[HKT_OPTS_MAX + 1];
+	char shortopts[HKT_OPTS_PREFIX_MAX + 3 * HKT_OPTS_MAX + 1];
 };
 
-/* prefix: getopt mode characters ("+" to stop at the first non-option). */
+/*
+ * prefix: getopt mode characters ("+" to stop at the first non-option).
+ * -1 with a message when the table or prefix is longer than g holds.
+ */
 int hkt_getopt_init(struct hkt_getopt *g, const struct hkt_opt *opts, const char *prefix);
-void hkt_getopt_fini(struct hkt_getopt *g);
 /*
  * getopt_long() with g's tables; getopt's own messages ("unrecognized
  * option") name the program by its short name, as every other message does,
@@ -69,4 +80,4 @@ void hkt_opts_print_table(FILE *out, const struct hkt_opt *opts);
  * anything else is a usage error. Never returns.
  */
 __attribute__((noreturn)) void hkt_opts_standard(int c, const struct hkt_opt *opts,
-						 struct hkt_getopt *g, void (*usage)(void));
+						 void (*usage)(void));

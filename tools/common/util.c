@@ -29,6 +29,16 @@ static void close_stdout(void)
 
 void hkt_close_stdout_atexit(void)
 {
+	/*
+	 * Into a pipe or a file, stdout's buffer in place, so that output alone
+	 * does not start malloc (a getrandom, two brk and a page of heap at
+	 * every --help, tests/bench/start-bench.sh); fully buffered, as stdio's
+	 * own would be. A terminal keeps stdio's line-buffered default.
+	 */
+	static char buf[BUFSIZ];
+
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	atexit(close_stdout);
 }
 

@@ -508,11 +508,10 @@ int ha_options_parse(struct ha_cmdline *cl, int argc, char **argv)
 		const struct ha_optdef *d = find_def(c);
 
 		if (!d)
-			hkt_opts_standard(c, opts, &g, usage);
+			hkt_opts_standard(c, opts, usage);
 		cl->given |= d->group;
 		cl->bad |= d->set(cl, d, optarg) < 0;
 	}
-	hkt_getopt_fini(&g);
 	return cl->bad ? -1 : 0;
 }
 

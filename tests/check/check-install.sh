@@ -30,7 +30,8 @@ statically() {
 	[[ " $objs " == *" libc.so.6 "* ]] || fail "$1: the loader's account names no libc.so.6: '$objs'"
 	[[ $objs != *libhugekit.so* ]] || fail "$1 loads libhugekit.so: '$objs'"
 }
-# no_runpath BINDIR: the tools there carry no RUNPATH or RPATH and need no libhugekit.so.
+# no_runpath BINDIR: the tools there carry no RUNPATH or RPATH, need no
+# libhugekit.so, and are bound at load with a read-only GOT.
 no_runpath() {
 	local t dyn
 	for t in pagesize hugeadm hugectl hugeedit tlbmiss_cost cpupcstat; do
@@ -40,6 +41,10 @@ no_runpath() {
 			fail "$1/$t has a RUNPATH or RPATH: $(grep PATH <<<"$dyn")"
 		fi
 		if [[ $dyn == *"[libhugekit.so"* ]]; then fail "$1/$t needs libhugekit.so: $(grep NEEDED <<<"$dyn")"; fi
+		# Bound at load, GOT read-only (tools/CMakeLists.txt: -z now, -z relro).
+		grep -Eq '\((FLAGS|FLAGS_1)\).* (BIND_NOW|NOW)( |$)' <<<"$dyn" ||
+			fail "$1/$t is not bound at load (no BIND_NOW or NOW flag): $(grep FLAGS <<<"$dyn")"
+		[[ $(readelf -lW "$1/$t") == *GNU_RELRO* ]] || fail "$1/$t has no GNU_RELRO segment"
 	done
 }
 

@@ -141,17 +141,19 @@ static void msg(const struct hugectl *c, int level, const char *fmt, ...)
 __attribute__((noreturn)) static void usage(void)
 {
 	/* No format strings: see hkt_opts_print_help. */
-	fputs("Usage:\n ", stdout);
-	fputs(hkt_prog(), stdout);
-	fputs(" [options] program [arguments]\n ", stdout);
-	fputs(hkt_prog(), stdout);
-	fputs(" --collapse PID [--heap|--text|--all] [--json] [--dry-run]\n\n"
-	      "Run a program with its heap, shared memory and segments on huge pages,\n"
-	      "or collapse a running process's memory onto transparent huge pages.\n\n"
-	      "Options:\n",
-	      stdout);
+	hkt_opts_print_text(stdout, "Usage:\n ");
+	hkt_opts_print_text(stdout, hkt_prog());
+	hkt_opts_print_text(stdout, " [options] program [arguments]\n ");
+	hkt_opts_print_text(stdout, hkt_prog());
+	hkt_opts_print_text(stdout,
+			    " --collapse PID [--heap|--text|--all] [--json] [--dry-run]\n\n"
+			    "Run a program with its heap, shared memory and segments on huge "
+			    "pages,\n"
+			    "or collapse a running process's memory onto transparent huge "
+			    "pages.\n\n"
+			    "Options:\n");
 	hkt_opts_print_help(stdout, opts);
-	fputs("\nSee hugectl(1) and libhugekit-rt(7).\n", stdout);
+	hkt_opts_print_text(stdout, "\nSee hugectl(1) and libhugekit-rt(7).\n");
 	exit(HK_EXIT_SUCCESS);
 }
 

@@ -122,8 +122,9 @@ int main(int argc, char **argv)
 	 */
 	hk_set_log_fn(ctx, lib_log, NULL);
 	rc = hk_base_page_size(ctx, &base);
+	/* Ascending, as printed: no /proc/meminfo read for the default size. */
 	if (rc == 0 && (all || huge_only))
-		rc = hk_page_sizes(ctx, &sizes, &n);
+		rc = hk_page_sizes_ascending(ctx, &sizes, &n);
 	hk_unref(ctx);
 	if (rc < 0) {
 		/* The legacy message, then why. */

@@ -45,6 +45,13 @@ HK_EXPORT int hk_page_sizes(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *re
 	return hkc_page_sizes(&ctx->path, ret_sizes, ret_n);
 }
 
+HK_EXPORT int hk_page_sizes_ascending(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *ret_n)
+{
+	if (!ctx || !ret_sizes || !ret_n)
+		return -EINVAL;
+	return hkc_size_dirs(&ctx->path, HK_SYS_HUGEPAGES, ret_sizes, ret_n);
+}
+
 HK_EXPORT int hk_base_page_size(struct hk_ctx *ctx, uint64_t *ret)
 {
 	return hkl_ctx_base_size(ctx, ret);

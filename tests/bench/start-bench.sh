@@ -4,8 +4,11 @@
 # For each command, tests/start-time runs ours and 2.23's N times each (default
 # 400), interleaved (ours, 2.23, then 2.23, ours, ...), so that both share the
 # machine's noise, and times each run from posix_spawn() to its exit, with no
-# shell between; it prints the median of each and the ratio ours / 2.23 (below
-# 1: ours starts faster). Then the number of shared objects each run loads, at
+# shell between; it prints the median of each, the ratio ours / 2.23 (below
+# 1: ours starts faster: the median of the paired ratios, each run of ours
+# against the 2.23 run next to it) with its 95 % confidence interval, and what
+# the interval says: "faster" (all of it below 1), "slower" (all of it above)
+# or "same" (it holds 1: no difference this run can tell). Then the number of shared objects each run loads, at
 # start and by dlopen (the dynamic loader's LD_DEBUG=files account: the loader
 # itself and the vDSO are not counted).
 # Use a release build (no sanitizers: the script refuses a build whose tools
@@ -44,19 +47,23 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 echo "start-bench: $n runs of each, interleaved with libhugetlbfs 2.23 ($old), median wall time"
-printf '  %-22s %10s %10s %7s   %s\n' command hugekit 2.23 ratio "shared objects (hugekit / 2.23)"
+printf '  %-22s %10s %10s %7s %15s %7s   %s\n' command hugekit 2.23 ratio "95 % interval" verdict \
+	"shared objects (hugekit / 2.23)"
 for c in "${cmds[@]}"; do
 	read -r -a argv <<< "$c"
-	read -r ours theirs fo ft < <("$timer" "$n" "$build/tools/${argv[0]}" "${argv[@]:1}" -- \
+	read -r ours theirs fo ft ratio lo hi < <("$timer" "$n" "$build/tools/${argv[0]}" "${argv[@]:1}" -- \
 		"$old/${argv[0]}" "${argv[@]:1}")
 	if [ "$fo" -ne 0 ] || [ "$ft" -ne 0 ]; then
 		echo "start-bench: $c failed ($fo of ours, $ft of 2.23's runs): not compared" >&2
 		exit 1
 	fi
-	lo=$(objects "$build/tools/${argv[0]}" "${argv[@]:1}")
-	lt=$(objects "$old/${argv[0]}" "${argv[@]:1}")
-	awk -v c="$c" -v o="$ours" -v t="$theirs" -v no="$(grep -c . <<< "$lo")" \
-		-v nt="$(grep -c . <<< "$lt")" -v names="$(paste -sd ' ' <<< "$lo")" 'BEGIN {
-		printf "  %-22s %7.0f us %7.0f us %7.2f   %d / %d (%s)\n", c, o, t, o / t, no, nt, names
+	objs_ours=$(objects "$build/tools/${argv[0]}" "${argv[@]:1}")
+	objs_theirs=$(objects "$old/${argv[0]}" "${argv[@]:1}")
+	awk -v c="$c" -v o="$ours" -v t="$theirs" -v r="$ratio" -v lo="$lo" -v hi="$hi" \
+		-v no="$(grep -c . <<< "$objs_ours")" -v nt="$(grep -c . <<< "$objs_theirs")" \
+		-v names="$(paste -sd ' ' <<< "$objs_ours")" 'BEGIN {
+		v = hi < 1 ? "faster" : lo > 1 ? "slower" : "same"
+		printf "  %-22s %7.0f us %7.0f us %7.3f   %.3f - %.3f %7s   %d / %d (%s)\n",
+			c, o, t, r, lo, hi, v, no, nt, names
 	}'
 done

@@ -28,6 +28,16 @@ load helpers
 	golden "pagesize/arm64-huge" "$PAGESIZE" --sysroot "$(fixture arm64)" -aH
 }
 
+@test "pagesize -a and -H read no /proc/meminfo (the default size is not theirs to print)" {
+	local t
+	t=$(fixture arm64)
+	printf 'Hugepagesize:   many kB\n' > "$t/proc/meminfo"
+	golden "pagesize/arm64-all" "$PAGESIZE" --sysroot "$t" -a
+	golden "pagesize/arm64-huge" "$PAGESIZE" --sysroot "$t" -H
+	rm "$t/proc/meminfo"
+	golden "pagesize/arm64-all" "$PAGESIZE" --sysroot "$t" -a
+}
+
 @test "the arm64 tree lists 64K and 32M pages that x86 lacks" {
 	run "$PAGESIZE" --sysroot "$(fixture arm64)" -H
 	assert_success

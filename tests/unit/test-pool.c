@@ -387,6 +387,42 @@ static void test_page_sizes_api(void **state)
 	assert_int_equal(hk_page_sizes(t.ctx, &sizes, &n), 0);
 	assert_int_equal(n, 0);
 	free(sizes);
+	assert_int_equal(hk_page_sizes_ascending(t.ctx, &sizes, &n), 0);
+	assert_int_equal(n, 0);
+	free(sizes);
+	tree_close(&t);
+}
+
+/* hk_page_sizes_ascending: smallest first, and /proc/meminfo never read. */
+static void test_page_sizes_ascending(void **state)
+{
+	static const uint64_t want[] = {64 * KiB, 2 * MiB, 32 * MiB, GiB};
+	uint64_t *sizes = NULL;
+	struct tree t;
+	size_t n = 0;
+
+	(void)state;
+	/* arm64: the default (2M) is not the smallest; hk_page_sizes puts it first. */
+	tree_open(&t, "arm64");
+	assert_int_equal(hk_page_sizes(t.ctx, &sizes, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(sizes[0], 2 * MiB);
+	assert_int_equal(sizes[1], 64 * KiB);
+	free(sizes);
+	assert_int_equal(hk_page_sizes_ascending(t.ctx, &sizes, &n), 0);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(sizes[i], want[i]);
+	free(sizes);
+	/* A meminfo that cannot be parsed fails the default's lookup, not this. */
+	fixture_write(t.dir, "proc/meminfo", "Hugepagesize:   many kB\n");
+	assert_true(hk_page_sizes(t.ctx, &sizes, &n) < 0);
+	assert_int_equal(hk_page_sizes_ascending(t.ctx, &sizes, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(sizes[0], 64 * KiB);
+	free(sizes);
+	assert_int_equal(hk_page_sizes_ascending(NULL, &sizes, &n), -EINVAL);
+	assert_int_equal(hk_page_sizes_ascending(t.ctx, NULL, &n), -EINVAL);
 	tree_close(&t);
 }
 
@@ -718,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_poolmath_edges),
 		cmocka_unit_test(test_node_list),
 		cmocka_unit_test(test_page_sizes_api),
+		cmocka_unit_test(test_page_sizes_ascending),
 		cmocka_unit_test(test_context),
 		cmocka_unit_test(test_sysctl),
 		cmocka_unit_test(test_meminfo),

@@ -47,42 +47,54 @@ int hkt_getopt_init(struct hkt_getopt *g, const struct hkt_opt *opts, const char
 
 #define HELP_COLUMN 30
 
+/*
+ * --help's one output call: fwrite. A tool's --help is most of its start
+ * time, and each stdio or string function touched for the first time costs
+ * the process a page fault in libc (printf's family several), so no format
+ * strings, putc, fputs or strcspn here (tests/bench/start-bench.sh).
+ */
+static void put(FILE *out, const char *s, size_t n)
+{
+	fwrite(s, 1, n, out);
+}
+
+static size_t put_str(FILE *out, const char *s)
+{
+	size_t n = strlen(s);
+
+	put(out, s, n);
+	return n;
+}
+
 /* n blanks. */
 static void pad(FILE *out, size_t n)
 {
 	static const char blanks[HELP_COLUMN] = "                              ";
 
-	fwrite(blanks, 1, n < sizeof(blanks) ? n : sizeof(blanks), out);
+	put(out, blanks, n < sizeof(blanks) ? n : sizeof(blanks));
 }
 
 /* One option's left column ("-h, --help", " --heap[=SIZE]"); its width. */
 static size_t print_left(FILE *out, const struct hkt_opt *o)
 {
-	size_t n = 0;
+	size_t n;
 
-	/* stdio without format strings: --help is most of a tool's start time. */
 	if (o->short_name) {
-		fputs(" -", out);
-		putc(o->short_name, out);
-		n += 3;
-		if (o->name) {
-			fputs(", --", out);
-			fputs(o->name, out);
-			n += 4 + strlen(o->name);
-		}
+		char s[3] = {' ', '-', (char)o->short_name};
+
+		put(out, s, sizeof(s));
+		n = sizeof(s);
+		if (o->name)
+			n += put_str(out, ", --") + put_str(out, o->name);
 	} else {
-		fputs("     --", out);
-		fputs(o->name, out);
-		n += 7 + strlen(o->name);
+		n = put_str(out, "     --") + put_str(out, o->name);
 	}
 	if (o->argname) {
 		bool eq = o->name && o->arg == HK_ARG_OPTIONAL;
 
-		fputs(eq ? "[=" : " ", out);
-		fputs(o->argname, out);
+		n += put_str(out, eq ? "[=" : " ") + put_str(out, o->argname);
 		if (eq)
-			putc(']', out);
-		n += (eq ? 3 : 1) + strlen(o->argname);
+			n += put_str(out, "]");
 	}
 	return n;
 }
@@ -96,24 +108,31 @@ void hkt_opts_print_help(FILE *out, const struct hkt_opt *opts)
 			continue;
 		n = print_left(out, o);
 		if (n >= HELP_COLUMN) {
-			putc('\n', out);
+			put(out, "\n", 1);
 			pad(out, HELP_COLUMN);
 		} else {
 			pad(out, HELP_COLUMN - n);
 		}
 		/* Continuation lines of the help text line up under the first. */
 		for (const char *h = o->help; *h;) {
-			size_t len = strcspn(h, "\n");
+			const char *e = h;
 
-			fwrite(h, 1, len, out);
-			putc('\n', out);
-			h += len;
+			while (*e && *e != '\n')
+				e++;
+			put(out, h, (size_t)(e - h));
+			put(out, "\n", 1);
+			h = e;
 			if (*h == '\n') {
 				h++;
 				pad(out, HELP_COLUMN);
 			}
 		}
 	}
+}
+
+void hkt_opts_print_text(FILE *out, const char *s)
+{
+	put_str(out, s);
 }
 
 void hkt_opts_print_list(FILE *out, const struct hkt_opt *opts)

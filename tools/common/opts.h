@@ -64,6 +64,8 @@ int hkt_getopt_next(struct hkt_getopt *g, int argc, char **argv);
 
 /* --help body: the options, aligned. */
 void hkt_opts_print_help(FILE *out, const struct hkt_opt *opts);
+/* Text of a --help (s as it is), written the way hkt_opts_print_help writes. */
+void hkt_opts_print_text(FILE *out, const char *s);
 /* Every visible option, one per line ("--pool-list", "-h"), for checks and completions. */
 void hkt_opts_print_list(FILE *out, const struct hkt_opt *opts);
 /*

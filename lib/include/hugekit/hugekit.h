@@ -131,6 +131,12 @@ int hk_heap_tunables(const char *existing, uint64_t page_size, char **ret);
 int hk_default_page_size(struct hk_ctx *ctx, uint64_t *ret);
 /* All huge page sizes, the default first, then ascending; free(*ret_sizes) afterwards. */
 int hk_page_sizes(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *ret_n);
+/*
+ * The same sizes, all ascending (1.9): the default is not looked up, so
+ * /proc/meminfo is not read (the kernel takes some 12 us to write it, more
+ * than the rest of `pagesize -a`'s work). free(*ret_sizes) afterwards.
+ */
+int hk_page_sizes_ascending(struct hk_ctx *ctx, uint64_t **ret_sizes, size_t *ret_n);
 /* The base page size. */
 int hk_base_page_size(struct hk_ctx *ctx, uint64_t *ret);
 

@@ -178,6 +178,32 @@ void hkc_walk_fini(struct hkc_walk *w)
 	*w = (struct hkc_walk){.dirfd = -1, .fd = -1};
 }
 
+int hkc_walk_open(const char *name, int flags)
+{
+	struct hkc_walk w;
+	struct stat st;
+	int fd, rc;
+
+	if (name && name[0] == '/' && name[strspn(name, "/")] == '\0') {
+		fd = open("/", flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	rc = hkc_walk(name, 0, &w);
+	if (rc == 0) {
+		fd = openat(w.dirfd, w.base, flags | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			rc = -errno;
+		else if (fstat(fd, &st) < 0 || st.st_dev != w.st.st_dev || st.st_ino != w.st.st_ino)
+			rc = -ESTALE;
+		else
+			rc = fd;
+		if (rc < 0 && fd >= 0)
+			close(fd);
+	}
+	hkc_walk_fini(&w);
+	return rc;
+}
+
 int hkc_walk_dirs(const char *path, hkc_walk_level_fn fn, void *data)
 {
 	struct state s = {0};

@@ -48,6 +48,17 @@ int hkc_walk(const char *name, unsigned flags, struct hkc_walk *w);
 void hkc_walk_fini(struct hkc_walk *w);
 
 /*
+ * openat2(2) with RESOLVE_NO_SYMLINKS where there is none (before Linux 5.6,
+ * or a seccomp filter that answers ENOSYS, as systemd's RestrictSUIDSGID=
+ * does): name walked with no link followed (-ELOOP), then its last name
+ * opened with flags | O_NOFOLLOW | O_CLOEXEC in the directory the walk ended
+ * in, and held to be the file walked (-ESTALE when it was replaced in
+ * between). "/" (however many slashes) is opened as it is. The descriptor,
+ * or -errno.
+ */
+int hkc_walk_open(const char *name, int flags);
+
+/*
  * One directory of hkc_walk_dirs() as it is met: opened for reading
  * (O_RDONLY | O_DIRECTORY | O_NOFOLLOW) in the one before it, or not (fd
  * -1, error: its errno, ELOOP or ENOTDIR for a link).

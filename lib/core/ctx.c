@@ -198,6 +198,13 @@ HK_EXPORT void hk_walk_fini(struct hk_walk *w)
 	*w = (struct hk_walk){.size = sizeof(*w), .dirfd = -1, .fd = -1};
 }
 
+HK_EXPORT int hk_walk_open(const char *name, int flags)
+{
+	if (!name)
+		return -EINVAL;
+	return hkc_walk_open(name, flags);
+}
+
 HK_EXPORT bool hk_privileged_for_other(void)
 {
 	return hkc_privileged_for_other();

@@ -28,6 +28,7 @@
 #include "internal.h"
 #include "smaps.h"
 #include "usage.h"
+#include "walk.h"
 
 /*
  * Bounds of the walks: a hostile tree cannot keep hugeadm busy for ever. Each
@@ -211,7 +212,7 @@ static int open_mount(struct hk_ctx *ctx, const char *target)
 				      target[0] == '/' ? target + 1 : target);
 	fd = (int)syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof(how));
 	if (fd < 0 && errno == ENOSYS)
-		fd = open(target, flags);
+		return hkc_walk_open(target, flags);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -265,6 +265,34 @@ listing() {
 	[ -s "$BATS_TEST_TMPDIR/real/units/90-hugekit.conf" ]
 }
 
+@test "--output without openat2 (ENOSYS: a kernel before 5.6, systemd's RestrictSUIDSGID=): the walk refuses the same links and writes DIR" {
+	local root n=$HK_BUILD_DIR/tests/no-openat2 dir
+	root=$(fixture x86-2node)
+	mkdir -m 0700 "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/real" "$BATS_TEST_TMPDIR/real/units"
+	ln -s "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/link"
+	ln -s "$BATS_TEST_TMPDIR/real" "$BATS_TEST_TMPDIR/parent"
+	for dir in "$BATS_TEST_TMPDIR/link" "$BATS_TEST_TMPDIR/link/" "$BATS_TEST_TMPDIR/parent/units"; do
+		run --separate-stderr "$n" "$HUGEADM" --sysroot "$root" --generate units --config units.conf --output "$dir"
+		assert_failure 1
+		assert_equal "$stderr" "hugeadm:ERROR: --output $dir: a symbolic link is in its path: not followed (name the directory itself)"
+	done
+	run --separate-stderr bash -c 'cd "$1" && "$2" hugeadm --sysroot "$3" --generate units --config "$4" --output link' \
+		rel "$BATS_TEST_TMPDIR" "$n" "$root" "$CONF/units.conf"
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --output link: a symbolic link is in its path: not followed (name the directory itself)"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/real/units")" "$(printf '%s:\n\n%s:' "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/real/units")"
+	run --separate-stderr "$n" "$HUGEADM" --sysroot "$root" --generate units --config units.conf --output "$BATS_TEST_TMPDIR/nodir"
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --output $BATS_TEST_TMPDIR/nodir: No such file or directory"
+	# By its own path, absolute and relative, and "/" spelled twice in it: written.
+	run --separate-stderr "$n" "$HUGEADM" --sysroot "$root" --generate units --config units.conf --output "$BATS_TEST_TMPDIR//real/units/"
+	assert_success
+	assert_equal "$stderr" ""
+	[ -s "$BATS_TEST_TMPDIR/real/units/hugekit.service" ]
+	(cd "$BATS_TEST_TMPDIR/real" && "$n" "$HUGEADM" --sysroot "$root" --generate sysctl --config "$CONF/sysctl.conf" --output units)
+	[ -s "$BATS_TEST_TMPDIR/real/units/90-hugekit.conf" ]
+}
+
 @test "--output DIR of another user, writable by its group or by others (/tmp): refused, naming DIR and why" {
 	local root dir
 	root=$(fixture x86-2node)

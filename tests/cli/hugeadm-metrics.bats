@@ -232,6 +232,21 @@ promcheck() {
 	assert_equal "$stderr" "hugeadm:ERROR: --metrics $BATS_TEST_TMPDIR/real/: not a file name"
 }
 
+@test "--metrics=FILE without openat2 (ENOSYS, as under the unit's RestrictSUIDSGID=): written by the walk; through a link refused" {
+	local root n=$HK_BUILD_DIR/tests/no-openat2
+	root=$(fixture x86-2node)
+	mkdir "$BATS_TEST_TMPDIR/real"
+	ln -s "$BATS_TEST_TMPDIR/real" "$BATS_TEST_TMPDIR/link"
+	run --separate-stderr "$n" "$HUGEADM" --sysroot "$root" --metrics="$BATS_TEST_TMPDIR/link/hugekit.prom"
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --metrics $BATS_TEST_TMPDIR/link: a symbolic link is in its path: not followed (name the directory itself)"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/real")" ""
+	run --separate-stderr "$n" "$HUGEADM" --sysroot "$root" --metrics="$BATS_TEST_TMPDIR/real/hugekit.prom"
+	assert_success
+	assert_equal "$stderr" ""
+	grep -qx 'hugekit_pool_pages{page_size="2097152"} 24' "$BATS_TEST_TMPDIR/real/hugekit.prom"
+}
+
 @test "a part that cannot be read: said, counted in hugekit_metrics_errors, FILE written all the same, exit 1" {
 	local root
 	root=$(fixture x86-2node)

@@ -92,6 +92,13 @@ setup() {
 	assert_output "[[2097152,$K,false]]"
 }
 
+@test "--usage without openat2 (ENOSYS: before 5.6, systemd's RestrictSUIDSGID=): the mount points walked, the file of K pages found" {
+	run --separate-stderr "$HK_BUILD_DIR/tests/no-openat2" hugeadm --usage --json
+	assert_success
+	run jq -c "[.usage.files[] | select(.path == \"$BATS_FILE_TMPDIR/mnt/kfile\") | [.page_size, .pages, .mapped]]" <<<"$output"
+	assert_output "[[2097152,$K,false]]"
+}
+
 @test "--usage: used and accounted agree, or the difference is named" {
 	run --separate-stderr hugeadm --usage --json
 	assert_success

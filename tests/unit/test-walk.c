@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,13 +167,58 @@ static void test_errors(void **state)
 	fixture_remove(f.dir);
 }
 
+/* hk_walk_open: openat2's RESOLVE_NO_SYMLINKS where it is missing or filtered. */
+static void test_walk_open(void **state)
+{
+	struct stat a, b;
+	struct fx f;
+	int fd;
+
+	(void)state;
+	fx_open(&f);
+	fd = hk_walk_open(at(&f, "d"), O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat(at(&f, "d"), &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	assert_int_not_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+	close(fd);
+	/* A link at the end or on the way: not followed. */
+	assert_int_equal(hk_walk_open(at(&f, "dlink"), O_RDONLY | O_DIRECTORY), -ELOOP);
+	assert_int_equal(hk_walk_open(at(&f, "dlink/"), O_RDONLY | O_DIRECTORY), -ELOOP);
+	assert_int_equal(hk_walk_open(at(&f, "dlink/file"), O_RDONLY), -ELOOP);
+	assert_int_equal(hk_walk_open(at(&f, "d/link"), O_RDONLY), -ELOOP);
+	/* The file itself, by its own path; a file is not a directory. */
+	fd = hk_walk_open(at(&f, "d/../d//file"), O_RDONLY);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(hk_walk_open(at(&f, "d/file"), O_RDONLY | O_DIRECTORY), -ENOTDIR);
+	assert_int_equal(hk_walk_open(at(&f, "d/none"), O_RDONLY), -ENOENT);
+	assert_int_equal(hk_walk_open("", O_RDONLY), -ENOENT);
+	assert_int_equal(hk_walk_open(NULL, O_RDONLY), -EINVAL);
+	/* The root, however spelled, has no link to follow. */
+	fd = hk_walk_open("//", O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat("/", &b), 0);
+	assert_true(a.st_ino == b.st_ino);
+	close(fd);
+	/* Relative: from the working directory. */
+	assert_int_equal(chdir(f.dir), 0);
+	fd = hk_walk_open("d", O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(hk_walk_open("dlink", O_RDONLY | O_DIRECTORY), -ELOOP);
+	assert_int_equal(chdir("/"), 0);
+	fixture_remove(f.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain),
-		cmocka_unit_test(test_links),
-		cmocka_unit_test(test_root_links),
-		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_plain),	   cmocka_unit_test(test_links),
+		cmocka_unit_test(test_root_links), cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_walk_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

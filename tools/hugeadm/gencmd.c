@@ -125,6 +125,11 @@ int ha_open_dir(struct hugeadm_ctl *ctl, const char *opt, const char *dir, const
 	}
 	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 	err = errno;
+	/* Before 5.6, or under systemd's RestrictSUIDSGID= (hugekit-metrics.service): the walk. */
+	if (fd < 0 && err == ENOSYS) {
+		fd = hk_walk_open(path, O_RDONLY | O_DIRECTORY);
+		err = fd < 0 ? -fd : 0;
+	}
 	free(path);
 	if (fd < 0 && err == ELOOP) {
 		ha_msg(ctl, HA_ERROR,
@@ -133,11 +138,9 @@ int ha_open_dir(struct hugeadm_ctl *ctl, const char *opt, const char *dir, const
 		       opt, disp);
 		return -1;
 	}
-	if (fd < 0 && err == ENOSYS) {
-		ha_msg(ctl, HA_ERROR,
-		       "%s %s: this kernel has no openat2(2), which opens it without "
-		       "following a symbolic link: not writing there",
-		       opt, disp);
+	if (fd < 0 && err == ESTALE) {
+		ha_msg(ctl, HA_ERROR, "%s %s: replaced while it was opened: not writing there", opt,
+		       disp);
 		return -1;
 	}
 	if (fd < 0) {

@@ -927,7 +927,8 @@ void ha_gen_metrics_service(FILE *f, const char *hugeadm_path, const char *confi
 	put_word(f, dir, false);
 	fputs("\n"
 	      "ProtectHome=read-only\n"
-	      "PrivateTmp=yes\n"
+	      "# No PrivateTmp=: it would hide a directory or configuration under /tmp\n"
+	      "# or /var/tmp (226/NAMESPACE); ProtectSystem=strict keeps both read-only.\n"
 	      "PrivateNetwork=yes\n"
 	      "# Reading and one file written: no capability but to pass file modes\n"
 	      "# (a textfile directory owned by another user), the kernel's\n"

@@ -106,6 +106,15 @@ struct hk_walk {
 };
 int hk_walk(const char *name, unsigned flags, struct hk_walk *w);
 void hk_walk_fini(struct hk_walk *w);
+/*
+ * HK_1.9: name opened with flags (O_NOFOLLOW and O_CLOEXEC added) at the end
+ * of hk_walk without links: what openat2(2) with RESOLVE_NO_SYMLINKS does,
+ * where it is missing (before Linux 5.6, or a seccomp filter that answers
+ * ENOSYS, as systemd's RestrictSUIDSGID= does). A link anywhere: -ELOOP;
+ * the last name replaced between the walk and the open: -ESTALE. The
+ * descriptor, or -errno.
+ */
+int hk_walk_open(const char *name, int flags);
 
 /*
  * HK_1.6: privileges. Whether this process is privileged for a user other

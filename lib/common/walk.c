@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "walk.h"
 
 /* Where the walk stands: the names still to go (todo, from p) and the links followed. */
@@ -178,28 +179,61 @@ void hkc_walk_fini(struct hkc_walk *w)
 	*w = (struct hkc_walk){.dirfd = -1, .fd = -1};
 }
 
+/*
+ * The walked last name opened with flags: through its O_PATH descriptor's
+ * /proc/self/fd link (the very file walked: no name looked up again); where
+ * /proc is missing, by its name in the directory walked, held to be the same
+ * file. A file swapped in between is never opened in the first way and
+ * -ESTALE in the second (a FIFO swapped in can still block that open).
+ */
+static int reopen(const struct hkc_walk *w, int flags)
+{
+	char self[64];
+	struct stat st;
+	int fd;
+
+	snprintf(self, sizeof(self), "/" HK_PROC_SELF_FD "/%d", w->fd);
+	fd = open(self, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT)
+		return fd < 0 ? -errno : fd;
+	fd = openat(w->dirfd, w->base, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP || (errno == ENOTDIR && S_ISDIR(w->st.st_mode)) ? -ESTALE
+										      : -errno;
+	if (fstat(fd, &st) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	if (st.st_dev != w->st.st_dev || st.st_ino != w->st.st_ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
 int hkc_walk_open(const char *name, int flags)
 {
 	struct hkc_walk w;
-	struct stat st;
+	size_t len;
 	int fd, rc;
 
+	/* Nothing is made here: the walk needs the name to be there. */
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		return -EINVAL;
 	if (name && name[0] == '/' && name[strspn(name, "/")] == '\0') {
 		fd = open("/", flags | O_CLOEXEC);
 		return fd < 0 ? -errno : fd;
 	}
 	rc = hkc_walk(name, 0, &w);
-	if (rc == 0) {
-		fd = openat(w.dirfd, w.base, flags | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			rc = -errno;
-		else if (fstat(fd, &st) < 0 || st.st_dev != w.st.st_dev || st.st_ino != w.st.st_ino)
-			rc = -ESTALE;
-		else
-			rc = fd;
-		if (rc < 0 && fd >= 0)
-			close(fd);
-	}
+	len = name ? strlen(name) : 0;
+	/* As an open: "name/" and O_DIRECTORY want a directory. */
+	if (rc == 0 && !S_ISDIR(w.st.st_mode) &&
+	    ((flags & O_DIRECTORY) || (len && name[len - 1] == '/')))
+		rc = -ENOTDIR;
+	if (rc == 0)
+		rc = reopen(&w, flags);
 	hkc_walk_fini(&w);
 	return rc;
 }

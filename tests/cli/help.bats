@@ -5,8 +5,8 @@
 # table: each visible option (--list-options=table) has its line, "-s, --long
 # ARG", " -s ARG" or "     --long[=ARG]", with its description at column 31;
 # a left part of 30 columns or more has the description on the next line, at
-# column 31. Written to a pipe and to a file, the text is the same
-# (tools/common/util.c gives stdout its buffer there).
+# column 31. On a terminal, into a pipe and into a file, the text is the same
+# (tools/common/util.c gives stdout a static buffer but on a terminal).
 
 load helpers
 
@@ -68,13 +68,17 @@ help_aligned() {
 	assert_line --regexp '^ -h, --help                   [^ ]'
 }
 
-@test "--help into a file and into a pipe: the same text, whole" {
+@test "--help on a terminal, into a file and into a pipe: the same text, whole" {
 	local t
+	hk_need_cmd script bsdutils
 	for t in "${TOOLS[@]}"; do
 		"$t" --help > "$BATS_TEST_TMPDIR/file"
+		[ "$(wc -l < "$BATS_TEST_TMPDIR/file")" -gt 5 ] || fail "$t --help: short: $(cat "$BATS_TEST_TMPDIR/file")"
 		run --separate-stderr "$t" --help
 		assert_success
 		[ "$output" = "$(cat "$BATS_TEST_TMPDIR/file")" ] || fail "$t --help differs between a file and a pipe"
-		[ "$(wc -l < "$BATS_TEST_TMPDIR/file")" -gt 5 ] || fail "$t --help: short: $(cat "$BATS_TEST_TMPDIR/file")"
+		# A terminal (script's pseudo-terminal): stdio's own line-buffered stdout, not the static buffer.
+		script -qec "$t --help" /dev/null < /dev/null | tr -d '\r' > "$BATS_TEST_TMPDIR/tty"
+		cmp "$BATS_TEST_TMPDIR/file" "$BATS_TEST_TMPDIR/tty" || fail "$t --help differs on a terminal"
 	done
 }

@@ -69,9 +69,10 @@ static size_t put_str(FILE *out, const char *s)
 /* n blanks. */
 static void pad(FILE *out, size_t n)
 {
-	static const char blanks[HELP_COLUMN] = "                              ";
+	static const char blanks[] = "                              ";
 
-	put(out, blanks, n < sizeof(blanks) ? n : sizeof(blanks));
+	_Static_assert(sizeof(blanks) - 1 == HELP_COLUMN, "a column of blanks");
+	put(out, blanks, n < sizeof(blanks) - 1 ? n : sizeof(blanks) - 1);
 }
 
 /* One option's left column ("-h, --help", " --heap[=SIZE]"); its width. */

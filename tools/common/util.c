@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +34,11 @@ void hkt_close_stdout_atexit(void)
 	 * Into a pipe or a file, stdout's buffer in place, so that output alone
 	 * does not start malloc (a getrandom, two brk and a page of heap at
 	 * every --help, tests/bench/start-bench.sh); fully buffered, as stdio's
-	 * own would be. A terminal keeps stdio's line-buffered default.
+	 * own would be, and of PIPE_BUF as stdio's is for a pipe (st_blksize):
+	 * each flush one write a pipe keeps whole. A terminal keeps stdio's
+	 * line-buffered default.
 	 */
-	static char buf[BUFSIZ];
+	static char buf[PIPE_BUF];
 
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, buf, _IOFBF, sizeof(buf));

@@ -268,6 +268,10 @@ promcheck() {
 	assert_failure 1
 	assert_equal "$stderr" "hugeadm:ERROR: --metrics=$BATS_TEST_TMPDIR/hugekit.prom with --json: a .prom file is read as Prometheus's text format; give the JSON another name"
 	[ ! -e "$BATS_TEST_TMPDIR/hugekit.prom" ] || fail "hugekit.prom was written"
+	# A name with a newline and an escape sequence: said escaped, on one line.
+	run --separate-stderr "$HUGEADM" --sysroot "$root" --metrics="$BATS_TEST_TMPDIR/a"$'\n\e[31m'"b.prom" --json
+	assert_failure 1
+	assert_equal "$stderr" "hugeadm:ERROR: --metrics=$BATS_TEST_TMPDIR/a\\012\\033[31mb.prom with --json: a .prom file is read as Prometheus's text format; give the JSON another name"
 	run "$HUGEADM" --sysroot "$root" --metrics="$BATS_TEST_TMPDIR/hugekit.json" --json
 	assert_success
 	jq -e '.metrics | length > 0' "$BATS_TEST_TMPDIR/hugekit.json"

@@ -47,13 +47,6 @@ static void lib_log(void *data, int priority, const char *msg)
 	fprintf(stderr, "%s: %s: %s\n", hkt_prog(), priority <= LOG_ERR ? "ERROR" : "DEBUG", msg);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The command line: -a, -H, --sysroot DIR; exits after a message when it is wrong. */
 static void parse_args(int argc, char **argv, bool *all, bool *huge_only, const char **sysroot)
 {
@@ -94,7 +87,6 @@ static void print_sizes(uint64_t base, uint64_t *sizes, size_t n, bool huge_only
 	/* -H wins over -a, as in libhugetlbfs. */
 	if (!huge_only)
 		printf("%" PRIu64 "\n", base);
-	qsort(sizes, n, sizeof(*sizes), cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		printf("%" PRIu64 "\n", sizes[i]);
 }

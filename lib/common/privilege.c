@@ -40,26 +40,29 @@ static int caps_effective(void)
 	return 0;
 }
 
-/* The ids and AT_SECURE, two system calls; not the capabilities. */
-static void creds_ids(struct hkc_creds *c)
+/*
+ * This process's credentials (or the tests' stand-in): the ids and AT_SECURE
+ * by two system calls, the capabilities (capget) only when with_caps.
+ */
+static void creds(struct hkc_creds *c, bool with_caps)
 {
 	uid_t suid;
 	gid_t sgid;
 
-	/* Never fail for the calling process's own ids (getresuid(2)). */
-	(void)getresuid(&c->ruid, &c->euid, &suid);
-	(void)getresgid(&c->rgid, &c->egid, &sgid);
-	c->secure = getauxval(AT_SECURE) != 0;
-}
-
-void hkc_creds_get(struct hkc_creds *c)
-{
 	if (hkc_creds_fake) {
 		*c = *hkc_creds_fake;
 		return;
 	}
-	creds_ids(c);
-	c->caps = caps_effective() != 0;
+	/* Never fail for the calling process's own ids (getresuid(2)). */
+	(void)getresuid(&c->ruid, &c->euid, &suid);
+	(void)getresgid(&c->rgid, &c->egid, &sgid);
+	c->secure = getauxval(AT_SECURE) != 0;
+	c->caps = with_caps && caps_effective() != 0;
+}
+
+void hkc_creds_get(struct hkc_creds *c)
+{
+	creds(c, true);
 }
 
 bool hkc_privileged(void)
@@ -72,13 +75,10 @@ bool hkc_privileged(void)
 
 bool hkc_privileged_for_other(void)
 {
-	struct hkc_creds c = {0};
+	struct hkc_creds c;
 
 	/* The capabilities are not part of the question: no capget(2) at every start. */
-	if (hkc_creds_fake)
-		c = *hkc_creds_fake;
-	else
-		creds_ids(&c);
+	creds(&c, false);
 	return hkc_creds_for_other(&c);
 }
 

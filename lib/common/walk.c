@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "paths.h"
 #include "walk.h"
 
@@ -213,21 +216,39 @@ static int reopen(const struct hkc_walk *w, int flags)
 	return fd;
 }
 
+/* openat2(2) with RESOLVE_NO_SYMLINKS: the descriptor, or -errno (-ENOSYS: missing or filtered). */
+static int open_no_symlinks(const char *name, int flags)
+{
+	struct open_how how = {.flags = (uint64_t)(unsigned)(flags | O_CLOEXEC),
+			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	long fd;
+
+	if (hkc_path_no_openat2)
+		return -ENOSYS;
+	do
+		fd = syscall(SYS_openat2, AT_FDCWD, name, &how, sizeof(how));
+	while (fd < 0 && errno == EINTR);
+	return fd < 0 ? -errno : (int)fd;
+}
+
 int hkc_walk_open(const char *name, int flags)
 {
 	struct hkc_walk w;
 	size_t len;
-	int fd, rc;
+	int rc;
 
 	/* Nothing is made here: the walk needs the name to be there. */
-	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+	if (!name || (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		return -EINVAL;
-	if (name && name[0] == '/' && name[strspn(name, "/")] == '\0') {
-		fd = open("/", flags | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
+	rc = open_no_symlinks(name, flags);
+	if (rc != -ENOSYS)
+		return rc;
+	if (name[0] == '/' && name[strspn(name, "/")] == '\0') {
+		rc = open("/", flags | O_CLOEXEC);
+		return rc < 0 ? -errno : rc;
 	}
 	rc = hkc_walk(name, 0, &w);
-	len = name ? strlen(name) : 0;
+	len = strlen(name);
 	/* As an open: "name/" and O_DIRECTORY want a directory. */
 	if (rc == 0 && !S_ISDIR(w.st.st_mode) &&
 	    ((flags & O_DIRECTORY) || (len && name[len - 1] == '/')))

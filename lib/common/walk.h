@@ -48,14 +48,15 @@ int hkc_walk(const char *name, unsigned flags, struct hkc_walk *w);
 void hkc_walk_fini(struct hkc_walk *w);
 
 /*
- * openat2(2) with RESOLVE_NO_SYMLINKS where there is none (before Linux 5.6,
- * or a seccomp filter that answers ENOSYS, as systemd's RestrictSUIDSGID=
- * does): name walked with no link followed (-ELOOP), then the file walked
- * opened with flags | O_CLOEXEC through /proc/self/fd (or, without /proc, by
- * its name with O_NOFOLLOW, held to be the file walked: -ESTALE when it was
- * replaced in between). O_DIRECTORY or a trailing "/" on a non-directory:
- * -ENOTDIR; O_CREAT and O_TMPFILE: -EINVAL (the name must be there). "/"
- * (however many slashes) is opened as it is. The descriptor, or -errno.
+ * name opened with flags | O_CLOEXEC, no symbolic link followed anywhere on
+ * its path (-ELOOP): openat2(2) with RESOLVE_NO_SYMLINKS, and where that
+ * answers ENOSYS (before Linux 5.6, or a seccomp filter such as systemd's
+ * RestrictSUIDSGID=) the walk, then the file walked opened through
+ * /proc/self/fd (or, without /proc, by its name with O_NOFOLLOW, held to be
+ * the file walked: -ESTALE when it was replaced in between). O_DIRECTORY or
+ * a trailing "/" on a non-directory: -ENOTDIR; O_CREAT and O_TMPFILE:
+ * -EINVAL (the name must be there). "/" (however many slashes) is opened as
+ * it is. The descriptor, or -errno.
  */
 int hkc_walk_open(const char *name, int flags);
 

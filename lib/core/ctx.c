@@ -200,8 +200,6 @@ HK_EXPORT void hk_walk_fini(struct hk_walk *w)
 
 HK_EXPORT int hk_walk_open(const char *name, int flags)
 {
-	if (!name)
-		return -EINVAL;
 	return hkc_walk_open(name, flags);
 }
 

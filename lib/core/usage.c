@@ -15,13 +15,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/magic.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -203,17 +201,11 @@ static int walk_dir(struct hk_ctx *ctx, struct hk_usage *u, int dirfd, const cha
 static int open_mount(struct hk_ctx *ctx, const char *target)
 {
 	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	struct open_how how = {.flags = flags,
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	int fd;
 
 	if (!hk_is_live(ctx))
 		return hkc_path_openf(&ctx->path, flags, "%s",
 				      target[0] == '/' ? target + 1 : target);
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		return hkc_walk_open(target, flags);
-	return fd < 0 ? -errno : fd;
+	return hkc_walk_open(target, flags);
 }
 
 static int read_files(struct hk_ctx *ctx, struct hk_usage *u)

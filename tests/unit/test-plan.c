@@ -947,6 +947,28 @@ static void test_demote_no_files_at_minimum(void **state)
 }
 
 /*
+ * On x86-2node without the demote files named: conf is refused with the
+ * problem, and no second one about the 2M pool's maximum 30 (the pages the
+ * demote cannot bring counted there).
+ */
+static void demote_refused_alone(const char *const *files, size_t n, const char *conf,
+				 const char *problem)
+{
+	struct tree t;
+	struct errs errs;
+	struct hk_plan *plan;
+
+	tree_open(&t, "x86-2node");
+	unlink_all(&t, files, n);
+	plan = plan_of(&t, conf, &errs);
+	assert_null(plan);
+	assert_non_null(strstr(errs.buf, problem));
+	if (strstr(errs.buf, "maximum 30"))
+		fail_msg("the pages the demote cannot bring counted all the same: %s", errs.buf);
+	tree_close(&t);
+}
+
+/*
  * From the review of the one pool walk: the demote files gone but the
  * demote size there (the kernel says 1G pages split into 2M), a demote the
  * kernel cannot make brings nothing into the 2M pool: one problem, not a
@@ -959,20 +981,11 @@ static void test_demote_impossible_brings_nothing(void **state)
 		"sys/devices/system/node/node0/hugepages/hugepages-1048576kB/demote",
 		"sys/devices/system/node/node1/hugepages/hugepages-1048576kB/demote",
 	};
-	struct tree t;
-	struct errs errs;
-	struct hk_plan *plan;
 
 	(void)state;
-	tree_open(&t, "x86-2node");
-	unlink_all(&t, files, sizeof(files) / sizeof(files[0]));
-	plan = plan_of(&t, "[pool 1G]\nminimum = 0\ndemote = yes\n[pool 2M]\nmaximum = 30\n",
-		       &errs);
-	assert_null(plan);
-	assert_non_null(strstr(errs.buf, "t.conf:3: demote: the kernel cannot demote"));
-	if (strstr(errs.buf, "maximum 30"))
-		fail_msg("the demote's pages counted all the same: %s", errs.buf);
-	tree_close(&t);
+	demote_refused_alone(files, sizeof(files) / sizeof(files[0]),
+			     "[pool 1G]\nminimum = 0\ndemote = yes\n[pool 2M]\nmaximum = 30\n",
+			     "t.conf:3: demote: the kernel cannot demote");
 }
 
 /*
@@ -985,20 +998,11 @@ static void test_demote_impossible_on_a_node_brings_nothing(void **state)
 	static const char *const node1[] = {
 		"sys/devices/system/node/node1/hugepages/hugepages-1048576kB/demote",
 	};
-	struct tree t;
-	struct errs errs;
-	struct hk_plan *plan;
 
 	(void)state;
-	tree_open(&t, "x86-2node");
-	unlink_all(&t, node1, 1);
-	plan = plan_of(&t, "[pool 1G]\nminimum = 0@0, 0@1\ndemote = yes\n[pool 2M]\nmaximum = 30\n",
-		       &errs);
-	assert_null(plan);
-	assert_non_null(strstr(errs.buf, "demote: the kernel cannot demote"));
-	if (strstr(errs.buf, "maximum 30"))
-		fail_msg("node 1's demote pages counted all the same: %s", errs.buf);
-	tree_close(&t);
+	demote_refused_alone(
+		node1, 1, "[pool 1G]\nminimum = 0@0, 0@1\ndemote = yes\n[pool 2M]\nmaximum = 30\n",
+		"demote: the kernel cannot demote");
 }
 
 /*

@@ -25,6 +25,7 @@
 #include <hugekit/hugekit.h>
 
 #include "fixture.h"
+#include "path.h"
 
 /* lib/common/paths.h's HK_PROC_SELF_FD: the tests spell /proc themselves. */
 #define HK_TEST_PROC_SELF_FD "proc/self/fd"
@@ -173,14 +174,17 @@ static void test_errors(void **state)
 	fixture_remove(f.dir);
 }
 
-/* hk_walk_open: openat2's RESOLVE_NO_SYMLINKS where it is missing or filtered. */
-static void test_walk_open(void **state)
+/*
+ * hk_walk_open: no link followed anywhere, by openat2(2) (walked false) or,
+ * as where openat2 answers ENOSYS, by the walk (walked true): the same rules.
+ */
+static void walk_open_cases(bool walked)
 {
 	struct stat a, b;
 	struct fx f;
 	int fd;
 
-	(void)state;
+	hkc_path_no_openat2 = walked;
 	fx_open(&f);
 	fd = hk_walk_open(at(&f, "d"), O_RDONLY | O_DIRECTORY);
 	assert_true(fd >= 0);
@@ -229,6 +233,19 @@ static void test_walk_open(void **state)
 	assert_int_equal(hk_walk_open("dlink", O_RDONLY | O_DIRECTORY), -ELOOP);
 	assert_int_equal(chdir("/"), 0);
 	fixture_remove(f.dir);
+	hkc_path_no_openat2 = false;
+}
+
+static void test_walk_open(void **state)
+{
+	(void)state;
+	walk_open_cases(false);
+}
+
+static void test_walk_open_walked(void **state)
+{
+	(void)state;
+	walk_open_cases(true);
 }
 
 /*
@@ -260,6 +277,7 @@ static void test_walk_open_no_proc(void **state)
 			_exit(77);
 		if (access("/" HK_TEST_PROC_SELF_FD, F_OK) == 0)
 			_exit(78);
+		hkc_path_no_openat2 = true;
 		fd = hk_walk_open(at(&f, "d"), O_RDONLY | O_DIRECTORY);
 		if (fd < 0 || fstat(fd, &a) < 0 || stat(at(&f, "d"), &b) < 0 ||
 		    a.st_ino != b.st_ino)
@@ -285,9 +303,13 @@ static void test_walk_open_no_proc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain),	   cmocka_unit_test(test_links),
-		cmocka_unit_test(test_root_links), cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_walk_open),  cmocka_unit_test(test_walk_open_no_proc),
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_root_links),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_walk_open),
+		cmocka_unit_test(test_walk_open_walked),
+		cmocka_unit_test(test_walk_open_no_proc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,13 +8,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "generate.h"
@@ -113,8 +111,6 @@ char *ha_absolute(const char *path)
 int ha_open_dir(struct hugeadm_ctl *ctl, const char *opt, const char *dir, const char *disp,
 		bool own_only)
 {
-	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 	char *path = ha_absolute(dir);
 	struct stat st;
 	int fd, err;
@@ -123,13 +119,9 @@ int ha_open_dir(struct hugeadm_ctl *ctl, const char *opt, const char *dir, const
 		ha_msg(ctl, HA_ERROR, "%s %s: %s", opt, disp, strerror(errno));
 		return -1;
 	}
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	err = errno;
-	/* Before 5.6, or under systemd's RestrictSUIDSGID= (hugekit-metrics.service): the walk. */
-	if (fd < 0 && err == ENOSYS) {
-		fd = hk_walk_open(path, O_RDONLY | O_DIRECTORY);
-		err = fd < 0 ? -fd : 0;
-	}
+	/* openat2(2), or the walk where it answers ENOSYS (hugekit-metrics.service's sandbox). */
+	fd = hk_walk_open(path, O_RDONLY | O_DIRECTORY);
+	err = fd < 0 ? -fd : 0;
 	free(path);
 	if (fd < 0 && err == ELOOP) {
 		ha_msg(ctl, HA_ERROR,

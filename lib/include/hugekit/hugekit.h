@@ -107,14 +107,14 @@ struct hk_walk {
 int hk_walk(const char *name, unsigned flags, struct hk_walk *w);
 void hk_walk_fini(struct hk_walk *w);
 /*
- * HK_1.9: name opened with flags (and O_CLOEXEC) at the end of hk_walk
- * without links: what openat2(2) with RESOLVE_NO_SYMLINKS does, where it is
- * missing (before Linux 5.6, or a seccomp filter that answers ENOSYS, as
- * systemd's RestrictSUIDSGID= does). The file walked is what is opened
- * (through /proc/self/fd; without /proc by its name, and -ESTALE when it was
- * replaced in between). A link anywhere: -ELOOP; O_DIRECTORY or a trailing
- * "/" on a non-directory: -ENOTDIR; O_CREAT, O_TMPFILE: -EINVAL (nothing is
- * made). The descriptor, or -errno.
+ * HK_1.9: name opened with flags (and O_CLOEXEC), no symbolic link followed
+ * anywhere on its path: openat2(2) with RESOLVE_NO_SYMLINKS, and where that
+ * is missing (before Linux 5.6, or a seccomp filter that answers ENOSYS, as
+ * systemd's RestrictSUIDSGID= does) hk_walk without links, the file walked
+ * being what is opened (through /proc/self/fd; without /proc by its name,
+ * and -ESTALE when it was replaced in between). A link anywhere: -ELOOP;
+ * O_DIRECTORY or a trailing "/" on a non-directory: -ENOTDIR; O_CREAT,
+ * O_TMPFILE: -EINVAL (nothing is made). The descriptor, or -errno.
  */
 int hk_walk_open(const char *name, int flags);
 
